@@ -1,1 +1,9 @@
-fn main() {}
+//! Build script: generates the Tauri context from the root `tauri.conf.json` and the root
+//! `capabilities/`, and declares the app's own commands so that each one needs an explicit
+//! permission in a capability (an undeclared command would be allowed everywhere).
+
+fn main() {
+    let manifest = tauri_build::AppManifest::new().commands(&["engine_info"]);
+    tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest))
+        .expect("tauri-build failed (see tauri.conf.json and capabilities/)");
+}

@@ -1,1 +1,6 @@
-fn main() {}
+// Hide the extra console window on Windows release builds.
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+fn main() {
+    arbor_app::run();
+}

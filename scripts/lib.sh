@@ -1,0 +1,59 @@
+# Shared by scripts/start and scripts/test: printing steps and installing what is missing.
+# Sourced, not run. Everything here is idempotent: a second run installs nothing.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+START_TIME=$(date +%s)
+
+step() {
+  printf '\n==> [%4ss] %s\n' "$(($(date +%s) - START_TIME))" "$*"
+}
+
+# Runs as root directly, through sudo otherwise.
+as_root() {
+  if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi
+}
+
+# Installs the named Debian/Ubuntu packages that are not installed yet (apt-get update once, first).
+apt_install_missing() {
+  local missing=()
+  local pkg
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+  done
+  if [[ ${#missing[@]} -eq 0 ]]; then
+    echo "system packages present: $*"
+    return 0
+  fi
+  if ! command -v apt-get >/dev/null; then
+    echo "missing system packages (${missing[*]}) and no apt-get: install them with your package manager" >&2
+    return 1
+  fi
+  echo "installing: ${missing[*]}"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+# Rust and Node are toolchains, not packages: say where to get them instead of fetching them.
+require_toolchains() {
+  command -v cargo >/dev/null || { echo "cargo not found: install Rust from https://rustup.rs" >&2; return 1; }
+  command -v node >/dev/null || { echo "node not found: install Node.js 20.19+ from https://nodejs.org" >&2; return 1; }
+  local major
+  major=$(node -p 'process.versions.node.split(".")[0]')
+  [[ $major -ge 20 ]] || { echo "Node.js $(node --version) is too old: Vite 7 needs 20.19+" >&2; return 1; }
+  echo "cargo: $(cargo --version); node: $(node --version)"
+}
+
+# Installs ui/node_modules from the lockfile when it is missing or older than the lockfile.
+ui_install() {
+  (
+    cd "$ROOT/ui"
+    if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then
+      npm ci --no-audit --no-fund
+    else
+      echo "ui/node_modules is up to date"
+    fi
+  )
+}
+
+BUILD_PACKAGES=(build-essential pkg-config libwebkit2gtk-4.1-dev)
+TEST_PACKAGES=(xvfb xauth webkit2gtk-driver imagemagick x11-utils xdotool)
