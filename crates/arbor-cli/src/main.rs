@@ -1,1 +1,90 @@
-fn main() {}
+//! `arbor`: the Arbor engine for terminals and CI.
+//!
+//! `arbor analyze [--json] PATH...` prints the report (SPEC section 4) or a summary for people;
+//! `arbor check PATH...` prints the findings and exits 1 when any is an error, 2 when nothing could
+//! be read. All I/O on behalf of the user happens here; the engine only reads what it is given.
+
+mod summary;
+
+use arbor_core::report::Severity;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: arbor analyze [--json] PATH...   print the report (--json: the JSON report)
+       arbor check PATH...             print findings; exit 1 on any error, 2 when nothing can be read
+       arbor --version";
+
+fn fail(msg: &str) -> ExitCode {
+    eprintln!("arbor: {msg}");
+    ExitCode::from(2)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(cmd) = args.first() else {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    match cmd.as_str() {
+        "-h" | "--help" | "help" => {
+            println!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        "-V" | "--version" => {
+            println!("arbor {}", arbor_core::VERSION);
+            ExitCode::SUCCESS
+        }
+        "analyze" | "check" => {
+            let mut json = false;
+            let mut paths = Vec::new();
+            for a in &args[1..] {
+                match a.as_str() {
+                    "--json" if cmd == "analyze" => json = true,
+                    "--" => {}
+                    s if s.starts_with('-') && s.len() > 1 => {
+                        return fail(&format!("unknown option `{s}` for `{cmd}`\n{USAGE}"))
+                    }
+                    s => paths.push(PathBuf::from(s)),
+                }
+            }
+            if paths.is_empty() {
+                return fail(&format!("`{cmd}` needs at least one PATH\n{USAGE}"));
+            }
+            run(cmd == "check", json, &paths)
+        }
+        other => fail(&format!("unknown command `{other}`\n{USAGE}")),
+    }
+}
+
+fn run(check: bool, json: bool, paths: &[PathBuf]) -> ExitCode {
+    for p in paths {
+        if !p.exists() {
+            return fail(&format!("no such file or folder: {}", p.display()));
+        }
+    }
+    let analysis = arbor_core::analyze(paths, &mut ());
+    let report = analysis.report();
+    let readable = report.inputs.iter().any(|i| i.format != "unknown");
+    let mut out = std::io::stdout().lock();
+    let written = if json {
+        serde_json::to_writer_pretty(&mut out, &report).map_err(std::io::Error::from).and_then(|_| writeln!(out))
+    } else if check {
+        summary::findings(&mut out, &report)
+    } else {
+        summary::full(&mut out, &report)
+    };
+    if let Err(e) = written {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            return fail(&format!("cannot write the report: {e}"));
+        }
+    }
+    if !readable {
+        eprintln!("arbor: nothing could be read in a known format");
+        return ExitCode::from(2);
+    }
+    if check && report.diagnostics.iter().any(|d| d.severity == Severity::Error) {
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}

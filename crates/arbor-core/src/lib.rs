@@ -1,11 +1,31 @@
-//! Arbor's engine: read → normalize → graph → analyses → report. No Tauri, no clock, no UI.
+//! Arbor's engine: read → detect → normalize → graph → analyses → report. No Tauri, no clock, no UI.
 //!
-//! (The engine lands in stages; this file states the public surface the CLI and the app call.)
+//! - `reader` owns bytes: files of an opened path, zstd, lines with numbers and offsets.
+//! - `detect` names a file's format from its content.
+//! - `wire` is the lenient, borrowed shape of one JSON line.
+//! - `dsh` and `copilot` are the format modules: routing, root turns, waits, the sub-agent tree.
+//! - `boundary` is the turn/step invariant checker; `graph` holds sessions and runs in petgraph.
+//! - `analysis` drives a run and builds the `report`, the plain data every consumer reads.
+//!
+//! Parsing never fails: every input problem is a `Finding` with its place, and loading goes on.
 
+pub mod analysis;
+pub mod boundary;
+pub mod copilot;
+pub mod ctx;
+pub mod detect;
+pub mod dsh;
+pub mod finding;
+pub mod graph;
+pub mod intern;
+pub mod reader;
 pub mod report;
+pub mod sample;
+pub mod wire;
 
 use std::path::PathBuf;
 
+pub use analysis::{analyze, Analysis, Observer, Progress};
 pub use report::Report;
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -38,8 +58,20 @@ impl std::fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
-/// Analyze files and folders into one report.
+/// Analyze files and folders into one report. `Err` only when no input could be read in a known
+/// format; otherwise every problem is a finding in the report.
 pub fn analyze_paths(paths: &[PathBuf]) -> Result<Report, LoadError> {
-    let _ = paths;
-    Err(LoadError { message: "the engine is not built yet".into() })
+    let analysis = analyze(paths, &mut ());
+    if analysis.files.iter().all(|f| f.format.is_none()) {
+        let why: Vec<String> = analysis.cx.findings.list.iter().map(|f| f.message.clone()).collect();
+        return Err(LoadError {
+            message: if why.is_empty() { "no log files found".to_owned() } else { why.join("; ") },
+        });
+    }
+    Ok(analysis.report())
+}
+
+/// The raw text of line `line` (1-based) of a file, read back on demand.
+pub fn raw_line(path: &std::path::Path, line: u64) -> Option<String> {
+    reader::raw_line_numbered(path, line).ok().flatten().map(|b| String::from_utf8_lossy(&b).into_owned())
 }

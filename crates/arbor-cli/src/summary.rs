@@ -1,0 +1,134 @@
+//! The terminal summary: the tree with labels and statuses, the root replies, and the findings
+//! grouped by severity with file:line. Log text is printed with control characters escaped, so a
+//! log cannot move the cursor or recolour the terminal.
+
+use arbor_core::report::{Outcome, Report, Severity, WaitOutcome};
+use std::collections::HashMap;
+use std::io::{self, Write};
+
+/// Log text made safe for a terminal: control characters (ANSI escapes among them) escaped, and
+/// long text cut.
+pub fn safe(s: &str, max: usize) -> String {
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i >= max {
+            out.push('…');
+            break;
+        }
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn outcome(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Ok => "ok",
+        Outcome::Error => "error",
+        Outcome::Cancelled => "cancelled",
+        Outcome::Open => "open",
+    }
+}
+
+fn wait_outcome(o: WaitOutcome) -> &'static str {
+    match o {
+        WaitOutcome::Idle => "idle",
+        WaitOutcome::Error => "error",
+        WaitOutcome::Inferred => "inferred",
+        WaitOutcome::Open => "open",
+    }
+}
+
+pub fn full(out: &mut impl Write, r: &Report) -> io::Result<()> {
+    writeln!(out, "Inputs")?;
+    for i in &r.inputs {
+        writeln!(out, "  {}  {}  {} records, {} bad lines", safe(&i.file, 200), i.format, i.records, i.bad_lines)?;
+    }
+    writeln!(out, "\nDelegation tree ({} sessions)", r.sessions.len())?;
+    let mut findings_of: HashMap<&str, usize> = HashMap::new();
+    for d in &r.diagnostics {
+        if let Some(s) = &d.session {
+            *findings_of.entry(s.as_str()).or_default() += 1;
+        }
+    }
+    for s in &r.sessions {
+        let indent = "  ".repeat(s.depth.unwrap_or(0) as usize + 1);
+        let status = match s.runs.last() {
+            Some(run) => outcome(run.outcome),
+            None if s.parent.is_none() => "root",
+            None => "no run",
+        };
+        let mut line = format!("{indent}{}", safe(&s.id, 80));
+        if let Some(l) = &s.label {
+            line.push_str(&format!(" \"{}\"", safe(l, 60)));
+        }
+        line.push_str(&format!("  [{status}]"));
+        if s.runs.len() > 1 {
+            line.push_str(&format!("  {} runs", s.runs.len()));
+        }
+        if s.root.is_none() {
+            match &s.parent {
+                Some(p) => line.push_str(&format!("  (under `{}`, no root)", safe(p, 60))),
+                None => line.push_str("  (no root)"),
+            }
+        }
+        line.push_str(&format!("  {} events", s.events));
+        if let Some(n) = findings_of.get(s.id.as_str()) {
+            line.push_str(&format!("  {n} findings"));
+        }
+        writeln!(out, "{line}")?;
+    }
+    if !r.waits.is_empty() {
+        writeln!(out, "\nRoot replies")?;
+        for w in &r.waits {
+            let at = w.start.as_ref().map_or("?".to_owned(), |p| format!("{}:{}", safe(&p.file, 200), p.line));
+            let reply = w.reply.as_deref().map_or("(no reply)".to_owned(), |t| format!("\"{}\"", safe(t, 120)));
+            writeln!(out, "  {} at {at}  [{}]  {reply}", safe(&w.root, 80), wait_outcome(w.outcome))?;
+            if let (Some(n), Some(naive)) = (w.notifications, w.naive.notifications) {
+                if naive != n {
+                    writeln!(out, "    a naive reader would have delivered {naive} of {n} notifications")?;
+                }
+            }
+            if let (Some(o), Some(reply)) = (w.naive.outcome, &w.naive.reply) {
+                if o != w.outcome || reply != &w.reply {
+                    let nr = reply.as_deref().map_or("(no reply)".to_owned(), |t| format!("\"{}\"", safe(t, 120)));
+                    writeln!(out, "    a naive waiter would have ended [{}] with {nr}", wait_outcome(o))?;
+                }
+            }
+        }
+    }
+    writeln!(out)?;
+    findings(out, r)
+}
+
+pub fn findings(out: &mut impl Write, r: &Report) -> io::Result<()> {
+    if r.diagnostics.is_empty() {
+        return writeln!(out, "No findings.");
+    }
+    for (sev, title) in [(Severity::Error, "Errors"), (Severity::Warning, "Warnings"), (Severity::Info, "Info")] {
+        let list: Vec<_> = r.diagnostics.iter().filter(|d| d.severity == sev).collect();
+        if list.is_empty() {
+            continue;
+        }
+        writeln!(out, "{title} ({})", list.len())?;
+        for d in list {
+            writeln!(out, "  {}:{}  {}  {}", safe(&d.at.file, 200), d.at.line, d.code, safe(&d.message, 300))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::safe;
+
+    #[test]
+    fn escapes_terminal_control_sequences() {
+        assert_eq!(safe("a\u{1b}[31mred\nb", 100), "a\\u{1b}[31mred\\nb");
+        assert_eq!(safe("abcdef", 3), "abc…");
+    }
+}

@@ -1,0 +1,393 @@
+//! The Copilot formats: `copilot-events` (a saved `events.jsonl`) and `copilot-rpc` (SDK
+//! recordings of `session.event` notifications wrapping the same envelope). SPEC 2.2.
+//!
+//! This module owns the root-agent gate (which events are the root agent's), the sub-agent tree,
+//! per-agent turns and replies, and both waiters: the correct one, and the naive one that ignores
+//! `agentId`, so the report can show where they part.
+
+use crate::ctx::{Ctx, Kind, LooseReply, NaiveRec, WaitRec};
+use crate::finding::{Code, Loc};
+use crate::intern::Sym;
+use crate::report::{Outcome, WaitOutcome};
+use crate::wire::{parse_line, text_of, Block, Data, Line, List, Params};
+use std::collections::{HashMap, HashSet};
+
+const LIFECYCLE: &[&str] = &["subagent.started", "subagent.configured", "subagent.completed", "subagent.failed"];
+
+#[derive(Debug, Default)]
+struct Waiter {
+    done: bool,
+    end: Option<Loc>,
+    outcome: Option<WaitOutcome>,
+    reply: Option<String>,
+    /// Where the reply came from, and whether a sub-agent wrote it.
+    reply_at: Option<(Loc, bool)>,
+    /// The last event this waiter would have seen, for an inferred end.
+    last: Option<Loc>,
+}
+
+impl Waiter {
+    fn see(&mut self, kind: &str, text: Option<&str>, at: Loc, from_sub: bool) {
+        if self.done {
+            return;
+        }
+        self.last = Some(at);
+        match kind {
+            "assistant.message" => {
+                self.reply = Some(text.unwrap_or_default().to_owned());
+                self.reply_at = Some((at, from_sub));
+            }
+            "session.idle" => {
+                self.done = true;
+                self.end = Some(at);
+                self.outcome = Some(WaitOutcome::Idle);
+            }
+            "session.error" => {
+                self.done = true;
+                self.end = Some(at);
+                self.outcome = Some(WaitOutcome::Error);
+                self.reply = None;
+                self.reply_at = None;
+            }
+            _ => {}
+        }
+    }
+
+    /// Close the waiter: a log with `session.idle` leaves an unresolved wait open; one without
+    /// ends it at the last event it saw.
+    fn settle(&mut self, log_has_idle: bool) {
+        if self.done {
+            return;
+        }
+        self.done = true;
+        if log_has_idle {
+            self.outcome = Some(WaitOutcome::Open);
+            self.end = None;
+        } else {
+            self.outcome = Some(WaitOutcome::Inferred);
+            self.end = self.last;
+        }
+    }
+}
+
+#[derive(Debug)]
+struct WaitState {
+    start: Loc,
+    correct: Waiter,
+    naive: Waiter,
+}
+
+/// One root agent's state.
+#[derive(Debug)]
+struct Root {
+    id: Sym,
+    /// Sub-agent ids learned from lifecycle events; never forgotten.
+    known: HashSet<Sym>,
+    told: HashSet<(Sym, Code)>,
+    /// `toolCallId` → the agent that issued the tool call.
+    tool_calls: HashMap<String, Sym>,
+    open_turns: HashMap<Sym, (String, usize)>,
+    waits: Vec<WaitState>,
+    has_idle: bool,
+    /// Replies outside any turn, keyed by agent and wait number.
+    loose: HashMap<(Sym, usize), usize>,
+}
+
+impl Root {
+    fn new(id: Sym) -> Self {
+        Root {
+            id,
+            known: HashSet::new(),
+            told: HashSet::new(),
+            tool_calls: HashMap::new(),
+            open_turns: HashMap::new(),
+            waits: Vec::new(),
+            has_idle: false,
+            loose: HashMap::new(),
+        }
+    }
+}
+
+/// The state of one Copilot file.
+#[derive(Debug)]
+pub struct Copilot {
+    rpc: bool,
+    /// `copilot-events`: the root agent's id, known before the first event.
+    events_root: Option<String>,
+    roots: Vec<Root>,
+    root_ix: HashMap<Sym, usize>,
+}
+
+/// The root agent of a saved `events.jsonl`: `session.start.data.sessionId`, else the folder name
+/// of an `events.jsonl`, else the file stem.
+pub fn events_root_id(head: &[Vec<u8>], display: &str) -> String {
+    for bytes in head {
+        if let Some(l) = parse_line(bytes) {
+            if l.kind.as_str() == Some("session.start") {
+                if let Some(id) = Data::parse(l.data).session_id.non_empty() {
+                    return id.to_owned();
+                }
+            }
+        }
+    }
+    let parts: Vec<&str> = display.split('/').collect();
+    let name = parts.last().copied().unwrap_or(display);
+    if name.starts_with("events.jsonl") && parts.len() >= 2 {
+        return parts[parts.len() - 2].to_owned();
+    }
+    name.split('.').next().unwrap_or(name).to_owned()
+}
+
+fn content_text(d: &Data) -> Option<String> {
+    let raw = d.content?;
+    if let Ok(s) = serde_json::from_str::<String>(raw.get()) {
+        return Some(s);
+    }
+    let blocks: List<Block> = serde_json::from_str(raw.get()).ok()?;
+    Some(text_of(&blocks.0))
+}
+
+impl Copilot {
+    pub fn events(root: String) -> Self {
+        Copilot { rpc: false, events_root: Some(root), roots: Vec::new(), root_ix: HashMap::new() }
+    }
+
+    pub fn rpc() -> Self {
+        Copilot { rpc: true, events_root: None, roots: Vec::new(), root_ix: HashMap::new() }
+    }
+
+    fn root(&mut self, cx: &mut Ctx, id: &str, at: Loc) -> usize {
+        let s = cx.sym(id, at);
+        if let Some(&i) = self.root_ix.get(&s) {
+            return i;
+        }
+        cx.graph.session(s);
+        self.roots.push(Root::new(s));
+        self.root_ix.insert(s, self.roots.len() - 1);
+        self.roots.len() - 1
+    }
+
+    pub fn line(&mut self, cx: &mut Ctx, line: &Line, at: Loc, offset: u64) {
+        if self.rpc {
+            let params: Params = line.params.and_then(|p| serde_json::from_str(p.get()).ok()).unwrap_or_default();
+            let event: Option<Line> = params.event.and_then(|e| serde_json::from_str(e.get()).ok());
+            match (line.method.as_str(), params.session_id.non_empty(), event) {
+                (Some("session.event"), Some(sid), Some(ev)) => {
+                    let r = self.root(cx, sid, at);
+                    self.event(cx, r, &ev, at, offset);
+                }
+                _ => {
+                    let kind = if line.method.present { Kind::Request } else { Kind::Response };
+                    cx.record(at, offset, None, kind, None);
+                }
+            }
+        } else {
+            let id = self.events_root.clone().unwrap_or_default();
+            let r = self.root(cx, &id, at);
+            self.event(cx, r, line, at, offset);
+        }
+    }
+
+    fn event(&mut self, cx: &mut Ctx, r: usize, ev: &Line, at: Loc, offset: u64) {
+        let kind = ev.kind.as_str().unwrap_or("");
+        let data = Data::parse(ev.data);
+        let root_id = self.roots[r].id;
+        let stamp = ev.agent_id.non_empty().map(|a| cx.sym(a, at));
+        let lifecycle = LIFECYCLE.contains(&kind);
+        let root = &mut self.roots[r];
+        // Lifecycle events register their agent before they are judged.
+        if let (true, Some(a)) = (lifecycle, stamp) {
+            root.known.insert(a);
+        }
+        let agent = match stamp {
+            None => root_id,
+            Some(a) if root.known.contains(&a) => a,
+            Some(a) if root.known.is_empty() => {
+                if root.told.insert((a, Code::StampedEventBeforeAnySubagent)) {
+                    let name = cx.ids.name(a).to_owned();
+                    cx.findings.add(Code::StampedEventBeforeAnySubagent, at, Some(a), format!("`{name}` stamps this event before any sub-agent is known: taken as a sub-agent's (a resumed session may meet a child it never saw start)"));
+                }
+                a
+            }
+            Some(a) => {
+                if root.told.insert((a, Code::UnannouncedAgentId)) {
+                    let name = cx.ids.name(a).to_owned();
+                    cx.findings.add(Code::UnannouncedAgentId, at, Some(a), format!("`{name}` was never announced by a lifecycle event while other sub-agents were: its events are taken as the root agent's"));
+                }
+                root_id
+            }
+        };
+        let is_sub = agent != root_id;
+        if is_sub && !cx.graph.contains(agent) {
+            let node = cx.graph.session(agent);
+            node.parent = Some(root_id);
+            node.inferred_parent = true;
+        }
+        let rec_kind = match kind {
+            "user.message" => Kind::UserMessage,
+            "assistant.message" => Kind::AssistantMessage,
+            "assistant.turn_start" => Kind::TurnStart,
+            "assistant.turn_end" => Kind::TurnEnd,
+            "session.idle" => Kind::Idle,
+            "session.error" => Kind::Error,
+            "tool.execution_start" => Kind::ToolCall,
+            "tool.execution_complete" => Kind::ToolResult,
+            k if LIFECYCLE.contains(&k) => Kind::Lifecycle,
+            _ => Kind::Other,
+        };
+        cx.record(at, offset, Some(agent), rec_kind, None);
+
+        match kind {
+            "subagent.started" if is_sub => {
+                let parent = data
+                    .parent_id
+                    .non_empty()
+                    .map(|p| cx.sym(p, at))
+                    .map(|p| (p, false))
+                    .or_else(|| data.tool_call_id.non_empty().and_then(|t| root.tool_calls.get(t)).map(|&p| (p, false)))
+                    .unwrap_or((root_id, true));
+                cx.graph.open_run(agent, Some(parent.0), Some(at), parent.1);
+                let label = data.agent_display_name.non_empty().or(data.agent_name.non_empty()).map(str::to_owned);
+                if label.is_some() {
+                    cx.graph.session(agent).label = label;
+                }
+            }
+            "subagent.completed" | "subagent.failed" if is_sub => {
+                let outcome = match (kind, data.cancelled.0) {
+                    ("subagent.failed", _) => Outcome::Error,
+                    (_, Some(true)) => Outcome::Cancelled,
+                    _ => Outcome::Ok,
+                };
+                let node = cx.graph.session(agent);
+                match node.runs.iter_mut().rev().find(|r| r.outcome == Outcome::Open) {
+                    Some(run) => {
+                        run.end = Some(at);
+                        run.outcome = outcome;
+                    }
+                    None => {
+                        let parent = node.parent.or(Some(root_id));
+                        let run = cx.graph.open_run(agent, parent, None, false);
+                        let node = cx.graph.session(agent);
+                        node.runs[run].end = Some(at);
+                        node.runs[run].outcome = outcome;
+                    }
+                }
+            }
+            "tool.execution_start" => {
+                if let Some(t) = data.tool_call_id.non_empty() {
+                    root.tool_calls.insert(t.to_owned(), agent);
+                }
+            }
+            "assistant.turn_start" => {
+                let id = data.turn_id.as_str().unwrap_or_default().to_owned();
+                cx.turns.list.push(turn_rec(agent, &id, Some(at), None));
+                root.open_turns.insert(agent, (id, cx.turns.list.len() - 1));
+            }
+            "assistant.turn_end" => {
+                let id = data.turn_id.as_str().unwrap_or_default().to_owned();
+                match root.open_turns.get(&agent) {
+                    Some((open, ix)) if *open == id => {
+                        cx.turns.list[*ix].end = Some(at);
+                        root.open_turns.remove(&agent);
+                    }
+                    _ => cx.turns.list.push(turn_rec(agent, &id, None, Some(at))),
+                }
+            }
+            "session.idle" => root.has_idle = true,
+            _ => {}
+        }
+
+        // Waits: a root `user.message` starts one; both waiters see what follows.
+        if kind == "user.message" && !is_sub {
+            root.waits.push(WaitState {
+                start: at,
+                correct: Waiter { last: Some(at), ..Waiter::default() },
+                naive: Waiter { last: Some(at), ..Waiter::default() },
+            });
+            return;
+        }
+        let text = if kind == "assistant.message" { content_text(&data) } else { None };
+        if let Some(w) = root.waits.last_mut() {
+            if !w.correct.done && is_sub {
+                let name = cx.ids.name(agent).to_owned();
+                match kind {
+                    "session.idle" => cx.findings.add(Code::ChildIdleWouldResolveWait, at, Some(agent), format!("sub-agent `{name}` goes idle while the root's wait is open: a waiter that ignores agentId would resolve here")),
+                    "session.error" => cx.findings.add(Code::ChildErrorWouldFailWait, at, Some(agent), format!("sub-agent `{name}` reports an error while the root's wait is open: a waiter that ignores agentId would fail here")),
+                    _ => {}
+                }
+            }
+            if !is_sub {
+                w.correct.see(kind, text.as_deref(), at, false);
+            }
+            w.naive.see(kind, text.as_deref(), at, is_sub);
+        }
+        if let Some(text) = text {
+            match root.open_turns.get(&agent) {
+                Some(&(_, ix)) => cx.turns.list[ix].reply = Some((text, at)),
+                None => {
+                    let key = (agent, root.waits.len());
+                    match root.loose.get(&key) {
+                        Some(&i) => cx.loose_replies[i] = LooseReply { session: agent, text, at },
+                        None => {
+                            cx.loose_replies.push(LooseReply { session: agent, text, at });
+                            root.loose.insert(key, cx.loose_replies.len() - 1);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    pub fn finish(&mut self, cx: &mut Ctx) {
+        for root in &mut self.roots {
+            for mut w in root.waits.drain(..) {
+                w.correct.settle(root.has_idle);
+                w.naive.settle(root.has_idle);
+                if let (Some(WaitOutcome::Idle | WaitOutcome::Inferred), Some((at, true))) =
+                    (w.naive.outcome, w.naive.reply_at)
+                {
+                    cx.findings.add(
+                        Code::ChildReplyWouldReplaceRootReply,
+                        at,
+                        None,
+                        "a waiter that ignores agentId would return this sub-agent's message as the root's reply",
+                    );
+                }
+                let correct_reply = if w.correct.outcome == Some(WaitOutcome::Error) { None } else { w.correct.reply };
+                let naive_reply = if w.naive.outcome == Some(WaitOutcome::Error) { None } else { w.naive.reply };
+                cx.waits.push(WaitRec {
+                    root: root.id,
+                    start: Some(w.start),
+                    end: w.correct.end,
+                    outcome: w.correct.outcome.unwrap_or(WaitOutcome::Open),
+                    reply: correct_reply,
+                    finish_reason: None,
+                    notifications: None,
+                    events: None,
+                    naive: NaiveRec {
+                        end: Some(w.naive.end),
+                        outcome: w.naive.outcome,
+                        reply: Some(naive_reply),
+                        notifications: None,
+                    },
+                });
+            }
+        }
+    }
+}
+
+fn turn_rec(agent: Sym, id: &str, start: Option<Loc>, end: Option<Loc>) -> crate::boundary::TurnRec {
+    crate::boundary::TurnRec {
+        session: agent,
+        run: None,
+        turn: id.into(),
+        start,
+        end,
+        reason: None,
+        steps: 0,
+        start_time: None,
+        end_time: None,
+        step_spans: Vec::new(),
+        reply: None,
+    }
+}

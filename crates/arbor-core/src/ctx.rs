@@ -1,0 +1,128 @@
+//! The analysis context: everything the format modules write into while they read.
+//!
+//! One `Ctx` per analysis. Format modules own their per-file state machines; what outlives a file
+//! (the graph, findings, turns, waits, the record index) lives here.
+
+use crate::boundary::Turns;
+use crate::finding::{Code, Findings, Loc};
+use crate::graph::SessionGraph;
+use crate::intern::{Interner, Sym};
+use crate::report::WaitOutcome;
+use std::collections::{HashMap, HashSet};
+
+/// What a record is, in one byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Kind {
+    Header,
+    Request,
+    Response,
+    Status,
+    SubagentStarted,
+    SubagentFinished,
+    TurnStart,
+    TurnEnd,
+    StepStart,
+    StepEnd,
+    UserMessage,
+    AssistantMessage,
+    Chunk,
+    ToolCall,
+    ToolResult,
+    Idle,
+    Error,
+    Lifecycle,
+    Other,
+}
+
+/// One record of the index: where it is and what it is. The line's text stays in the file.
+#[derive(Debug, Clone, Copy)]
+pub struct Record {
+    pub file: u32,
+    pub line: u32,
+    pub offset: u64,
+    /// The session or agent it belongs to (`u32::MAX` for none).
+    pub session: u32,
+    pub kind: Kind,
+    /// Wire time in epoch milliseconds, or NaN when the log has no clock.
+    pub time: f64,
+}
+
+pub const NO_SESSION: u32 = u32::MAX;
+
+/// A wait (Copilot) or a root turn (dsh-rpc), as found.
+#[derive(Debug, Clone)]
+pub struct WaitRec {
+    pub root: Sym,
+    pub start: Option<Loc>,
+    pub end: Option<Loc>,
+    pub outcome: WaitOutcome,
+    pub reply: Option<String>,
+    pub finish_reason: Option<String>,
+    pub notifications: Option<u64>,
+    pub events: Option<u64>,
+    pub naive: NaiveRec,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct NaiveRec {
+    pub end: Option<Option<Loc>>,
+    pub outcome: Option<WaitOutcome>,
+    pub reply: Option<Option<String>>,
+    pub notifications: Option<u64>,
+}
+
+/// A reply outside any turn (Copilot messages with no open turn).
+#[derive(Debug, Clone)]
+pub struct LooseReply {
+    pub session: Sym,
+    pub text: String,
+    pub at: Loc,
+}
+
+#[derive(Debug, Default)]
+pub struct Ctx {
+    pub ids: Interner,
+    pub graph: SessionGraph,
+    pub findings: Findings,
+    pub turns: Turns,
+    pub waits: Vec<WaitRec>,
+    pub loose_replies: Vec<LooseReply>,
+    pub records: Vec<Record>,
+    /// Sessions that have a durable log: their turns and replies come from it (SPEC 2.3).
+    pub durable: HashSet<Sym>,
+    /// dsh-session headers' parent links, resolved once every file is read.
+    pub header_links: Vec<(Sym, Sym, Loc)>,
+    /// Files already told they hold placeholder ids.
+    pub placeholder_files: HashSet<u32>,
+    /// dsh-session children's runs as their files end: (header, last turn/end, outcome).
+    pub child_run_ends: HashMap<Sym, (Option<Loc>, Option<Loc>, crate::report::Outcome)>,
+}
+
+impl Ctx {
+    pub fn sym(&mut self, s: &str, at: Loc) -> Sym {
+        if crate::dsh::is_placeholder(s) && self.placeholder_files.insert(at.file) {
+            self.findings.add(
+                Code::PlaceholderIds,
+                at,
+                None,
+                format!("ids in this file are placeholders such as `{s}` (a normalized snapshot): sessions that share one cannot be told apart, and findings about them may come from that merging"),
+            );
+        }
+        self.ids.intern(s)
+    }
+
+    pub fn record(&mut self, at: Loc, offset: u64, session: Option<Sym>, kind: Kind, time: Option<f64>) {
+        self.records.push(Record {
+            file: at.file,
+            line: at.line.min(u32::MAX as u64) as u32,
+            offset,
+            session: session.map_or(NO_SESSION, |s| s.0),
+            kind,
+            time: time.unwrap_or(f64::NAN),
+        });
+        if let Some(s) = session {
+            self.graph.session(s).events += 1;
+        }
+    }
+}

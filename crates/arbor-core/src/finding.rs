@@ -1,0 +1,166 @@
+//! Findings: the catalog of SPEC.md section 3 as an enum, and the table they are collected in.
+//!
+//! Malformed input is data: every problem the engine meets becomes a `Finding` with its place, and
+//! loading goes on. This module owns codes, severities and collection; it decides nothing.
+
+use crate::intern::Sym;
+use crate::report::Severity;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Code {
+    MalformedLine,
+    UnknownFormat,
+    PlaceholderIds,
+    TruncatedFinalLine,
+    UnknownEventType,
+    InvalidStartEdge,
+    ChildIdReused,
+    StaleRunSettled,
+    FinishedWithoutStart,
+    AncestryCycle,
+    EventBeforeStartEdge,
+    UnattributedNotification,
+    ChildIdleWouldResolveWait,
+    ChildErrorWouldFailWait,
+    ChildReplyWouldReplaceRootReply,
+    StampedEventBeforeAnySubagent,
+    UnannouncedAgentId,
+    SeqNotIncreasing,
+    TurnStartWhileOpen,
+    TurnNumberSkipped,
+    StepNumberSkipped,
+    StepOutsideTurn,
+    StepStartWhileOpen,
+    BoundaryMismatch,
+    EventOutsideStep,
+    ToolResultWithoutCall,
+    TurnEndWithOpenStep,
+    UnclosedAtEnd,
+    BoundaryMirrorEvent,
+    MissingParentSession,
+    DelegationDepthMismatch,
+    /// Not in the catalog: a path that could not be read at all (reported with line 0).
+    UnreadableInput,
+}
+
+impl Code {
+    pub const ALL: &'static [Code] = &[
+        Code::MalformedLine,
+        Code::UnknownFormat,
+        Code::PlaceholderIds,
+        Code::TruncatedFinalLine,
+        Code::UnknownEventType,
+        Code::InvalidStartEdge,
+        Code::ChildIdReused,
+        Code::StaleRunSettled,
+        Code::FinishedWithoutStart,
+        Code::AncestryCycle,
+        Code::EventBeforeStartEdge,
+        Code::UnattributedNotification,
+        Code::ChildIdleWouldResolveWait,
+        Code::ChildErrorWouldFailWait,
+        Code::ChildReplyWouldReplaceRootReply,
+        Code::StampedEventBeforeAnySubagent,
+        Code::UnannouncedAgentId,
+        Code::SeqNotIncreasing,
+        Code::TurnStartWhileOpen,
+        Code::TurnNumberSkipped,
+        Code::StepNumberSkipped,
+        Code::StepOutsideTurn,
+        Code::StepStartWhileOpen,
+        Code::BoundaryMismatch,
+        Code::EventOutsideStep,
+        Code::ToolResultWithoutCall,
+        Code::TurnEndWithOpenStep,
+        Code::UnclosedAtEnd,
+        Code::BoundaryMirrorEvent,
+        Code::MissingParentSession,
+        Code::DelegationDepthMismatch,
+        Code::UnreadableInput,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::MalformedLine => "malformed-line",
+            Code::UnknownFormat => "unknown-format",
+            Code::PlaceholderIds => "placeholder-ids",
+            Code::TruncatedFinalLine => "truncated-final-line",
+            Code::UnknownEventType => "unknown-event-type",
+            Code::InvalidStartEdge => "invalid-start-edge",
+            Code::ChildIdReused => "child-id-reused",
+            Code::StaleRunSettled => "stale-run-settled",
+            Code::FinishedWithoutStart => "finished-without-start",
+            Code::AncestryCycle => "ancestry-cycle",
+            Code::EventBeforeStartEdge => "event-before-start-edge",
+            Code::UnattributedNotification => "unattributed-notification",
+            Code::ChildIdleWouldResolveWait => "child-idle-would-resolve-wait",
+            Code::ChildErrorWouldFailWait => "child-error-would-fail-wait",
+            Code::ChildReplyWouldReplaceRootReply => "child-reply-would-replace-root-reply",
+            Code::StampedEventBeforeAnySubagent => "stamped-event-before-any-subagent",
+            Code::UnannouncedAgentId => "unannounced-agent-id",
+            Code::SeqNotIncreasing => "seq-not-increasing",
+            Code::TurnStartWhileOpen => "turn-start-while-open",
+            Code::TurnNumberSkipped => "turn-number-skipped",
+            Code::StepNumberSkipped => "step-number-skipped",
+            Code::StepOutsideTurn => "step-outside-turn",
+            Code::StepStartWhileOpen => "step-start-while-open",
+            Code::BoundaryMismatch => "boundary-mismatch",
+            Code::EventOutsideStep => "event-outside-step",
+            Code::ToolResultWithoutCall => "tool-result-without-call",
+            Code::TurnEndWithOpenStep => "turn-end-with-open-step",
+            Code::UnclosedAtEnd => "unclosed-at-end",
+            Code::BoundaryMirrorEvent => "boundary-mirror-event",
+            Code::MissingParentSession => "missing-parent-session",
+            Code::DelegationDepthMismatch => "delegation-depth-mismatch",
+            Code::UnreadableInput => "unreadable-input",
+        }
+    }
+
+    pub fn severity(self) -> Severity {
+        use Code::*;
+        match self {
+            MalformedLine
+            | InvalidStartEdge
+            | AncestryCycle
+            | SeqNotIncreasing
+            | TurnStartWhileOpen
+            | StepOutsideTurn
+            | StepStartWhileOpen
+            | BoundaryMismatch
+            | EventOutsideStep
+            | ToolResultWithoutCall
+            | TurnEndWithOpenStep
+            | UnreadableInput => Severity::Error,
+            PlaceholderIds | ChildIdReused | StaleRunSettled | StampedEventBeforeAnySubagent | UnannouncedAgentId => {
+                Severity::Info
+            }
+            _ => Severity::Warning,
+        }
+    }
+}
+
+/// A place inside the engine: file index and 1-based line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Loc {
+    pub file: u32,
+    pub line: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Finding {
+    pub code: Code,
+    pub at: Loc,
+    pub session: Option<Sym>,
+    pub message: String,
+}
+
+#[derive(Debug, Default)]
+pub struct Findings {
+    pub list: Vec<Finding>,
+}
+
+impl Findings {
+    pub fn add(&mut self, code: Code, at: Loc, session: Option<Sym>, message: impl Into<String>) {
+        self.list.push(Finding { code, at, session, message: message.into() });
+    }
+}

@@ -1,0 +1,348 @@
+//! The session graph: identity and structure, in petgraph behind a newtype.
+//!
+//! Nodes are sessions (dsh) or agents (Copilot); an edge is one run of a child under a parent, and
+//! is never rewritten once made (a run's parent is immutable). A session's *current* parent, which
+//! routing reads, lives in `Ancestry` and changes when a child id is reused. `NodeIndex` never
+//! leaves this module: callers name sessions by their interned id.
+
+use crate::finding::Loc;
+use crate::intern::Sym;
+use crate::report::Outcome;
+use petgraph::stable_graph::{NodeIndex, StableDiGraph};
+use petgraph::visit::EdgeRef;
+use petgraph::Direction;
+use std::collections::{HashMap, HashSet};
+
+#[derive(Debug, Clone)]
+pub struct RunData {
+    pub parent: Option<Sym>,
+    pub start: Option<Loc>,
+    pub end: Option<Loc>,
+    pub outcome: Outcome,
+}
+
+#[derive(Debug, Clone)]
+pub struct SessionNode {
+    pub id: Sym,
+    /// Order of first appearance, across all inputs.
+    pub first_seen: u64,
+    pub label: Option<String>,
+    pub runs: Vec<RunData>,
+    pub events: u64,
+    /// The last parent this session had (the report's `parent`).
+    pub parent: Option<Sym>,
+    pub inferred_parent: bool,
+    /// A dsh-session header's `delegationDepth` and where it was, to compare with the tree.
+    pub header_depth: Option<(i64, Loc)>,
+}
+
+/// A session's place in the final tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Placement {
+    pub root: Option<Sym>,
+    pub depth: Option<u32>,
+}
+
+#[derive(Debug, Default)]
+pub struct SessionGraph {
+    graph: StableDiGraph<SessionNode, u32>,
+    index: HashMap<Sym, NodeIndex>,
+    seen: u64,
+}
+
+impl SessionGraph {
+    /// The session named `id`, made on first sight.
+    pub fn session(&mut self, id: Sym) -> &mut SessionNode {
+        let ix = match self.index.get(&id) {
+            Some(&ix) => ix,
+            None => {
+                self.seen += 1;
+                let ix = self.graph.add_node(SessionNode {
+                    id,
+                    first_seen: self.seen,
+                    label: None,
+                    runs: Vec::new(),
+                    events: 0,
+                    parent: None,
+                    inferred_parent: false,
+                    header_depth: None,
+                });
+                self.index.insert(id, ix);
+                ix
+            }
+        };
+        &mut self.graph[ix]
+    }
+
+    pub fn get(&self, id: Sym) -> Option<&SessionNode> {
+        self.index.get(&id).map(|&ix| &self.graph[ix])
+    }
+
+    pub fn get_mut(&mut self, id: Sym) -> Option<&mut SessionNode> {
+        self.index.get(&id).map(|&ix| &mut self.graph[ix])
+    }
+
+    pub fn contains(&self, id: Sym) -> bool {
+        self.index.contains_key(&id)
+    }
+
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    /// Open a new run of `child` under `parent`: the child's parent becomes `parent`, and an
+    /// immutable run edge is added. Returns the run's index.
+    pub fn open_run(&mut self, child: Sym, parent: Option<Sym>, start: Option<Loc>, inferred: bool) -> usize {
+        let node = self.session(child);
+        node.runs.push(RunData { parent, start, end: None, outcome: Outcome::Open });
+        node.parent = parent;
+        node.inferred_parent = inferred;
+        let run = node.runs.len() - 1;
+        if let Some(p) = parent {
+            if let (Some(&pi), Some(&ci)) = (self.index.get(&p), self.index.get(&child)) {
+                self.graph.add_edge(pi, ci, run as u32);
+            }
+        }
+        run
+    }
+
+    /// Sessions in first-appearance order.
+    pub fn nodes(&self) -> impl Iterator<Item = &SessionNode> {
+        let mut v: Vec<&SessionNode> = self.graph.node_weights().collect();
+        v.sort_by_key(|n| n.first_seen);
+        v.into_iter()
+    }
+
+    /// Root and depth of every session, following the last parent each had. A session whose
+    /// chain meets a cycle, or a parent that is not a loaded session, has neither.
+    pub fn placements(&self) -> HashMap<Sym, Placement> {
+        let mut out: HashMap<Sym, Placement> = HashMap::with_capacity(self.index.len());
+        let none = Placement { root: None, depth: None };
+        for node in self.graph.node_weights() {
+            if out.contains_key(&node.id) {
+                continue;
+            }
+            // Walk up iteratively until a placed session, a root, or a repeat.
+            let mut path = Vec::new();
+            let mut on_path = HashSet::new();
+            let mut cur = node.id;
+            let base = loop {
+                if let Some(&p) = out.get(&cur) {
+                    break p;
+                }
+                if !on_path.insert(cur) {
+                    break none;
+                }
+                path.push(cur);
+                match self.get(cur).and_then(|n| n.parent) {
+                    None => {
+                        path.pop();
+                        break Placement { root: Some(cur), depth: Some(0) };
+                    }
+                    Some(p) if !self.contains(p) => break none,
+                    Some(p) => cur = p,
+                }
+            };
+            if base.root == Some(cur) && base.depth == Some(0) {
+                out.insert(cur, base);
+            }
+            for (i, s) in path.iter().rev().enumerate() {
+                let p = match base.depth {
+                    Some(d) => Placement { root: base.root, depth: Some(d + i as u32 + 1) },
+                    None => none,
+                };
+                out.insert(*s, p);
+            }
+        }
+        out
+    }
+
+    /// Sessions in report order: each root followed by its subtree depth-first, roots and siblings
+    /// in order of first appearance; then whatever hangs under no root (cycles, missing parents).
+    pub fn report_order(&self) -> Vec<Sym> {
+        let mut children: HashMap<Sym, Vec<&SessionNode>> = HashMap::new();
+        let mut tops = Vec::new();
+        for n in self.nodes() {
+            match n.parent {
+                Some(p) if self.contains(p) => children.entry(p).or_default().push(n),
+                _ => tops.push(n),
+            }
+        }
+        let mut out = Vec::with_capacity(self.index.len());
+        let mut done = HashSet::new();
+        let visit = |start: Sym, out: &mut Vec<Sym>, done: &mut HashSet<Sym>| {
+            let mut stack = vec![start];
+            while let Some(s) = stack.pop() {
+                if !done.insert(s) {
+                    continue;
+                }
+                out.push(s);
+                if let Some(kids) = children.get(&s) {
+                    for k in kids.iter().rev() {
+                        stack.push(k.id);
+                    }
+                }
+            }
+        };
+        for t in &tops {
+            visit(t.id, &mut out, &mut done);
+        }
+        for n in self.nodes() {
+            visit(n.id, &mut out, &mut done);
+        }
+        out
+    }
+
+    /// The runs of children started under `parent` (from the immutable run edges).
+    pub fn runs_under(&self, parent: Sym) -> Vec<(Sym, usize)> {
+        let Some(&pi) = self.index.get(&parent) else { return Vec::new() };
+        self.graph
+            .edges_directed(pi, Direction::Outgoing)
+            .map(|e| (self.graph[e.target()].id, *e.weight() as usize))
+            .collect()
+    }
+}
+
+/// Current parents for routing (SPEC.md 2.1): one runtime's child → parent map, with a cycle-safe
+/// walk to the root. Roots are cached; a start edge for a session that has children of its own
+/// (rare: a subtree moves) drops every cache, any other only that session's.
+#[derive(Debug, Default)]
+pub struct Ancestry {
+    parent: HashMap<Sym, Sym>,
+    children: HashMap<Sym, u32>,
+    cache: HashMap<Sym, (u64, Option<Sym>)>,
+    generation: u64,
+    visited: HashSet<Sym>,
+}
+
+impl Ancestry {
+    /// A new runtime process: forget every edge.
+    pub fn reset(&mut self) {
+        self.parent.clear();
+        self.children.clear();
+        self.cache.clear();
+        self.generation += 1;
+    }
+
+    pub fn parent_of(&self, s: Sym) -> Option<Sym> {
+        self.parent.get(&s).copied()
+    }
+
+    /// Would making `parent` the parent of `child` make `child` its own ancestor?
+    pub fn would_cycle(&mut self, child: Sym, parent: Sym) -> bool {
+        if child == parent {
+            return true;
+        }
+        if self.children.get(&child).copied().unwrap_or(0) == 0 {
+            return false;
+        }
+        self.visited.clear();
+        let mut cur = parent;
+        loop {
+            if cur == child {
+                return true;
+            }
+            if !self.visited.insert(cur) {
+                return false;
+            }
+            match self.parent.get(&cur) {
+                Some(&p) => cur = p,
+                None => return false,
+            }
+        }
+    }
+
+    pub fn set_parent(&mut self, child: Sym, parent: Sym) {
+        if let Some(old) = self.parent.insert(child, parent) {
+            if let Some(c) = self.children.get_mut(&old) {
+                *c = c.saturating_sub(1);
+            }
+        }
+        *self.children.entry(parent).or_default() += 1;
+        if self.children.get(&child).copied().unwrap_or(0) > 0 {
+            self.generation += 1;
+        } else {
+            self.cache.remove(&child);
+        }
+    }
+
+    /// The root reached by walking current parents from `s`, or `None` when the walk meets a cycle.
+    pub fn root(&mut self, s: Sym) -> Option<Sym> {
+        let mut path = Vec::new();
+        self.visited.clear();
+        let mut cur = s;
+        let result = loop {
+            if let Some(&(g, r)) = self.cache.get(&cur) {
+                if g == self.generation {
+                    break r;
+                }
+            }
+            if !self.visited.insert(cur) {
+                break None;
+            }
+            path.push(cur);
+            match self.parent.get(&cur) {
+                Some(&p) => cur = p,
+                None => break Some(cur),
+            }
+        };
+        for n in path {
+            self.cache.insert(n, (self.generation, result));
+        }
+        result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ancestry_walks_to_the_root_and_stops_on_a_cycle() {
+        let (a, b, c, d) = (Sym(0), Sym(1), Sym(2), Sym(3));
+        let mut anc = Ancestry::default();
+        anc.set_parent(b, a);
+        anc.set_parent(c, b);
+        assert_eq!(anc.root(c), Some(a));
+        assert!(anc.would_cycle(a, c));
+        anc.set_parent(a, c);
+        assert_eq!(anc.root(c), None);
+        assert_eq!(anc.root(b), None);
+        anc.set_parent(d, c);
+        assert_eq!(anc.root(d), None);
+        anc.reset();
+        assert_eq!(anc.root(d), Some(d));
+    }
+
+    #[test]
+    fn moving_a_subtree_moves_its_descendants_roots() {
+        let (r1, r2, w, g) = (Sym(0), Sym(1), Sym(2), Sym(3));
+        let mut anc = Ancestry::default();
+        anc.set_parent(w, r1);
+        anc.set_parent(g, w);
+        assert_eq!(anc.root(g), Some(r1));
+        anc.set_parent(w, r2);
+        assert_eq!(anc.root(g), Some(r2));
+    }
+
+    #[test]
+    fn a_hundred_thousand_deep_chain_is_placed_without_recursion() {
+        let mut g = SessionGraph::default();
+        let mut anc = Ancestry::default();
+        for i in 0..100_000u32 {
+            g.session(Sym(i));
+            if i > 0 {
+                g.open_run(Sym(i), Some(Sym(i - 1)), None, false);
+                anc.set_parent(Sym(i), Sym(i - 1));
+                assert_eq!(anc.root(Sym(i)), Some(Sym(0)));
+            }
+        }
+        let p = g.placements();
+        assert_eq!(p[&Sym(99_999)], Placement { root: Some(Sym(0)), depth: Some(99_999) });
+        assert_eq!(g.report_order().len(), 100_000);
+    }
+}

@@ -1,0 +1,39 @@
+//! Interned ids: every session, agent and file name is stored once and named by a `Sym` after.
+//!
+//! Logs repeat the same few ids millions of times; the record index holds 4-byte symbols instead.
+
+use std::collections::HashMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Sym(pub u32);
+
+#[derive(Debug, Default)]
+pub struct Interner {
+    map: HashMap<Box<str>, Sym>,
+    names: Vec<Box<str>>,
+}
+
+impl Interner {
+    pub fn intern(&mut self, s: &str) -> Sym {
+        if let Some(&sym) = self.map.get(s) {
+            return sym;
+        }
+        let sym = Sym(self.names.len() as u32);
+        self.names.push(s.into());
+        self.map.insert(s.into(), sym);
+        sym
+    }
+
+    pub fn get(&self, s: &str) -> Option<Sym> {
+        self.map.get(s).copied()
+    }
+
+    pub fn name(&self, sym: Sym) -> &str {
+        &self.names[sym.0 as usize]
+    }
+
+    /// Bytes held by the interned names (for memory accounting in benchmarks).
+    pub fn heap_bytes(&self) -> usize {
+        self.names.iter().map(|n| n.len() * 2 + 48).sum()
+    }
+}

@@ -1,0 +1,406 @@
+//! Wire shapes: lenient, borrowed views of one JSON line of any supported format.
+//!
+//! A line is parsed once into `Line` (a superset of every format's top-level fields); nested
+//! payloads stay `RawValue` until a format module asks for them. Field types are lenient: a field
+//! of an unexpected type reads as absent instead of failing the whole line, because "a JSON object
+//! with a surprising field" is a different fact from "not JSON" and must not hide the rest.
+
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::fmt;
+
+/// A string field: `present` even when its value is not a string (then `s` is `None`).
+#[derive(Debug, Default, Clone)]
+pub struct Str<'a> {
+    pub present: bool,
+    pub s: Option<Cow<'a, str>>,
+}
+
+impl<'a> Str<'a> {
+    pub fn as_str(&self) -> Option<&str> {
+        self.s.as_deref()
+    }
+    /// A non-empty string, or `None`.
+    pub fn non_empty(&self) -> Option<&str> {
+        self.as_str().filter(|s| !s.is_empty())
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Str<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Str { present: true, s: Some(Cow::Borrowed(v)) })
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Str { present: true, s: Some(Cow::Owned(v.to_owned())) })
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Str { present: true, s: Some(Cow::Owned(v)) })
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Str { present: true, s: None })
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Str { present: true, s: None })
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Str { present: true, s: None })
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Str { present: true, s: None })
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Str { present: true, s: None })
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Str { present: true, s: None })
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+                while a.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Str { present: true, s: None })
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Str { present: true, s: None })
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// A number field; anything else reads as `None`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Num(pub Option<f64>);
+
+impl Num {
+    /// The value as a whole number, when it is one.
+    pub fn int(self) -> Option<i64> {
+        self.0.filter(|v| v.fract() == 0.0 && v.abs() < 9.0e15).map(|v| v as i64)
+    }
+}
+
+impl<'de> Deserialize<'de> for Num {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Num;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Num, E> {
+                Ok(Num(Some(v as f64)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Num, E> {
+                Ok(Num(Some(v as f64)))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Num, E> {
+                Ok(Num(Some(v)))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Num, E> {
+                Ok(Num(None))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Num, E> {
+                Ok(Num(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Num, E> {
+                Ok(Num(None))
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Num, E> {
+                Ok(Num(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Num, A::Error> {
+                while a.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Num(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Num, A::Error> {
+                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Num(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A boolean field; anything else reads as `None`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Flag(pub Option<bool>);
+
+impl<'de> Deserialize<'de> for Flag {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = serde_json::Value::deserialize(d)?;
+        Ok(Flag(v.as_bool()))
+    }
+}
+
+/// A list of values of `T`, or nothing when the field is not a list; elements that do not fit are
+/// skipped.
+#[derive(Debug, Clone)]
+pub struct List<T>(pub Vec<T>);
+
+impl<T> Default for List<T> {
+    fn default() -> Self {
+        List(Vec::new())
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for List<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = List<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<List<T>, A::Error> {
+                let mut out = Vec::new();
+                while let Some(Obj(v)) = a.next_element::<Obj<T>>()? {
+                    out.extend(v);
+                }
+                Ok(List(out))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<List<T>, A::Error> {
+                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(List(Vec::new()))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<List<T>, E> {
+                Ok(List(Vec::new()))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<List<T>, E> {
+                Ok(List(Vec::new()))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<List<T>, E> {
+                Ok(List(Vec::new()))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<List<T>, E> {
+                Ok(List(Vec::new()))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<List<T>, E> {
+                Ok(List(Vec::new()))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<List<T>, E> {
+                Ok(List(Vec::new()))
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// The number of elements of a list field (packed rows' `dt`), without keeping them.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Count(pub Option<u64>);
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Count;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a list")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Count, A::Error> {
+                let mut n = 0;
+                while a.next_element::<IgnoredAny>()?.is_some() {
+                    n += 1;
+                }
+                Ok(Count(Some(n)))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Count, A::Error> {
+                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Count(None))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Count, E> {
+                Ok(Count(None))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Count, E> {
+                Ok(Count(None))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Count, E> {
+                Ok(Count(None))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Count, E> {
+                Ok(Count(None))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Count, E> {
+                Ok(Count(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Count, E> {
+                Ok(Count(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// An optional nested object, lenient: anything that is not an object of that shape is `None`.
+#[derive(Debug, Clone)]
+pub struct Obj<T>(pub Option<T>);
+
+impl<T> Default for Obj<T> {
+    fn default() -> Self {
+        Obj(None)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // Buffer through RawValue so that a shape mismatch does not fail the enclosing line.
+        let raw: &'de RawValue = Deserialize::deserialize(d)?;
+        Ok(Obj(serde_json::from_str(raw.get()).ok()))
+    }
+}
+
+/// One line of any format: the union of the top-level fields they use.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Line<'a> {
+    #[serde(borrow)]
+    pub method: Str<'a>,
+    #[serde(borrow)]
+    pub id: Str<'a>,
+    #[serde(borrow)]
+    pub params: Option<&'a RawValue>,
+    pub result: Option<IgnoredAny>,
+    pub error: Option<IgnoredAny>,
+    #[serde(borrow, rename = "type")]
+    pub kind: Str<'a>,
+    pub seq: Num,
+    pub time: Num,
+    pub seq0: Num,
+    pub time0: Num,
+    #[serde(borrow)]
+    pub data: Option<&'a RawValue>,
+    pub ignorable: Flag,
+    // dsh-session header
+    #[serde(borrow, rename = "parentSession")]
+    pub parent_session: Str<'a>,
+    #[serde(rename = "delegationDepth")]
+    pub delegation_depth: Num,
+    pub version: Num,
+    // Copilot envelope
+    #[serde(borrow, rename = "agentId")]
+    pub agent_id: Str<'a>,
+    #[serde(borrow)]
+    pub timestamp: Str<'a>,
+}
+
+/// `params` of a JSON-RPC notification, any format.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Params<'a> {
+    #[serde(borrow, rename = "sessionId")]
+    pub session_id: Str<'a>,
+    #[serde(borrow)]
+    pub event: Option<&'a RawValue>,
+    #[serde(borrow)]
+    pub status: Str<'a>,
+    #[serde(borrow, rename = "parentSessionId")]
+    pub parent_session_id: Str<'a>,
+    #[serde(borrow, rename = "childSessionId")]
+    pub child_session_id: Str<'a>,
+    #[serde(borrow, rename = "stopReason")]
+    pub stop_reason: Str<'a>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Block<'a> {
+    #[serde(borrow, rename = "type")]
+    pub kind: Str<'a>,
+    #[serde(borrow)]
+    pub text: Str<'a>,
+    #[serde(borrow, rename = "toolCallId")]
+    pub tool_call_id: Str<'a>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Source<'a> {
+    #[serde(borrow, rename = "callId")]
+    pub call_id: Str<'a>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Message<'a> {
+    #[serde(borrow)]
+    pub content: List<Block<'a>>,
+    #[serde(borrow)]
+    pub source: Obj<Source<'a>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Reason<'a> {
+    #[serde(borrow)]
+    pub kind: Str<'a>,
+}
+
+/// `data` of an event, any format: the union of the fields the analyses read.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Data<'a> {
+    pub turn: Num,
+    pub step: Num,
+    #[serde(borrow)]
+    pub reason: Obj<Reason<'a>>,
+    #[serde(borrow)]
+    pub message: Obj<Message<'a>>,
+    #[serde(borrow, rename = "callId")]
+    pub call_id: Str<'a>,
+    #[serde(borrow)]
+    pub label: Str<'a>,
+    pub dt: Count,
+    // Copilot
+    #[serde(borrow, rename = "sessionId")]
+    pub session_id: Str<'a>,
+    #[serde(borrow, rename = "toolCallId")]
+    pub tool_call_id: Str<'a>,
+    #[serde(borrow, rename = "agentName")]
+    pub agent_name: Str<'a>,
+    #[serde(borrow, rename = "agentDisplayName")]
+    pub agent_display_name: Str<'a>,
+    #[serde(borrow, rename = "parentId")]
+    pub parent_id: Str<'a>,
+    pub cancelled: Flag,
+    #[serde(borrow, rename = "turnId")]
+    pub turn_id: Str<'a>,
+    /// A string (Copilot messages) or a list of blocks (older dsh tool results).
+    #[serde(borrow)]
+    pub content: Option<&'a RawValue>,
+}
+
+impl<'a> Data<'a> {
+    pub fn parse(raw: Option<&'a RawValue>) -> Data<'a> {
+        raw.and_then(|r| serde_json::from_str(r.get()).ok()).unwrap_or_default()
+    }
+}
+
+/// The text blocks of a content list, concatenated without a separator.
+pub fn text_of(blocks: &[Block]) -> String {
+    let mut out = String::new();
+    for b in blocks {
+        if b.kind.as_str() == Some("text") {
+            if let Some(t) = b.text.as_str() {
+                out.push_str(t);
+            }
+        }
+    }
+    out
+}
+
+/// Parse a line: `None` when it is not a JSON object in valid UTF-8.
+pub fn parse_line(bytes: &[u8]) -> Option<Line<'_>> {
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace())?;
+    if *first != b'{' {
+        return None;
+    }
+    serde_json::from_slice(bytes).ok()
+}

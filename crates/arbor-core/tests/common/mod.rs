@@ -1,0 +1,54 @@
+//! Test helpers shared by the engine's integration tests.
+#![allow(dead_code)]
+
+use arbor_core::report::Report;
+use std::path::{Path, PathBuf};
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+/// Analyze paths into the JSON report, as `arbor analyze --json` prints it.
+pub fn report_json(paths: &[PathBuf]) -> serde_json::Value {
+    let a = arbor_core::analyze(paths, &mut ());
+    serde_json::to_value(a.report()).unwrap()
+}
+
+pub fn report(paths: &[PathBuf]) -> Report {
+    arbor_core::analyze(paths, &mut ()).report()
+}
+
+/// Write `text` to a file named `name` in a new temporary folder; returns the folder and path.
+pub fn log(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    (dir, path)
+}
+
+/// Codes and lines of the findings, as `code@line`, in report order.
+pub fn findings(r: &Report) -> Vec<String> {
+    r.diagnostics.iter().map(|d| format!("{}@{}", d.code, d.at.line)).collect()
+}
+
+/// The session tree as indented text: `id parent=… root=… depth=… runs=[outcome…]`.
+pub fn tree(r: &Report) -> String {
+    let mut out = String::new();
+    for s in &r.sessions {
+        let runs: Vec<String> = s
+            .runs
+            .iter()
+            .map(|run| format!("{}:{:?}", run.parent.as_deref().unwrap_or("-"), run.outcome).to_lowercase())
+            .collect();
+        out.push_str(&format!(
+            "{}{} root={} depth={} runs=[{}]\n",
+            "  ".repeat(s.depth.unwrap_or(0) as usize),
+            s.id,
+            s.root.as_deref().unwrap_or("-"),
+            s.depth.map_or("-".to_owned(), |d| d.to_string()),
+            runs.join(" ")
+        ));
+    }
+    out
+}

@@ -1,0 +1,110 @@
+//! Every log of `tests/corpus` (real logs from public projects) loads without a panic, and each
+//! test asserts something true of what it shows.
+
+mod common;
+
+use arbor_core::report::{Outcome, Report, Severity};
+use std::path::PathBuf;
+
+fn corpus(rel: &str) -> PathBuf {
+    common::repo().join("tests/corpus").join(rel)
+}
+
+fn session<'r>(r: &'r Report, id: &str) -> &'r arbor_core::report::Session {
+    r.sessions.iter().find(|s| s.id == id).unwrap_or_else(|| panic!("no session {id}:\n{}", common::tree(r)))
+}
+
+#[test]
+fn every_corpus_file_loads_and_every_line_is_a_record_a_finding_or_blank() {
+    let mut stack = vec![common::repo().join("tests/corpus")];
+    let mut files = 0;
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            if !p.extension().is_some_and(|x| x == "jsonl" || x == "json") {
+                continue;
+            }
+            files += 1;
+            let a = arbor_core::analyze(std::slice::from_ref(&p), &mut ());
+            let r = a.report();
+            let text = std::fs::read_to_string(&p).unwrap();
+            let lines = text.lines().filter(|l| !l.trim().is_empty()).count() as u64;
+            let input = &r.inputs[0];
+            if input.format == "unknown" {
+                assert!(r.diagnostics.iter().any(|d| d.code == "unknown-format"), "{}", p.display());
+            } else {
+                assert_eq!(input.records + input.bad_lines, lines, "{}: lines lost", p.display());
+                assert_eq!(a.records().len() as u64, input.records, "{}", p.display());
+            }
+        }
+    }
+    assert!(files >= 40, "corpus shrank: {files} files");
+}
+
+#[test]
+fn depth_two_rejection_is_a_root_a_child_and_a_grandchild() {
+    let r = common::report(&[corpus("deepseek-harness/examples_acp-agent__subagent-depth-two-rejection")]);
+    let tree = common::tree(&r);
+    let root = "11111111-1111-4111-8111-111111111111";
+    assert_eq!(session(&r, root).depth, Some(0), "{tree}");
+    let child = session(&r, "22222222-2222-4222-8222-222222222222");
+    assert_eq!((child.parent.as_deref(), child.depth), (Some(root), Some(1)), "{tree}");
+    let grand = session(&r, "33333333-3333-4333-8333-333333333333");
+    assert_eq!(
+        (grand.parent.as_deref(), grand.root.as_deref(), grand.depth),
+        (Some("22222222-2222-4222-8222-222222222222"), Some(root), Some(2))
+    );
+    assert!(!r.diagnostics.iter().any(|d| d.code == "delegation-depth-mismatch"), "headers agree with the tree");
+    assert!(r.replies.iter().any(|x| x.session == root && x.root), "the root has a reply");
+}
+
+#[test]
+fn parallel_children_both_hang_under_the_root_and_settle_ok() {
+    let r = common::report(&[corpus("deepseek-harness/examples_acp-agent__subagent-parallel")]);
+    let root = "aaaaaaaa-0000-4000-8000-000000000001";
+    let kids: Vec<_> = r.sessions.iter().filter(|s| s.parent.as_deref() == Some(root)).collect();
+    assert_eq!(kids.len(), 2, "{}", common::tree(&r));
+    assert!(kids.iter().all(|k| k.runs.len() == 1 && k.runs[0].outcome == Outcome::Ok));
+}
+
+#[test]
+fn an_older_vocabulary_log_loads_with_its_placeholder_noted() {
+    let r = common::report(&[corpus("deepseek-harness/apps_web__steering/session.jsonl")]);
+    assert_eq!(r.inputs[0].format, "dsh-session");
+    assert_eq!(r.inputs[0].bad_lines, 0);
+    assert!(r.diagnostics.iter().any(|d| d.code == "placeholder-ids"));
+    assert!(!r.diagnostics.iter().any(|d| d.severity == Severity::Error), "{:?}", common::findings(&r));
+    assert!(!r.turns.is_empty());
+}
+
+#[test]
+fn the_placeholder_recording_is_read_as_dsh_rpc_with_its_root_reply() {
+    let r =
+        common::report(&[corpus("deepseek-harness/examples_jsonrpc-agent__text-turn/notifications.expected.jsonl")]);
+    assert_eq!(r.inputs[0].format, "dsh-rpc");
+    let w = &r.waits[0];
+    assert_eq!(w.reply.as_deref(), Some("SDK snapshot OK"));
+}
+
+#[test]
+fn claude_and_codex_logs_are_reported_as_unknown_not_misread() {
+    for dir in ["claude-code", "codex-cli"] {
+        let r = common::report(&[corpus(dir)]);
+        assert!(r.inputs.iter().all(|i| i.format == "unknown"), "{dir}");
+        assert!(r.sessions.is_empty());
+    }
+}
+
+#[test]
+fn a_max_tokens_child_run_is_ok_and_a_published_failure_is_not_ok() {
+    let r = common::report(&[corpus("deepseek-harness/examples_acp-agent__subagent-max-tokens-partial")]);
+    let child = r.sessions.iter().find(|s| s.depth == Some(1)).unwrap();
+    assert_eq!(child.runs[0].outcome, Outcome::Ok, "{}", common::tree(&r));
+    let r = common::report(&[corpus("deepseek-harness/examples_acp-agent__subagent-published-run-failure")]);
+    let child = r.sessions.iter().find(|s| s.depth == Some(1)).unwrap();
+    assert_eq!(child.runs[0].outcome, Outcome::Open, "a child log of two lines has no turn: its run is open");
+}
