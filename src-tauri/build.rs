@@ -3,7 +3,13 @@
 //! permission in a capability (an undeclared command would be allowed everywhere).
 
 fn main() {
-    let manifest = tauri_build::AppManifest::new().commands(&["engine_info"]);
+    let manifest = tauri_build::AppManifest::new().commands(&[
+        "engine_info",
+        "launch_paths",
+        "open_paths",
+        "open_sample",
+        "raw_line",
+    ]);
     tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest))
         .expect("tauri-build failed (see tauri.conf.json and capabilities/)");
 }

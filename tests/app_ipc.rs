@@ -1,15 +1,25 @@
 //! The app's IPC surface, exercised through Tauri's mock runtime: the real command handlers, the
-//! real capability checks from `capabilities/`, and no window or display.
+//! real capability checks from `capabilities/`, and no window or display. Inputs are the engine's
+//! conformance cases (`tests/conformance/cases`), so these tests read the same logs users do.
 
-use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
 use tauri::ipc::{CallbackFn, InvokeBody};
-use tauri::test::{get_ipc_response, mock_builder, INVOKE_KEY};
+use tauri::test::{get_ipc_response, mock_builder, MockRuntime, INVOKE_KEY};
 use tauri::webview::InvokeRequest;
-use tauri::WebviewWindowBuilder;
+use tauri::{App, WebviewWindow, WebviewWindowBuilder};
+
+use arbor_app::commands::LaunchPaths;
+
+fn case(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/cases").join(name).join("input")
+}
 
 /// Builds the app on the mock runtime with its `main` window, as the capabilities expect.
-fn main_window() -> (tauri::App<tauri::test::MockRuntime>, tauri::WebviewWindow<tauri::test::MockRuntime>) {
-    let app = arbor_app::app_builder(mock_builder())
+fn main_window(launch: &[&str]) -> (App<MockRuntime>, WebviewWindow<MockRuntime>) {
+    let launch = LaunchPaths(launch.iter().map(|s| s.to_string()).collect());
+    let app = arbor_app::app_builder(mock_builder(), launch)
         .build(tauri::generate_context!())
         .expect("the app builds on the mock runtime");
     let window = WebviewWindowBuilder::new(&app, "main", Default::default()).build().expect("the main window builds");
@@ -17,7 +27,7 @@ fn main_window() -> (tauri::App<tauri::test::MockRuntime>, tauri::WebviewWindow<
 }
 
 /// Invokes `cmd` with a JSON body from the app's own origin, as the web UI would.
-fn invoke(window: &tauri::WebviewWindow<tauri::test::MockRuntime>, cmd: &str, body: Value) -> Result<Value, Value> {
+fn invoke(window: &WebviewWindow<MockRuntime>, cmd: &str, body: Value) -> Result<Value, Value> {
     let request = InvokeRequest {
         cmd: cmd.into(),
         callback: CallbackFn(0),
@@ -30,10 +40,14 @@ fn invoke(window: &tauri::WebviewWindow<tauri::test::MockRuntime>, cmd: &str, bo
     get_ipc_response(window, request).map(|body| body.deserialize::<Value>().expect("a JSON answer"))
 }
 
+fn ids(report: &Value) -> Vec<&str> {
+    report["sessions"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap()).collect()
+}
+
 #[test]
 fn engine_info_reports_the_engine_version_and_every_format() {
-    let (_app, window) = main_window();
-    let info = invoke(&window, "engine_info", Value::Object(Default::default())).expect("engine_info is allowed");
+    let (_app, window) = main_window(&[]);
+    let info = invoke(&window, "engine_info", json!({})).expect("engine_info is allowed");
     assert_eq!(info["version"], arbor_core::VERSION);
     let ids: Vec<&str> = info["formats"].as_array().unwrap().iter().map(|f| f["id"].as_str().unwrap()).collect();
     let expected: Vec<&str> = arbor_core::FORMATS.iter().map(|f| f.id).collect();
@@ -42,15 +56,76 @@ fn engine_info_reports_the_engine_version_and_every_format() {
 }
 
 #[test]
+fn launch_paths_hands_back_the_command_line_paths() {
+    let (_app, window) = main_window(&["a.jsonl", "logs/"]);
+    assert_eq!(invoke(&window, "launch_paths", json!({})).unwrap(), json!(["a.jsonl", "logs/"]));
+}
+
+#[test]
+fn open_paths_returns_the_report_and_raw_line_reads_its_places() {
+    let (_app, window) = main_window(&[]);
+    let file = case("dsh-rpc-two-level").join("run.jsonl");
+    let report = invoke(&window, "open_paths", json!({"paths": [file]})).expect("open_paths is allowed");
+    assert_eq!(ids(&report), ["root", "kid", "grand"]);
+    assert_eq!(report["inputs"][0]["format"], "dsh-rpc");
+
+    // A run's start place, as the tree hands it to the inspector, reads back the exact line.
+    let start = &report["sessions"][1]["runs"][0]["start"];
+    let line = invoke(&window, "raw_line", json!({"file": start["file"], "line": start["line"]})).unwrap();
+    let want = std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .nth(start["line"].as_u64().unwrap() as usize - 1)
+        .unwrap()
+        .to_owned();
+    assert_eq!(line, json!(want));
+    assert_eq!(invoke(&window, "raw_line", json!({"file": start["file"], "line": 100_000})).unwrap(), Value::Null);
+}
+
+#[test]
+fn raw_line_refuses_files_that_are_not_open() {
+    let (_app, window) = main_window(&[]);
+    let err = invoke(&window, "raw_line", json!({"file": "/etc/passwd", "line": 1})).unwrap_err();
+    assert_eq!(err["code"], "not-open");
+    invoke(&window, "open_paths", json!({"paths": [case("dsh-session-folder")]})).unwrap();
+    assert_eq!(invoke(&window, "raw_line", json!({"file": "/etc/passwd", "line": 1})).unwrap_err()["code"], "not-open");
+    assert_eq!(
+        invoke(&window, "raw_line", json!({"file": "../../../../Cargo.toml", "line": 1})).unwrap_err()["code"],
+        "not-open"
+    );
+    // Places in a folder are relative to it.
+    assert!(invoke(&window, "raw_line", json!({"file": "root.jsonl", "line": 1})).unwrap().is_string());
+}
+
+#[test]
+fn open_paths_errors_cross_as_code_and_message() {
+    let (_app, window) = main_window(&[]);
+    let err = invoke(&window, "open_paths", json!({"paths": []})).unwrap_err();
+    assert_eq!(err["code"], "no-paths");
+    let err = invoke(&window, "open_paths", json!({"paths": ["/no/such/arbor/log.jsonl"]})).unwrap_err();
+    assert_eq!(err["code"], "load-failed");
+    assert!(err["message"].as_str().is_some_and(|m| !m.is_empty()), "{err}");
+}
+
+#[test]
+fn open_sample_shows_recursive_delegation_and_its_raw_lines() {
+    let (_app, window) = main_window(&[]);
+    let report = invoke(&window, "open_sample", json!({})).expect("open_sample is allowed");
+    assert!(report["sessions"].as_array().unwrap().iter().any(|s| s["depth"].as_u64() >= Some(2)), "{report}");
+    let first = &report["inputs"][0]["file"];
+    assert!(invoke(&window, "raw_line", json!({"file": first, "line": 1})).unwrap().is_string());
+}
+
+#[test]
 fn a_plugin_command_the_capabilities_do_not_grant_is_refused() {
-    let (_app, window) = main_window();
+    let (_app, window) = main_window(&[]);
     // The app never saves files through the dialog, so `dialog:allow-save` is not granted.
-    let refused = invoke(&window, "plugin:dialog|save", serde_json::json!({"options": {}}));
+    let refused = invoke(&window, "plugin:dialog|save", json!({"options": {}}));
     assert!(refused.is_err(), "dialog save must be refused, got {refused:?}");
 }
 
 #[test]
 fn an_unknown_command_is_refused() {
-    let (_app, window) = main_window();
-    assert!(invoke(&window, "no_such_command", Value::Object(Default::default())).is_err());
+    let (_app, window) = main_window(&[]);
+    assert!(invoke(&window, "no_such_command", json!({})).is_err());
 }

@@ -1,21 +1,34 @@
-//! The desktop app: the only crate that knows Tauri. It owns the window, the plugins and the IPC
-//! commands; it owns no analysis. Every command is a few lines that call `arbor-core` and hand
-//! back plain data (the engine's report types), so the engine stays testable without a display.
+//! The desktop app: the only crate that knows Tauri. It owns the window, the plugins, the IPC
+//! commands and what is open; it owns no analysis. Every command is a few lines that call the
+//! engine (`engine.rs`) and hand back plain data (the engine's report types), so the engine stays
+//! testable without a display.
 
 pub mod commands;
+pub mod engine;
 
 use tauri::Runtime;
 
-/// Everything the app registers on a builder: plugins and the command list. Tests call it with
-/// `tauri::test::mock_builder()`, so the real permission checks run without a window.
-pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
+/// Everything the app registers on a builder: plugins, state and the command list. Tests call it
+/// with `tauri::test::mock_builder()`, so the real permission checks run without a window.
+pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, launch: commands::LaunchPaths) -> tauri::Builder<R> {
     builder
         .plugin(tauri_plugin_store::Builder::default().build())
         .plugin(tauri_plugin_dialog::init())
-        .invoke_handler(tauri::generate_handler![commands::engine_info])
+        .manage(launch)
+        .manage(commands::Opened::default())
+        .invoke_handler(tauri::generate_handler![
+            commands::engine_info,
+            commands::launch_paths,
+            commands::open_paths,
+            commands::open_sample,
+            commands::raw_line,
+        ])
 }
 
-/// Runs the app until its last window closes.
+/// Runs the app until its last window closes. `arbor-app PATH...` opens those paths; with none,
+/// the UI opens the built-in sample.
 pub fn run() {
-    app_builder(tauri::Builder::default()).run(tauri::generate_context!()).expect("error while running the Arbor app");
+    app_builder(tauri::Builder::default(), commands::LaunchPaths::from_args(std::env::args()))
+        .run(tauri::generate_context!())
+        .expect("error while running the Arbor app");
 }

@@ -2,7 +2,7 @@
 // WebKitWebDriver, which launches the real app binary and attaches to its webview.
 // Run through tests/e2e/run, which provides the display, a clean user and these variables.
 import { execFileSync, spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 
@@ -15,6 +15,17 @@ if (!APP || !OUT || !ROOT) throw new Error("run through tests/e2e/run");
 const VERSION = readFileSync(join(ROOT, "Cargo.toml"), "utf8").match(
   /\[workspace\.package\][^[]*?\bversion\s*=\s*"([^"]+)"/,
 )[1];
+
+/** A conformance case's input: the project's copy, else the shared one beside the repository. */
+function caseInput(name, file) {
+  for (const dir of [join(ROOT, "tests/conformance/cases"), join(ROOT, "../shared/conformance/cases")]) {
+    const path = join(dir, name, "input", file);
+    if (existsSync(path)) return path;
+  }
+  throw new Error(`no conformance case ${name}`);
+}
+
+const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -100,6 +111,17 @@ class Session {
     }
     return seen;
   }
+  /** The values of `attribute` on every element matching `css`, in document order. */
+  attributes(css, attribute) {
+    return this.call("POST", "/execute/sync", {
+      script: "return [...document.querySelectorAll(arguments[0])].map((e) => e.getAttribute(arguments[1]));",
+      args: [css, attribute],
+    });
+  }
+  async click(css) {
+    const found = await waitFor(`an element ${css}`, () => this.call("POST", "/element", { using: "css selector", value: css }), 10_000);
+    await this.call("POST", `/element/${found[ELEMENT]}/click`, {});
+  }
   /** Saves both the whole virtual screen (as a user sees it) and the webview's own capture. */
   async screenshot(name) {
     const screen = join(OUT, `${name}.png`);
@@ -123,11 +145,38 @@ class Session {
 
 const TESTS = [
   {
-    name: "first screen shows the engine version and the formats",
+    name: "with no path the app opens the built-in sample and shows its delegation tree",
     args: [],
     async run(s) {
-      await s.waitForText([`Arbor ${VERSION}`, "dsh-rpc", "copilot-events"]);
-      await s.screenshot("first-screen");
+      await s.waitForText([`Arbor ${VERSION}`, "built-in sample", "delegation.jsonl", "dsh-rpc", "Findings"]);
+      const sessions = await s.attributes("[data-session]", "data-session");
+      if (sessions.length < 3) throw new Error(`the sample's tree shows too few sessions: ${sessions}`);
+      const levels = await s.attributes("[data-session]", "aria-level");
+      if (!levels.some((l) => Number(l) >= 3)) throw new Error(`the sample should delegate at least two levels deep: ${levels}`);
+      await s.screenshot("sample");
+    },
+  },
+  {
+    name: "a log given on the command line opens: tree sessions, findings, raw line",
+    args: [caseInput("dsh-rpc-bad-ancestry", "run.jsonl")],
+    async run(s) {
+      await s.waitForText(["run.jsonl", "dsh-rpc", "ancestry-cycle"]);
+      const sessions = await s.attributes("[data-session]", "data-session");
+      for (const id of ["a", "b", "c", "x", "z"]) {
+        if (!sessions.includes(id)) throw new Error(`tree lacks session ${id}: ${sessions}`);
+      }
+      const codes = await s.attributes("[data-code]", "data-code");
+      if (!codes.includes("ancestry-cycle")) throw new Error(`findings lack ancestry-cycle: ${codes}`);
+      // Choosing the finding selects its session in the tree and shows its raw line.
+      await s.click('[data-code="ancestry-cycle"]');
+      const text = await s.waitForText(["run.jsonl:4", '"childSessionId": "a"']);
+      if (!/"method": /.test(text)) throw new Error("the raw line is not pretty-printed JSON");
+      const selected = await s.attributes('[role="treeitem"][aria-selected="true"]', "data-session");
+      if (selected.length !== 1) throw new Error(`one session should be selected, got ${selected}`);
+      await s.screenshot("bad-ancestry");
+      // Collapsing a root hides its subtree.
+      await s.click('[data-session="x"] .twisty');
+      await waitFor("z to be hidden", async () => !(await s.attributes("[data-session]", "data-session")).includes("z"), 5_000);
     },
   },
 ];

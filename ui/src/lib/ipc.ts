@@ -1,6 +1,10 @@
 // The one door to the Rust side. Every command name and its request/response types live here; the
-// rest of the UI imports these functions and never calls `invoke` itself.
+// rest of the UI imports these functions and never calls `invoke` or a plugin itself.
 import { invoke } from "@tauri-apps/api/core";
+import { open } from "@tauri-apps/plugin-dialog";
+import { load, type Store } from "@tauri-apps/plugin-store";
+import type { Report } from "./report";
+import { parseRecent, parseTheme, pushRecent, type RecentEntry, type Theme } from "./settings";
 
 /** A format the engine reads (`arbor_core::FormatInfo`). */
 export interface FormatInfo {
@@ -14,13 +18,13 @@ export interface EngineInfo {
   formats: FormatInfo[];
 }
 
-/** How every command error reaches the UI: a code the UI may branch on, and a sentence. */
+/** How every command error reaches the UI (`commands::CommandError`): a code and a sentence. */
 export interface IpcError {
   code: string;
   message: string;
 }
 
-/** Turns whatever a rejected `invoke` gave (an `{code, message}` object, a string, an Error) into an IpcError. */
+/** Turns whatever a rejected call gave (an `{code, message}` object, a string, an Error) into an IpcError. */
 export function toIpcError(raw: unknown): IpcError {
   if (raw && typeof raw === "object") {
     const o = raw as Record<string, unknown>;
@@ -33,9 +37,26 @@ export function toIpcError(raw: unknown): IpcError {
   return { code: "internal", message: String(raw) };
 }
 
-async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+/** The app's commands and their arguments (src-tauri/src/commands.rs). */
+interface Commands {
+  engine_info: { args: Record<string, never>; answer: EngineInfo };
+  launch_paths: { args: Record<string, never>; answer: string[] };
+  open_paths: { args: { paths: string[] }; answer: Report };
+  open_sample: { args: Record<string, never>; answer: Report };
+  raw_line: { args: { file: string; line: number }; answer: string | null };
+}
+
+async function call<C extends keyof Commands>(command: C, args: Commands[C]["args"]): Promise<Commands[C]["answer"]> {
   try {
-    return await invoke<T>(command, args);
+    return await invoke<Commands[C]["answer"]>(command, args);
+  } catch (raw) {
+    throw toIpcError(raw);
+  }
+}
+
+async function guard<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
   } catch (raw) {
     throw toIpcError(raw);
   }
@@ -43,5 +64,66 @@ async function call<T>(command: string, args?: Record<string, unknown>): Promise
 
 /** The engine's version and the formats it reads. */
 export function engineInfo(): Promise<EngineInfo> {
-  return call<EngineInfo>("engine_info");
+  return call("engine_info", {});
+}
+
+/** The paths given on the command line; empty when the app should open the sample. */
+export function launchPaths(): Promise<string[]> {
+  return call("launch_paths", {});
+}
+
+/** Reads log files and folders into one report (on a Rust worker thread). */
+export function openPaths(paths: string[]): Promise<Report> {
+  return call("open_paths", { paths });
+}
+
+/** The built-in sample log's report. */
+export function openSample(): Promise<Report> {
+  return call("open_sample", {});
+}
+
+/** The raw text of a line of an open log (1-based), or null when there is no such line. */
+export function rawLine(file: string, line: number): Promise<string | null> {
+  return call("raw_line", { file, line });
+}
+
+/** The native open dialog for log files; null when cancelled. */
+export function chooseFiles(): Promise<string[] | null> {
+  return guard(() => open({ multiple: true, directory: false, title: "Open log files" }));
+}
+
+/** The native open dialog for a folder of logs; null when cancelled. */
+export function chooseFolder(): Promise<string | null> {
+  return guard(() => open({ multiple: false, directory: true, title: "Open a folder of logs" }));
+}
+
+const SETTINGS_FILE = "settings.json";
+let settings: Promise<Store> | null = null;
+
+function store(): Promise<Store> {
+  settings ??= load(SETTINGS_FILE, { defaults: {}, autoSave: 200 });
+  return settings;
+}
+
+/** The recent list, newest first. */
+export function recentList(): Promise<RecentEntry[]> {
+  return guard(async () => parseRecent(await (await store()).get("recent")));
+}
+
+/** Records `paths` as opened now and returns the new recent list. */
+export function rememberOpened(paths: string[]): Promise<RecentEntry[]> {
+  return guard(async () => {
+    const s = await store();
+    const list = pushRecent(parseRecent(await s.get("recent")), paths, Date.now());
+    await s.set("recent", list);
+    return list;
+  });
+}
+
+export function savedTheme(): Promise<Theme> {
+  return guard(async () => parseTheme(await (await store()).get("theme")));
+}
+
+export function saveTheme(theme: Theme): Promise<void> {
+  return guard(async () => (await store()).set("theme", theme));
 }

@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { groupFindings, matches } from "./findings";
+import type { Diagnostic } from "./report";
+
+const d = (code: string, severity: Diagnostic["severity"], session: string | null, line = 1): Diagnostic => ({
+  code,
+  severity,
+  at: { file: "run.jsonl", line },
+  session,
+  message: `about ${code}`,
+});
+
+describe("groupFindings", () => {
+  const all = [d("child-id-reused", "info", "c1"), d("ancestry-cycle", "error", "a"), d("event-before-start-edge", "warning", "b"), d("malformed-line", "error", null, 7)];
+
+  it("orders groups error, warning, info and keeps report order inside a group", () => {
+    const groups = groupFindings(all, "");
+    expect(groups.map((g) => g.severity)).toEqual(["error", "warning", "info"]);
+    expect(groups[0].items.map((x) => x.code)).toEqual(["ancestry-cycle", "malformed-line"]);
+  });
+
+  it("filters on every word, ignoring case, across code, session and place; drops empty groups", () => {
+    expect(groupFindings(all, "CYCLE").map((g) => g.items.map((x) => x.code))).toEqual([["ancestry-cycle"]]);
+    expect(groupFindings(all, "run.jsonl:7")[0].items[0].code).toBe("malformed-line");
+    expect(groupFindings(all, "c1 reused")[0].severity).toBe("info");
+    expect(groupFindings(all, "nothing-like-this")).toEqual([]);
+  });
+
+  it("matches everything with a blank query", () => {
+    expect(matches(all[0], "   ")).toBe(true);
+  });
+});
