@@ -154,6 +154,10 @@ const TESTS = [
       const levels = await s.attributes("[data-session]", "aria-level");
       if (!levels.some((l) => Number(l) >= 3)) throw new Error(`the sample should delegate at least two levels deep: ${levels}`);
       await s.screenshot("sample");
+      // The sample's Copilot recording has a sub-agent idle that a naive waiter would take as the end.
+      await s.click('[data-testid="tab-replies"]');
+      await s.waitForText(["naive reading differs", "Correct reading", "Naive reading"]);
+      await s.screenshot("sample-replies");
     },
   },
   {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Diagnostic, Session } from "./report";
-import { ancestors, buildRows, visibleRows } from "./tree";
+import { ancestors, buildRows, sessionPlaces, visibleRows } from "./tree";
 
 function session(id: string, parent: string | null, runs: Array<"ok" | "error" | "open"> = []): Session {
   return {
@@ -77,5 +77,17 @@ describe("shortPlaceLabel", () => {
     expect(shortPlaceLabel({ file: "/a/b/run.jsonl", line: 4 })).toBe("run.jsonl:4");
     expect(shortPlaceLabel({ file: "C:\\logs\\x.jsonl", line: 1 })).toBe("x.jsonl:1");
     expect(shortPlaceLabel(null)).toBe("—");
+  });
+});
+
+describe("sessionPlaces", () => {
+  it("points at the first run's start, else the first turn's start, else nothing", () => {
+    const withRun = session("c1", "s1", ["ok"]);
+    withRun.runs[0].start = { file: "f", line: 9 };
+    const turn = (sessionId: string, line: number) => ({ session: sessionId, turn: 1, start: { file: "f", line }, end: null, reason: null, steps: 0 });
+    const places = sessionPlaces([session("s1", null), withRun, session("lonely", null)], [turn("s1", 3), turn("s1", 20), turn("c1", 11)]);
+    expect(places.get("s1")).toEqual({ file: "f", line: 3 });
+    expect(places.get("c1")).toEqual({ file: "f", line: 9 });
+    expect(places.get("lonely")).toBeNull();
   });
 });

@@ -2,7 +2,7 @@
 // drawing is a loop over rows, and collapsing a node skips its subtree in one step, because a
 // subtree is a contiguous range [index + 1, subtreeEnd).
 
-import type { Diagnostic, Outcome, Session, Severity } from "./report";
+import type { Diagnostic, Outcome, Place, Session, Severity, Turn } from "./report";
 
 export interface TreeRow {
   id: string;
@@ -113,4 +113,14 @@ export function ancestors(rows: TreeRow[], id: string): string[] {
     cur = byId.get(cur)!.parent;
   }
   return out;
+}
+
+/**
+ * Where choosing a session in the tree points the inspector: the start of its first run (the
+ * edge that started it), else the start of its first turn, else nothing.
+ */
+export function sessionPlaces(sessions: Session[], turns: Turn[]): Map<string, Place | null> {
+  const firstTurn = new Map<string, Place>();
+  for (const t of turns) if (t.start && !firstTurn.has(t.session)) firstTurn.set(t.session, t.start);
+  return new Map(sessions.map((s) => [s.id, s.runs[0]?.start ?? firstTurn.get(s.id) ?? null]));
 }
