@@ -6,6 +6,7 @@ fn main() {
     let manifest = tauri_build::AppManifest::new().commands(&[
         "engine_info",
         "launch_paths",
+        "found_logs",
         "open_paths",
         "open_sample",
         "raw_line",

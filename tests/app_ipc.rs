@@ -117,6 +117,12 @@ fn open_sample_shows_recursive_delegation_and_its_raw_lines() {
 }
 
 #[test]
+fn found_logs_answers_a_list() {
+    let (_app, window) = main_window(&[]);
+    assert!(invoke(&window, "found_logs", json!({})).expect("found_logs is allowed").is_array());
+}
+
+#[test]
 fn a_plugin_command_the_capabilities_do_not_grant_is_refused() {
     let (_app, window) = main_window(&[]);
     // The app never saves files through the dialog, so `dialog:allow-save` is not granted.

@@ -9,6 +9,7 @@ use serde::Serialize;
 use tauri::{AppHandle, Manager, Runtime, State};
 
 use crate::engine::{self, Report};
+use crate::places::{self, FoundLog};
 
 /// What the first screen shows: the engine's version and the formats it reads.
 #[derive(Debug, Clone, Serialize)]
@@ -72,6 +73,16 @@ pub fn engine_info() -> EngineInfo {
 #[tauri::command]
 pub fn launch_paths(launch: State<'_, LaunchPaths>) -> Vec<String> {
     launch.0.clone()
+}
+
+/// Session logs in the harnesses' default places on this machine, newest first.
+#[tauri::command]
+pub async fn found_logs<R: Runtime>(app: AppHandle<R>) -> Result<Vec<FoundLog>, CommandError> {
+    let home = app.path().home_dir().map_err(|e| CommandError::new("internal", format!("no home folder: {e}")))?;
+    let dsh_home = std::env::var_os("DSH_HOME").map(PathBuf::from);
+    tauri::async_runtime::spawn_blocking(move || places::found_logs(&home, dsh_home.as_deref()))
+        .await
+        .map_err(|e| CommandError::new("internal", format!("the search stopped: {e}")))
 }
 
 /// Reads log files and folders into one report, and remembers them as what is open.

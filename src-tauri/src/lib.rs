@@ -5,6 +5,7 @@
 
 pub mod commands;
 pub mod engine;
+pub mod places;
 
 use tauri::Runtime;
 
@@ -19,6 +20,7 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, launch: commands::Lau
         .invoke_handler(tauri::generate_handler![
             commands::engine_info,
             commands::launch_paths,
+            commands::found_logs,
             commands::open_paths,
             commands::open_sample,
             commands::raw_line,

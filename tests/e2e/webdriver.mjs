@@ -183,6 +183,26 @@ const TESTS = [
       await waitFor("z to be hidden", async () => !(await s.attributes("[data-session]", "data-session")).includes("z"), 5_000);
     },
   },
+  {
+    name: "a session found in a default place opens from the menu; the dark theme applies",
+    args: [],
+    async run(s) {
+      await s.waitForText(["built-in sample"]);
+      await s.click('option[title$="e2e-session"]');
+      await s.waitForText(["events.jsonl", "copilot-events"]);
+      await s.click('select[aria-label="Theme"] option[value="dark"]');
+      const dark = await waitFor("the dark theme", async () => {
+        const [theme, bg] = await s.call("POST", "/execute/sync", {
+          script: "return [document.documentElement.dataset.theme, getComputedStyle(document.documentElement).backgroundColor];",
+          args: [],
+        });
+        return theme === "dark" && bg ? bg : null;
+      });
+      const rgb = dark.match(/\d+/g).slice(0, 3).map(Number);
+      if (rgb.some((c) => c > 80)) throw new Error(`the dark theme's background is not dark: ${dark}`);
+      await s.screenshot("found-dark");
+    },
+  },
 ];
 
 const port = await freePort();

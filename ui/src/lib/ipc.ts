@@ -37,10 +37,19 @@ export function toIpcError(raw: unknown): IpcError {
   return { code: "internal", message: String(raw) };
 }
 
+/** A session log found in a harness's default place (`places::FoundLog`). */
+export interface FoundLog {
+  path: string;
+  harness: "copilot" | "dsh";
+  name: string;
+  modified: number | null;
+}
+
 /** The app's commands and their arguments (src-tauri/src/commands.rs). */
 interface Commands {
   engine_info: { args: Record<string, never>; answer: EngineInfo };
   launch_paths: { args: Record<string, never>; answer: string[] };
+  found_logs: { args: Record<string, never>; answer: FoundLog[] };
   open_paths: { args: { paths: string[] }; answer: Report };
   open_sample: { args: Record<string, never>; answer: Report };
   raw_line: { args: { file: string; line: number }; answer: string | null };
@@ -70,6 +79,11 @@ export function engineInfo(): Promise<EngineInfo> {
 /** The paths given on the command line; empty when the app should open the sample. */
 export function launchPaths(): Promise<string[]> {
   return call("launch_paths", {});
+}
+
+/** Session logs in the harnesses' default places on this machine, newest first. */
+export function foundLogs(): Promise<FoundLog[]> {
+  return call("found_logs", {});
 }
 
 /** Reads log files and folders into one report (on a Rust worker thread). */
