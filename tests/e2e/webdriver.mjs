@@ -203,6 +203,35 @@ const TESTS = [
       await s.screenshot("found-dark");
     },
   },
+  {
+    name: "Open files… shows the native dialog and opens the chosen log; settings persist",
+    args: [],
+    async run(s) {
+      await s.waitForText(["built-in sample"]);
+      await s.click('[data-testid="open-files"]');
+      const file = caseInput("dsh-rpc-reused-child-id", "run.jsonl");
+      // The GTK dialog is a native window: find it by its title and type the path into it.
+      const win = await waitFor("the Open dialog", () => {
+        try {
+          return execFileSync("xdotool", ["search", "--name", "^Open log files$"], { encoding: "utf8", timeout: 5_000 }).split("\n")[0];
+        } catch {
+          return null;
+        }
+      }, 15_000);
+      const xdo = (...args) => execFileSync("xdotool", args, { timeout: 10_000 });
+      xdo("windowfocus", "--sync", win);
+      xdo("key", "--window", win, "ctrl+l");
+      await sleep(300);
+      xdo("type", "--window", win, "--delay", "5", file);
+      await sleep(700); // a completion popup swallows an early Return
+      xdo("key", "--window", win, "Return");
+      await s.waitForText(["run.jsonl", "child-id-reused"]);
+      // The previous test chose Dark in another app process: settings persist in the store.
+      const theme = await s.call("POST", "/execute/sync", { script: "return document.documentElement.dataset.theme;", args: [] });
+      if (theme !== "dark") throw new Error(`the saved theme did not persist: ${theme}`);
+      await s.screenshot("dialog-opened");
+    },
+  },
 ];
 
 const port = await freePort();
