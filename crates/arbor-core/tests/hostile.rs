@@ -177,3 +177,321 @@ fn log_text_with_markup_and_escapes_is_kept_verbatim_as_data() {
     let r = common::report(&[p]);
     assert_eq!(r.replies[0].text, text);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Sizes, nesting, encodings and folder shapes (issue 7). Each input also passes `nothing_lost`.
+// ---------------------------------------------------------------------------------------------
+
+/// Lines the reader counts: split on `\n` (a `\r` before it dropped), all-whitespace lines blank.
+fn non_blank_lines(bytes: &[u8]) -> u64 {
+    let mut parts: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
+    if bytes.ends_with(b"\n") {
+        parts.pop();
+    }
+    parts.iter().filter(|l| !l.iter().all(|b| b.is_ascii_whitespace())).count() as u64
+}
+
+/// The decompressed bytes of a file, plain or zstd.
+fn contents(path: &std::path::Path) -> Vec<u8> {
+    let raw = std::fs::read(path).unwrap();
+    if raw.starts_with(&[0x28, 0xB5, 0x2F, 0xFD]) {
+        zstd::decode_all(&raw[..]).unwrap_or_default()
+    } else {
+        raw
+    }
+}
+
+/// "Nothing is lost": every non-blank line of a file in a known format is a record or a bad line,
+/// and the record index holds exactly the records the inputs count.
+fn nothing_lost(paths: &[std::path::PathBuf]) -> arbor_core::report::Report {
+    let a = arbor_core::analyze(paths, &mut ());
+    let r = a.report();
+    for (input, file) in r.inputs.iter().zip(&a.files) {
+        if input.format == "unknown" {
+            continue;
+        }
+        let lines = non_blank_lines(&contents(&file.path));
+        assert_eq!(input.records + input.bad_lines, lines, "{}: lines lost", input.file);
+        let bad = r
+            .diagnostics
+            .iter()
+            .filter(|d| d.at.file == input.file && (d.code == "malformed-line" || d.code == "truncated-final-line"))
+            .count() as u64;
+        assert_eq!(bad, input.bad_lines, "{}: bad lines and their findings disagree", input.file);
+    }
+    assert_eq!(a.records().len() as u64, r.inputs.iter().map(|i| i.records).sum::<u64>());
+    r
+}
+
+#[test]
+fn a_hundred_megabyte_line_is_one_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("big.jsonl");
+    let filler = "x".repeat(100 << 20);
+    let big = format!(
+        r#"{{"method":"session.event","params":{{"sessionId":"s","event":{{"type":"session/title","seq":1,"time":2,"data":{{"title":"{filler}"}}}}}}}}"#
+    );
+    drop(filler);
+    std::fs::write(&p, format!("{EV}\n{big}\n")).unwrap();
+    drop(big);
+    let r = nothing_lost(&[p.clone()]);
+    assert_eq!((r.inputs[0].records, r.inputs[0].bad_lines), (2, 0));
+    assert!(r.diagnostics.is_empty(), "{:?}", common::findings(&r));
+    // The same size of garbage is one malformed line, and the line after it still loads.
+    let garbage = "{".to_owned() + &"y".repeat(100 << 20);
+    std::fs::write(&p, format!("{EV}\n{garbage}\n{}\n", EV.replace("\"seq\":0", "\"seq\":2"))).unwrap();
+    drop(garbage);
+    let r = nothing_lost(&[p]);
+    assert_eq!(common::findings(&r), ["malformed-line@2"]);
+    assert_eq!(r.inputs[0].records, 2);
+}
+
+#[test]
+fn a_zstd_log_a_hundred_times_smaller_than_its_text_loads_whole() {
+    let n = 300_000;
+    let line = "{\"method\":\"session.status\",\"params\":{\"sessionId\":\"s\",\"status\":\"running\"}}\n";
+    let text = line.repeat(n);
+    let packed = zstd::encode_all(text.as_bytes(), 19).unwrap();
+    assert!(packed.len() * 100 <= text.len(), "{} -> {}: not a 100x expansion", text.len(), packed.len());
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("bomb.jsonl.zst");
+    std::fs::write(&p, &packed).unwrap();
+    let r = nothing_lost(&[p]);
+    assert_eq!((r.inputs[0].records, r.inputs[0].bytes), (n as u64, text.len() as u64));
+    assert_eq!(r.waits.len(), 1);
+    assert_eq!(r.waits[0].notifications, Some(n as u64));
+}
+
+#[test]
+fn duplicate_session_ids_across_dsh_session_files_load_as_one_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = r#"{"type":"session","version":0,"id":"r"}
+{"type":"turn/start","seq":0,"time":1,"data":{"turn":1}}
+{"type":"turn/end","seq":1,"time":2,"data":{"turn":1,"reason":{"kind":"completed"}}}
+"#;
+    let child = |n: u32| {
+        format!(
+            r#"{{"type":"session","version":0,"id":"c","parentSession":"r","origin":"subagent","delegationDepth":1}}
+{{"type":"turn/start","seq":0,"time":{n},"data":{{"turn":1}}}}
+{{"type":"turn/end","seq":1,"time":{n},"data":{{"turn":1,"reason":{{"kind":"completed"}}}}}}
+"#
+        )
+    };
+    std::fs::write(dir.path().join("root.jsonl"), root).unwrap();
+    std::fs::write(dir.path().join("c-one.jsonl"), child(10)).unwrap();
+    std::fs::write(dir.path().join("c-two.jsonl"), child(20)).unwrap();
+    let r = nothing_lost(&[dir.path().to_path_buf()]);
+    assert_eq!(r.inputs.iter().filter(|i| i.format == "dsh-session").count(), 3);
+    let ids: Vec<&str> = r.sessions.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(ids.iter().filter(|i| **i == "c").count(), 1, "one session per id: {ids:?}");
+    let c = r.sessions.iter().find(|s| s.id == "c").unwrap();
+    assert_eq!((c.parent.as_deref(), c.root.as_deref(), c.depth), (Some("r"), Some("r"), Some(1)));
+    // Both files' turns are kept, each at its own file.
+    let files: Vec<&str> =
+        r.turns.iter().filter(|t| t.session == "c").map(|t| t.start.as_ref().unwrap().file.as_str()).collect();
+    assert_eq!(files, ["c-one.jsonl", "c-two.jsonl"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_folder_with_symlink_loops_is_walked_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("sub")).unwrap();
+    std::fs::write(d.join("a.jsonl"), format!("{EV}\n")).unwrap();
+    std::fs::write(d.join("sub/b.jsonl"), format!("{}\n", EV.replace("\"s\"", "\"t\""))).unwrap();
+    // A link back up, a link to itself named like a folder, one named like a log, and a file link
+    // that points at itself (ELOOP when opened).
+    std::os::unix::fs::symlink(d, d.join("sub/up")).unwrap();
+    std::os::unix::fs::symlink(d.join("sub"), d.join("sub/again.jsonl")).unwrap();
+    std::os::unix::fs::symlink("loop", d.join("sub/loop")).unwrap();
+    std::os::unix::fs::symlink("self.jsonl", d.join("self.jsonl")).unwrap();
+    let r = nothing_lost(&[d.to_path_buf()]);
+    let loaded: Vec<&str> = r.inputs.iter().filter(|i| i.format == "dsh-rpc").map(|i| i.file.as_str()).collect();
+    assert_eq!(loaded, ["a.jsonl", "sub/b.jsonl"]);
+    assert!(
+        r.diagnostics.iter().any(|d| d.code == "unreadable-input" && d.at.file == "self.jsonl"),
+        "{:?}",
+        r.diagnostics
+    );
+    assert_eq!(r.sessions.len(), 2);
+}
+
+#[test]
+fn an_events_jsonl_full_of_nul_bytes_is_a_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("events.jsonl");
+    std::fs::write(&p, vec![0u8; 1 << 20]).unwrap();
+    let r = nothing_lost(&[p.clone()]);
+    assert_eq!(r.inputs[0].format, "unknown");
+    assert_eq!(common::findings(&r), ["unknown-format@1"]);
+    // After a decisive line, NUL lines are malformed lines and loading goes on.
+    let user = r#"{"type":"user.message","data":{"content":"hi"},"id":"e1","timestamp":"2026-09-12T00:00:01Z","parentId":null}"#;
+    let reply = r#"{"type":"assistant.message","data":{"content":"yo"},"id":"e2","timestamp":"2026-09-12T00:00:02Z","parentId":"e1"}"#;
+    let mut bytes = format!("{user}\n").into_bytes();
+    bytes.extend_from_slice(&[0u8; 4096]);
+    bytes.extend_from_slice(b"\n\0\n");
+    bytes.extend_from_slice(format!("{reply}\n").as_bytes());
+    std::fs::write(&p, bytes).unwrap();
+    let r = nothing_lost(&[p]);
+    assert_eq!(r.inputs[0].format, "copilot-events");
+    assert_eq!(common::findings(&r), ["malformed-line@2", "malformed-line@3"]);
+    assert_eq!(r.waits[0].reply.as_deref(), Some("yo"));
+}
+
+#[test]
+fn crlf_line_endings_read_like_lf() {
+    let dir = common::repo().join("tests/conformance/cases/dsh-rpc-reused-child-id/input");
+    let lf = std::fs::read_to_string(dir.join("run.jsonl")).unwrap().replace("\r\n", "\n");
+    // Opened as folders, both files are named `run.jsonl` in the reports.
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    std::fs::write(a.path().join("run.jsonl"), &lf).unwrap();
+    std::fs::write(b.path().join("run.jsonl"), lf.replace('\n', "\r\n")).unwrap();
+    let (ra, rb) = (nothing_lost(&[a.path().to_path_buf()]), nothing_lost(&[b.path().to_path_buf()]));
+    assert!(ra.inputs[0].records > 0);
+    assert_eq!(ra.sessions, rb.sessions);
+    assert_eq!(ra.turns, rb.turns);
+    assert_eq!(ra.waits, rb.waits);
+    assert_eq!(ra.replies, rb.replies);
+    assert_eq!(common::findings(&ra), common::findings(&rb));
+    assert_eq!(ra.inputs[0].records, rb.inputs[0].records);
+}
+
+/// serde_json skips values it does not keep (unknown fields, `RawValue`s, lenient fields) without
+/// recursion, and stops at depth 128 where it does recurse: a balanced object nested 100k deep is
+/// an object like any other (a record), an unbalanced one is a malformed line, and neither
+/// overflows the stack.
+#[test]
+fn deeply_nested_json_is_a_record_or_a_malformed_line_not_a_stack_overflow() {
+    let deep = 100_000;
+    let arrays = "[".repeat(deep);
+    let closed = "]".repeat(deep);
+    let objects = "{\"a\":".repeat(deep);
+    let braces = "}".repeat(deep);
+    let lines = [
+        EV.to_owned(),
+        // Unbalanced: malformed.
+        format!("{{\"a\":{arrays}"),
+        // Balanced, at the top level, in arrays and in objects: records.
+        format!("{{\"a\":{arrays}{closed}}}"),
+        format!("{objects}1{braces}"),
+        // Balanced, inside the payloads the format modules read.
+        format!(
+            r#"{{"method":"session.event","params":{{"sessionId":"s","event":{{"type":"session/title","seq":5,"data":{{"x":{arrays}{closed}}}}}}}}}"#
+        ),
+        format!(r#"{{"method":"session.status","params":{{"sessionId":"s","status":{objects}1{braces}}}}}"#),
+        format!(
+            r#"{{"method":"session.event","params":{{"sessionId":"s","event":{{"type":"assistant/message","seq":6,"data":{{"message":{{"content":[{{"type":"text","text":{arrays}{closed}}}]}}}}}}}}}}"#
+        ),
+        // Not an object at all: malformed.
+        arrays.clone(),
+        // Unbalanced inside a payload: the line is not JSON.
+        format!(r#"{{"method":"session.event","params":{{"sessionId":"s","event":{{"type":"x/y","data":{arrays}"#),
+        EV.replace("\"seq\":0", "\"seq\":9"),
+    ];
+    let (_d, p) = common::log("deep.jsonl", &(lines.join("\n") + "\n"));
+    let r = nothing_lost(&[p]);
+    assert_eq!(r.inputs[0].format, "dsh-rpc");
+    let malformed: Vec<String> = common::findings(&r).into_iter().filter(|f| f.starts_with("malformed-line")).collect();
+    assert_eq!(malformed, ["malformed-line@2", "malformed-line@8", "malformed-line@9"]);
+    assert_eq!(r.inputs[0].records, 7);
+}
+
+/// Every log the project ships (corpus, conformance inputs, fuzz regressions), plain and
+/// recompressed as zstd: nothing is lost.
+#[test]
+fn nothing_is_lost_in_any_shipped_log_plain_or_zstd() {
+    let repo = common::repo();
+    let mut stack = vec![
+        repo.join("tests/corpus"),
+        repo.join("tests/conformance/cases"),
+        repo.join("crates/arbor-core/tests/regressions"),
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    let mut files = 0;
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            if name == "expected.json" || name.ends_with(".md") {
+                continue;
+            }
+            files += 1;
+            nothing_lost(std::slice::from_ref(&p));
+            let z = tmp.path().join(format!("{files}-{name}.zst"));
+            std::fs::write(&z, zstd::encode_all(&contents(&p)[..], 3).unwrap()).unwrap();
+            let (plain, packed) = (nothing_lost(std::slice::from_ref(&p)), nothing_lost(&[z]));
+            assert_eq!(
+                (plain.inputs[0].records, plain.inputs[0].bad_lines, &plain.inputs[0].format),
+                (packed.inputs[0].records, packed.inputs[0].bad_lines, &packed.inputs[0].format),
+                "{}",
+                p.display()
+            );
+        }
+    }
+    assert!(files >= 50, "only {files} files");
+}
+
+/// Inputs the fuzz targets once failed on (`tests/regressions/`, see its README): each loads, plain
+/// and as zstd, within the test's time, and nothing is lost.
+#[test]
+fn every_fuzz_regression_loads() {
+    let dir = common::repo().join("crates/arbor-core/tests/regressions");
+    let tmp = tempfile::tempdir().unwrap();
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "md") {
+            continue;
+        }
+        n += 1;
+        nothing_lost(std::slice::from_ref(&p));
+        let z = tmp.path().join(format!("{n}.jsonl.zst"));
+        std::fs::write(&z, zstd::encode_all(&contents(&p)[..], 3).unwrap()).unwrap();
+        nothing_lost(&[z]);
+    }
+    assert!(n >= 1);
+}
+
+/// Peak resident memory of this process, in bytes (Linux).
+#[cfg(target_os = "linux")]
+fn peak_rss() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .unwrap()
+        .trim()
+        .trim_end_matches(" kB")
+        .trim()
+        .parse()
+        .unwrap();
+    kb * 1024
+}
+
+/// A zstd bomb whose text is one endless line: a 16 KB file that expands to 512 MB without a
+/// newline. The reader holds a whole line (and the chunked reader copies it), so memory grows
+/// with the line: the 16 KB file costs about 900 MB, and a slightly larger one exhausts memory. A line
+/// over some cap (say 64 MB) should be skipped as a `malformed-line` without being held.
+/// Run alone (`--ignored --test-threads=1`): it measures the process's peak memory.
+#[cfg(target_os = "linux")]
+#[test]
+#[ignore = "engine bug: line length is unbounded, so a small zstd bomb of one endless line takes memory proportional to its expansion"]
+fn a_zstd_bomb_of_one_endless_line_loads_in_bounded_memory() {
+    let frame = zstd::encode_all(&vec![b'a'; 64 << 20][..], 19).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("bomb.jsonl.zst");
+    // Eight concatenated frames decode as one stream: 512 MB of `a`, one line.
+    std::fs::write(&p, frame.repeat(8)).unwrap();
+    assert!(std::fs::metadata(&p).unwrap().len() < 64 << 10);
+    let before = peak_rss();
+    let r = nothing_lost(&[p]);
+    let grew = peak_rss().saturating_sub(before);
+    assert_eq!(r.inputs[0].format, "unknown");
+    assert!(grew < 256 << 20, "loading a {} KB file took {} MB more memory", frame.len() * 8 >> 10, grew >> 20);
+}
