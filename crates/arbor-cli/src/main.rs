@@ -66,7 +66,8 @@ fn run(check: bool, json: bool, paths: &[PathBuf]) -> ExitCode {
     let analysis = arbor_core::analyze(paths, &mut ());
     let report = analysis.report();
     let readable = report.inputs.iter().any(|i| i.format != "unknown");
-    let mut out = std::io::stdout().lock();
+    // Stdout is line-buffered: a report of many lines needs its own buffer.
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let written = if json {
         serde_json::to_writer_pretty(&mut out, &report).map_err(std::io::Error::from).and_then(|_| writeln!(out))
     } else if check {
@@ -74,6 +75,7 @@ fn run(check: bool, json: bool, paths: &[PathBuf]) -> ExitCode {
     } else {
         summary::full(&mut out, &report)
     };
+    let written = written.and_then(|_| out.flush());
     if let Err(e) = written {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
             return fail(&format!("cannot write the report: {e}"));

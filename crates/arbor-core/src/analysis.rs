@@ -9,11 +9,11 @@ use crate::ctx::{Ctx, Record};
 use crate::detect::{detect, Format, DETECT_LINES};
 use crate::dsh::{link_headers, DshRpc, DshSession};
 use crate::finding::{Code, Loc};
+use crate::intern::HashMap;
 use crate::intern::Sym;
 use crate::reader::{self, InputFile, Lines};
 use crate::report::{self, Place, Report};
-use crate::wire::parse_line;
-use std::collections::HashMap;
+use crate::wire::{parse_line, Line};
 use std::path::PathBuf;
 
 /// What the engine has done so far, for a progress bar.
@@ -43,9 +43,6 @@ impl<F: FnMut(&Progress) -> bool> Observer for F {
     }
 }
 
-/// How often the observer is told, in lines.
-const PROGRESS_EVERY: u64 = 1 << 15;
-
 #[derive(Debug, Clone)]
 pub struct FileInfo {
     pub path: PathBuf,
@@ -65,20 +62,18 @@ pub struct Analysis {
 }
 
 enum State {
-    Rpc(DshRpc),
+    Rpc(Box<DshRpc>),
     Session(DshSession),
     Copilot(Copilot),
 }
 
 impl State {
-    fn line(&mut self, cx: &mut Ctx, bytes: &[u8], at: Loc, offset: u64) -> bool {
-        let Some(line) = parse_line(bytes) else { return false };
+    fn route(&mut self, cx: &mut Ctx, line: &Line, at: Loc, offset: u64) {
         match self {
-            State::Rpc(s) => s.line(cx, &line, at, offset),
-            State::Session(s) => s.line(cx, &line, at, offset),
-            State::Copilot(s) => s.line(cx, &line, at, offset),
+            State::Rpc(s) => s.line(cx, line, at, offset),
+            State::Session(s) => s.line(cx, line, at, offset),
+            State::Copilot(s) => s.line(cx, line, at, offset),
         }
-        true
     }
 
     fn finish(&mut self, cx: &mut Ctx) {
@@ -88,6 +83,77 @@ impl State {
             State::Copilot(s) => s.finish(cx),
         }
     }
+}
+
+/// Whole lines of a file, copied out of the stream so another thread can parse them.
+#[derive(Default)]
+struct Chunk {
+    bytes: Vec<u8>,
+    /// Per line: number, offset in the stream, start and end in `bytes`, ended by a newline.
+    lines: Vec<(u64, u64, usize, usize, bool)>,
+    /// Stream bytes consumed up to the end of this chunk.
+    read_to: u64,
+}
+
+/// What the reader thread sends: chunks in order, then the end (with a read error, if any).
+enum Piece {
+    Chunk(Chunk),
+    End(Option<std::io::Error>),
+}
+
+/// About a megabyte of lines a chunk: large enough that a thread hand-off is cheap against it.
+const CHUNK_BYTES: usize = 1 << 20;
+
+/// Read `input` on a thread of its own, sending chunks of whole lines through a small queue.
+fn spawn_reader(mut lines: Lines<Box<dyn std::io::BufRead + Send>>) -> std::sync::mpsc::Receiver<Piece> {
+    let (tx, rx) = std::sync::mpsc::sync_channel(4);
+    std::thread::spawn(move || {
+        let mut chunk = Chunk::default();
+        loop {
+            match lines.next_line() {
+                Ok(Some(l)) => {
+                    let start = chunk.bytes.len();
+                    chunk.bytes.extend_from_slice(l.bytes);
+                    chunk.lines.push((l.number, l.offset, start, chunk.bytes.len(), l.terminated));
+                    if chunk.bytes.len() >= CHUNK_BYTES || chunk.lines.len() >= 1 << 16 {
+                        chunk.read_to = lines.bytes_read();
+                        if tx.send(Piece::Chunk(std::mem::take(&mut chunk))).is_err() {
+                            return; // the analysis was cancelled
+                        }
+                    }
+                }
+                Ok(None) => {
+                    chunk.read_to = lines.bytes_read();
+                    let _ = tx.send(Piece::Chunk(chunk));
+                    let _ = tx.send(Piece::End(None));
+                    return;
+                }
+                Err(e) => {
+                    chunk.read_to = lines.bytes_read();
+                    let _ = tx.send(Piece::Chunk(chunk));
+                    let _ = tx.send(Piece::End(Some(e)));
+                    return;
+                }
+            }
+        }
+    });
+    rx
+}
+
+/// Parse every line of a chunk: `None` for a line that is not a JSON object in valid UTF-8.
+/// This is the part that runs in parallel; it reads nothing but the chunk.
+fn parse_chunk(chunk: &Chunk) -> Vec<Option<Line<'_>>> {
+    chunk
+        .lines
+        .iter()
+        .map(|&(_, _, a, b, _)| {
+            let bytes = &chunk.bytes[a..b];
+            if simdutf8::basic::from_utf8(bytes).is_err() {
+                return None;
+            }
+            parse_line(bytes)
+        })
+        .collect()
 }
 
 fn stem(display: &str) -> String {
@@ -147,6 +213,9 @@ pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
 }
 
 /// Read one file; `false` when the observer cancelled.
+///
+/// A reader thread splits the stream into chunks of whole lines; chunks are taken two at a time
+/// and parsed on two threads at once, and their lines are routed in wire order on this one.
 fn read_file(
     cx: &mut Ctx,
     input: &InputFile,
@@ -156,7 +225,7 @@ fn read_file(
     observer: &mut dyn Observer,
 ) -> bool {
     let base_bytes = progress.bytes_read;
-    let mut lines = match reader::open(&input.path) {
+    let lines = match reader::open(&input.path) {
         Ok(r) => Lines::new(r),
         Err(e) => {
             cx.findings.add(
@@ -168,105 +237,129 @@ fn read_file(
             return true;
         }
     };
-    // Detection reads the first lines; they are kept (a few hundred at most) and replayed.
-    let mut head: Vec<(u64, u64, Vec<u8>, bool)> = Vec::new();
-    let mut error = None;
-    while head.len() < DETECT_LINES {
-        match lines.next_line() {
-            Ok(Some(l)) => head.push((l.number, l.offset, l.bytes.to_vec(), l.terminated)),
-            Ok(None) => break,
-            Err(e) => {
-                error = Some(e);
-                break;
+    let rx = spawn_reader(lines);
+    let mut pending: std::collections::VecDeque<Chunk> = std::collections::VecDeque::new();
+    let mut end: Option<Option<std::io::Error>> = None;
+    // The next chunk from the reader; `None` at the end (and `end` says how it ended).
+    let receive = |end: &mut Option<Option<std::io::Error>>| {
+        if end.is_some() {
+            return None;
+        }
+        match rx.recv() {
+            Ok(Piece::Chunk(c)) => Some(c),
+            Ok(Piece::End(e)) => {
+                *end = Some(e);
+                None
+            }
+            Err(_) => {
+                *end = Some(None);
+                None
             }
         }
+    };
+    let next = |pending: &mut std::collections::VecDeque<Chunk>, end: &mut Option<Option<std::io::Error>>| {
+        pending.pop_front().or_else(|| receive(end))
+    };
+
+    // Detection reads the first lines of the first chunks.
+    let mut head: Vec<Vec<u8>> = Vec::new();
+    while head.len() < DETECT_LINES {
+        let Some(c) = receive(&mut end) else { break };
+        for &(_, _, a, b, _) in c.lines.iter().take(DETECT_LINES - head.len()) {
+            head.push(c.bytes[a..b].to_vec());
+        }
+        pending.push_back(c);
     }
-    let head_bytes: Vec<Vec<u8>> = head.iter().map(|h| h.2.clone()).collect();
-    let Some(format) = detect(head_bytes.iter().map(|b| b.as_slice())) else {
-        info.bytes = lines.bytes_read();
-        let why = match &error {
-            Some(e) => format!("cannot read `{}`: {e}", input.display),
-            None if head.is_empty() => format!("`{}` is empty: no known format", input.display),
-            None => format!("`{}` is in no known format: skipped", input.display),
+    let Some(format) = detect(head.iter().map(|b| b.as_slice())) else {
+        let read_error = end.as_ref().and_then(|e| e.as_ref()).map(|e| e.to_string());
+        info.bytes = pending.back().map_or(0, |c| c.read_to);
+        let why = match (&read_error, head.is_empty()) {
+            (Some(e), _) => format!("cannot read `{}`: {e}", input.display),
+            (None, true) => format!("`{}` is empty: no known format", input.display),
+            (None, false) => format!("`{}` is in no known format: skipped", input.display),
         };
-        let code = if error.is_some() && head.is_empty() { Code::UnreadableInput } else { Code::UnknownFormat };
+        let code = if read_error.is_some() && head.is_empty() { Code::UnreadableInput } else { Code::UnknownFormat };
         cx.findings.add(code, Loc { file, line: 1 }, None, why);
         return true;
     };
     info.format = Some(format);
     let mut state = match format {
-        Format::DshRpc => State::Rpc(DshRpc::default()),
+        Format::DshRpc => State::Rpc(Box::default()),
         Format::DshSession => State::Session(DshSession::new(stem(&input.display))),
-        Format::CopilotEvents => State::Copilot(Copilot::events(events_root_id(&head_bytes, &input.display))),
+        Format::CopilotEvents => State::Copilot(Copilot::events(events_root_id(&head, &input.display))),
         Format::CopilotRpc => State::Copilot(Copilot::rpc()),
     };
-    drop(head_bytes);
-    let mut handle = |cx: &mut Ctx, number: u64, offset: u64, bytes: &[u8], terminated: bool| {
-        if bytes.iter().all(|b| b.is_ascii_whitespace()) {
-            return;
-        }
-        let at = Loc { file, line: number };
-        let valid = std::str::from_utf8(bytes).is_ok() && state.line(cx, bytes, at, offset);
-        if valid {
-            info.records += 1;
-        } else {
-            info.bad_lines += 1;
-            if terminated {
-                cx.findings.add(Code::MalformedLine, at, None, malformed_why(bytes));
-            } else {
-                cx.findings.add(
-                    Code::TruncatedFinalLine,
-                    at,
-                    None,
-                    "the last line has no final newline and does not parse: the log was still being written",
-                );
+    drop(head);
+
+    let mut route = |cx: &mut Ctx, info: &mut FileInfo, chunk: &Chunk, parsed: &[Option<Line>]| {
+        for (&(number, offset, a, b, terminated), line) in chunk.lines.iter().zip(parsed) {
+            let bytes = &chunk.bytes[a..b];
+            let at = Loc { file, line: number };
+            match line {
+                Some(line) => {
+                    info.records += 1;
+                    state.route(cx, line, at, offset);
+                }
+                None if bytes.iter().all(|b| b.is_ascii_whitespace()) => {}
+                None => {
+                    info.bad_lines += 1;
+                    if terminated {
+                        cx.findings.add(Code::MalformedLine, at, None, malformed_why(bytes));
+                    } else {
+                        cx.findings.add(
+                            Code::TruncatedFinalLine,
+                            at,
+                            None,
+                            "the last line has no final newline and does not parse: the log was still being written",
+                        );
+                    }
+                }
             }
         }
     };
-    for (number, offset, bytes, terminated) in head {
-        handle(cx, number, offset, &bytes, terminated);
-    }
-    let mut count = 0u64;
-    if error.is_none() {
-        loop {
-            match lines.next_line() {
-                Ok(Some(l)) => {
-                    handle(cx, l.number, l.offset, l.bytes, l.terminated);
-                    count += 1;
-                    if count.is_multiple_of(PROGRESS_EVERY) {
-                        progress.bytes_read = base_bytes + lines.bytes_read();
-                        progress.records = cx.records.len() as u64;
-                        progress.sessions = cx.graph.len();
-                        progress.findings = cx.findings.list.len();
-                        if !observer.progress(progress) {
-                            return false;
-                        }
-                    }
-                }
-                Ok(None) => break,
-                Err(e) => {
-                    error = Some(e);
-                    break;
-                }
+    let mut last_told = base_bytes;
+    let mut read_to = 0;
+    let mut last_line = 0;
+    while let Some(a) = next(&mut pending, &mut end) {
+        let b = next(&mut pending, &mut end);
+        std::thread::scope(|scope| {
+            let parse_b = b.as_ref().map(|b| scope.spawn(move || parse_chunk(b)));
+            let parsed_a = parse_chunk(&a);
+            route(cx, info, &a, &parsed_a);
+            if let (Some(b), Some(handle)) = (&b, parse_b) {
+                let parsed_b = handle.join().unwrap_or_else(|_| b.lines.iter().map(|_| None).collect());
+                route(cx, info, b, &parsed_b);
+            }
+        });
+        let last = b.as_ref().unwrap_or(&a);
+        read_to = last.read_to;
+        last_line = last.lines.last().map_or(last_line, |l| l.0);
+        progress.bytes_read = base_bytes + read_to;
+        // Tell the observer early (the first sessions), then about every 16 MB.
+        if last_told == base_bytes || progress.bytes_read - last_told >= 16 << 20 {
+            last_told = progress.bytes_read;
+            progress.records = cx.records.len() as u64;
+            progress.sessions = cx.graph.len();
+            progress.findings = cx.findings.list.len();
+            if !observer.progress(progress) {
+                return false;
             }
         }
     }
-    if let Some(e) = error {
+    if let Some(Some(e)) = end {
         // A read error (a corrupt zstd frame) ends this file; what was read stays.
-        let line = lines_read(cx, file) + 1;
-        cx.findings.add(Code::UnreadableInput, Loc { file, line }, None, format!("reading stopped here: {e}"));
+        cx.findings.add(
+            Code::UnreadableInput,
+            Loc { file, line: last_line + 1 },
+            None,
+            format!("reading stopped here: {e}"),
+        );
     }
     state.finish(cx);
-    info.bytes = lines.bytes_read();
+    info.bytes = read_to;
     progress.bytes_read = base_bytes + info.bytes;
     progress.records = cx.records.len() as u64;
     true
-}
-
-fn lines_read(cx: &Ctx, file: u32) -> u64 {
-    let last_record = cx.records.iter().rev().find(|r| r.file == file).map_or(0, |r| r.line as u64);
-    let last_finding = cx.findings.list.iter().filter(|f| f.at.file == file).map(|f| f.at.line).max().unwrap_or(0);
-    last_record.max(last_finding)
 }
 
 fn malformed_why(bytes: &[u8]) -> String {

@@ -7,7 +7,7 @@
 
 use crate::finding::{Code, Findings, Loc};
 use crate::intern::Sym;
-use crate::wire::{text_of, Block, Data, List};
+use crate::wire::{text_of, Block, Content, Data};
 
 /// The durable vocabulary: anything else without `ignorable: true` is unknown.
 pub const KNOWN_TYPES: &[&str] = &[
@@ -100,7 +100,7 @@ pub struct EventView<'a> {
     pub count: u64,
     pub time: Option<f64>,
     pub ignorable: bool,
-    pub data: Data<'a>,
+    pub data: &'a Data<'a>,
 }
 
 #[derive(Debug)]
@@ -188,7 +188,7 @@ impl Checker {
             }
             self.last_seq = Some(seq + ev.count.saturating_sub(1) as i64);
         }
-        let d = &ev.data;
+        let d = ev.data;
         let (dt, ds) = (num(d.turn), num(d.step));
         match ev.kind {
             k if MIRROR_TYPES.contains(&k) => {
@@ -464,8 +464,10 @@ fn tool_result_call_id(d: &Data) -> Option<String> {
     if let Some(id) = d.call_id.non_empty() {
         return Some(id.to_owned());
     }
-    let blocks: Option<List<Block>> = d.content.and_then(|c| serde_json::from_str(c.get()).ok());
-    blocks.and_then(|b| block_call_id(&b.0))
+    match &d.content {
+        Content::Blocks(b) => block_call_id(b),
+        _ => None,
+    }
 }
 
 fn block_call_id(blocks: &[Block]) -> Option<String> {

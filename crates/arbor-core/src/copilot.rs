@@ -8,9 +8,9 @@
 use crate::ctx::{Ctx, Kind, LooseReply, NaiveRec, WaitRec};
 use crate::finding::{Code, Loc};
 use crate::intern::Sym;
+use crate::intern::{HashMap, HashSet};
 use crate::report::{Outcome, WaitOutcome};
-use crate::wire::{parse_line, text_of, Block, Data, Line, List, Params};
-use std::collections::{HashMap, HashSet};
+use crate::wire::{parse_line, Data, Line, Params};
 
 const LIFECYCLE: &[&str] = &["subagent.started", "subagent.configured", "subagent.completed", "subagent.failed"];
 
@@ -97,13 +97,13 @@ impl Root {
     fn new(id: Sym) -> Self {
         Root {
             id,
-            known: HashSet::new(),
-            told: HashSet::new(),
-            tool_calls: HashMap::new(),
-            open_turns: HashMap::new(),
+            known: HashSet::default(),
+            told: HashSet::default(),
+            tool_calls: HashMap::default(),
+            open_turns: HashMap::default(),
             waits: Vec::new(),
             has_idle: false,
-            loose: HashMap::new(),
+            loose: HashMap::default(),
         }
     }
 }
@@ -124,7 +124,7 @@ pub fn events_root_id(head: &[Vec<u8>], display: &str) -> String {
     for bytes in head {
         if let Some(l) = parse_line(bytes) {
             if l.kind.as_str() == Some("session.start") {
-                if let Some(id) = Data::parse(l.data).session_id.non_empty() {
+                if let Some(id) = l.data.0.as_ref().and_then(|d| d.session_id.non_empty()) {
                     return id.to_owned();
                 }
             }
@@ -139,21 +139,16 @@ pub fn events_root_id(head: &[Vec<u8>], display: &str) -> String {
 }
 
 fn content_text(d: &Data) -> Option<String> {
-    let raw = d.content?;
-    if let Ok(s) = serde_json::from_str::<String>(raw.get()) {
-        return Some(s);
-    }
-    let blocks: List<Block> = serde_json::from_str(raw.get()).ok()?;
-    Some(text_of(&blocks.0))
+    d.content.text()
 }
 
 impl Copilot {
     pub fn events(root: String) -> Self {
-        Copilot { rpc: false, events_root: Some(root), roots: Vec::new(), root_ix: HashMap::new() }
+        Copilot { rpc: false, events_root: Some(root), roots: Vec::new(), root_ix: HashMap::default() }
     }
 
     pub fn rpc() -> Self {
-        Copilot { rpc: true, events_root: None, roots: Vec::new(), root_ix: HashMap::new() }
+        Copilot { rpc: true, events_root: None, roots: Vec::new(), root_ix: HashMap::default() }
     }
 
     fn root(&mut self, cx: &mut Ctx, id: &str, at: Loc) -> usize {
@@ -169,12 +164,12 @@ impl Copilot {
 
     pub fn line(&mut self, cx: &mut Ctx, line: &Line, at: Loc, offset: u64) {
         if self.rpc {
-            let params: Params = line.params.and_then(|p| serde_json::from_str(p.get()).ok()).unwrap_or_default();
-            let event: Option<Line> = params.event.and_then(|e| serde_json::from_str(e.get()).ok());
-            match (line.method.as_str(), params.session_id.non_empty(), event) {
+            let empty = Params::default();
+            let params = line.params.0.as_deref().unwrap_or(&empty);
+            match (line.method.as_str(), params.session_id.non_empty(), params.event.0.as_deref()) {
                 (Some("session.event"), Some(sid), Some(ev)) => {
                     let r = self.root(cx, sid, at);
-                    self.event(cx, r, &ev, at, offset);
+                    self.event(cx, r, ev, at, offset);
                 }
                 _ => {
                     let kind = if line.method.present { Kind::Request } else { Kind::Response };
@@ -190,7 +185,7 @@ impl Copilot {
 
     fn event(&mut self, cx: &mut Ctx, r: usize, ev: &Line, at: Loc, offset: u64) {
         let kind = ev.kind.as_str().unwrap_or("");
-        let data = Data::parse(ev.data);
+        let data = ev.data.0.as_deref().unwrap_or(Data::empty());
         let root_id = self.roots[r].id;
         let stamp = ev.agent_id.non_empty().map(|a| cx.sym(a, at));
         let lifecycle = LIFECYCLE.contains(&kind);
@@ -306,7 +301,7 @@ impl Copilot {
             });
             return;
         }
-        let text = if kind == "assistant.message" { content_text(&data) } else { None };
+        let text = if kind == "assistant.message" { content_text(data) } else { None };
         if let Some(w) = root.waits.last_mut() {
             if !w.correct.done && is_sub {
                 let name = cx.ids.name(agent).to_owned();

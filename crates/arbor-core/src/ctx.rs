@@ -6,9 +6,9 @@
 use crate::boundary::Turns;
 use crate::finding::{Code, Findings, Loc};
 use crate::graph::SessionGraph;
+use crate::intern::{HashMap, HashSet};
 use crate::intern::{Interner, Sym};
 use crate::report::WaitOutcome;
-use std::collections::{HashMap, HashSet};
 
 /// What a record is, in one byte.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

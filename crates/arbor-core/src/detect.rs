@@ -3,7 +3,7 @@
 //! Each of the first lines of a file votes; the first decisive vote names the format. Lines that
 //! fit several formats (a JSON-RPC response, a header-less blank object) do not vote.
 
-use crate::wire::{parse_line, Line, Params};
+use crate::wire::{parse_line, Line};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Format {
@@ -44,8 +44,8 @@ fn copilot_like_type(t: &str) -> bool {
 pub fn vote(line: &Line) -> Option<Format> {
     if let Some(method) = line.method.as_str() {
         if method == "session.event" {
-            let params: Params = line.params.and_then(|p| serde_json::from_str(p.get()).ok())?;
-            let event: Line = params.event.and_then(|e| serde_json::from_str(e.get()).ok())?;
+            let params = line.params.0.as_ref()?;
+            let event = params.event.0.as_deref()?;
             let t = event.kind.as_str()?;
             if copilot_like_type(t) || event.timestamp.present {
                 return Some(Format::CopilotRpc);
@@ -61,7 +61,7 @@ pub fn vote(line: &Line) -> Option<Format> {
     if t == "session" && line.id.as_str().is_some() && line.version.0.is_some() {
         return Some(Format::DshSession);
     }
-    if dsh_like_type(t) && (line.data.is_some() || line.seq.0.is_some()) {
+    if dsh_like_type(t) && (line.data.0.is_some() || line.seq.0.is_some()) {
         return Some(Format::DshSession);
     }
     if copilot_like_type(t) && (line.timestamp.present || line.id.present) {

@@ -10,9 +10,9 @@ use crate::ctx::{Ctx, Kind, NaiveRec, WaitRec};
 use crate::finding::{Code, Loc};
 use crate::graph::Ancestry;
 use crate::intern::Sym;
+use crate::intern::{HashMap, HashSet};
 use crate::report::{Outcome, WaitOutcome};
 use crate::wire::{text_of, Data, Line, Params};
-use std::collections::{HashMap, HashSet};
 
 /// The kind of a durable event type, for the record index.
 pub fn event_kind(t: &str) -> Kind {
@@ -33,7 +33,7 @@ pub fn event_kind(t: &str) -> Kind {
 /// The checker's view of a durable event line.
 pub fn event_view<'a>(ev: &'a Line<'a>) -> EventView<'a> {
     let kind = ev.kind.as_str().unwrap_or("");
-    let data = Data::parse(ev.data);
+    let data = ev.data.0.as_deref().unwrap_or(Data::empty());
     let packed = kind.ends_with("-chunks");
     let count = if packed { data.dt.0.unwrap_or(1).max(1) } else { 1 };
     EventView {
@@ -88,11 +88,12 @@ impl DshRpc {
             cx.record(at, offset, None, Kind::Request, None);
             return;
         }
-        let params: Params = line.params.and_then(|p| serde_json::from_str(p.get()).ok()).unwrap_or_default();
+        let empty = Params::default();
+        let params = line.params.0.as_deref().unwrap_or(&empty);
         match method {
-            "subagent.started" => self.started(cx, &params, at, offset),
-            "subagent.finished" => self.finished(cx, &params, at, offset),
-            _ => self.notification(cx, method, &params, at, offset),
+            "subagent.started" => self.started(cx, params, at, offset),
+            "subagent.finished" => self.finished(cx, params, at, offset),
+            _ => self.notification(cx, method, params, at, offset),
         }
     }
 
@@ -263,9 +264,7 @@ impl DshRpc {
             return;
         };
         let s = cx.sym(sid, at);
-        let event: Option<Line> =
-            if method == "session.event" { p.event.and_then(|e| serde_json::from_str(e.get()).ok()) } else { None };
-        let view = event.as_ref().map(event_view);
+        let view = if method == "session.event" { p.event.0.as_deref().map(event_view) } else { None };
         let kind = match (&view, method, p.status.as_str()) {
             (Some(v), ..) => event_kind(v.kind),
             (None, "session.status", _) => Kind::Status,

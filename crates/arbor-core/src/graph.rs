@@ -7,11 +7,11 @@
 
 use crate::finding::Loc;
 use crate::intern::Sym;
+use crate::intern::{HashMap, HashSet};
 use crate::report::Outcome;
 use petgraph::stable_graph::{NodeIndex, StableDiGraph};
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
-use std::collections::{HashMap, HashSet};
 
 #[derive(Debug, Clone)]
 pub struct RunData {
@@ -120,7 +120,7 @@ impl SessionGraph {
     /// Root and depth of every session, following the last parent each had. A session whose
     /// chain meets a cycle, or a parent that is not a loaded session, has neither.
     pub fn placements(&self) -> HashMap<Sym, Placement> {
-        let mut out: HashMap<Sym, Placement> = HashMap::with_capacity(self.index.len());
+        let mut out: HashMap<Sym, Placement> = HashMap::with_capacity_and_hasher(self.index.len(), Default::default());
         let none = Placement { root: None, depth: None };
         for node in self.graph.node_weights() {
             if out.contains_key(&node.id) {
@@ -128,7 +128,7 @@ impl SessionGraph {
             }
             // Walk up iteratively until a placed session, a root, or a repeat.
             let mut path = Vec::new();
-            let mut on_path = HashSet::new();
+            let mut on_path = HashSet::default();
             let mut cur = node.id;
             let base = loop {
                 if let Some(&p) = out.get(&cur) {
@@ -164,7 +164,7 @@ impl SessionGraph {
     /// Sessions in report order: each root followed by its subtree depth-first, roots and siblings
     /// in order of first appearance; then whatever hangs under no root (cycles, missing parents).
     pub fn report_order(&self) -> Vec<Sym> {
-        let mut children: HashMap<Sym, Vec<&SessionNode>> = HashMap::new();
+        let mut children: HashMap<Sym, Vec<&SessionNode>> = HashMap::default();
         let mut tops = Vec::new();
         for n in self.nodes() {
             match n.parent {
@@ -173,7 +173,7 @@ impl SessionGraph {
             }
         }
         let mut out = Vec::with_capacity(self.index.len());
-        let mut done = HashSet::new();
+        let mut done = HashSet::default();
         let visit = |start: Sym, out: &mut Vec<Sym>, done: &mut HashSet<Sym>| {
             let mut stack = vec![start];
             while let Some(s) = stack.pop() {

@@ -2,7 +2,10 @@
 //!
 //! Logs repeat the same few ids millions of times; the record index holds 4-byte symbols instead.
 
-use std::collections::HashMap;
+/// Hash maps and sets of the engine: ahash, randomly seeded, so ids crafted to collide cannot
+/// make lookups quadratic, and several times faster than SipHash on short ids.
+pub type HashMap<K, V> = std::collections::HashMap<K, V, ahash::RandomState>;
+pub type HashSet<K> = std::collections::HashSet<K, ahash::RandomState>;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Sym(pub u32);

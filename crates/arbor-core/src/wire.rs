@@ -1,13 +1,13 @@
 //! Wire shapes: lenient, borrowed views of one JSON line of any supported format.
 //!
-//! A line is parsed once into `Line` (a superset of every format's top-level fields); nested
-//! payloads stay `RawValue` until a format module asks for them. Field types are lenient: a field
-//! of an unexpected type reads as absent instead of failing the whole line, because "a JSON object
-//! with a surprising field" is a different fact from "not JSON" and must not hide the rest.
+//! A line is parsed once, in one pass, into `Line` (a superset of every format's fields, nested
+//! payloads included). Field types are lenient: a field of an unexpected type reads as absent
+//! instead of failing the whole line, because "a JSON object with a surprising field" is a
+//! different fact from "not JSON" and must not hide the rest. Since every field is lenient, a
+//! nested object is read in place without buffering.
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::fmt;
 
@@ -135,8 +135,40 @@ pub struct Flag(pub Option<bool>);
 
 impl<'de> Deserialize<'de> for Flag {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let v = serde_json::Value::deserialize(d)?;
-        Ok(Flag(v.as_bool()))
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Flag;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Flag, E> {
+                Ok(Flag(Some(v)))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Flag, E> {
+                Ok(Flag(None))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Flag, E> {
+                Ok(Flag(None))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Flag, E> {
+                Ok(Flag(None))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Flag, E> {
+                Ok(Flag(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Flag, E> {
+                Ok(Flag(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Flag, A::Error> {
+                while a.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Flag(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Flag, A::Error> {
+                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Flag(None))
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 
@@ -251,9 +283,106 @@ impl<T> Default for Obj<T> {
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        // Buffer through RawValue so that a shape mismatch does not fail the enclosing line.
-        let raw: &'de RawValue = Deserialize::deserialize(d)?;
-        Ok(Obj(serde_json::from_str(raw.get()).ok()))
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = Obj<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any value")
+            }
+            // Every field of the shapes below is lenient, so reading the object in place cannot
+            // fail on a surprising field: one pass, no buffering.
+            fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<Obj<T>, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(a)).map(|t| Obj(Some(t)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Obj<T>, A::Error> {
+                while a.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Obj(None))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Obj<T>, E> {
+                Ok(Obj(None))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Obj<T>, E> {
+                Ok(Obj(None))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Obj<T>, E> {
+                Ok(Obj(None))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Obj<T>, E> {
+                Ok(Obj(None))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Obj<T>, E> {
+                Ok(Obj(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Obj<T>, E> {
+                Ok(Obj(None))
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// A `content` field: a string (Copilot messages) or a list of blocks (older dsh tool results).
+#[derive(Debug, Default)]
+pub enum Content<'a> {
+    #[default]
+    None,
+    Text(Cow<'a, str>),
+    Blocks(Vec<Block<'a>>),
+}
+
+impl<'a> Content<'a> {
+    /// The text: the string itself, or the text blocks concatenated.
+    pub fn text(&self) -> Option<String> {
+        match self {
+            Content::None => None,
+            Content::Text(t) => Some(t.to_string()),
+            Content::Blocks(b) => Some(text_of(b)),
+        }
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Content<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Content::Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Content::Text(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Content::Text(Cow::Owned(v)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, a: A) -> Result<Self::Value, A::Error> {
+                let list: List<Block<'a>> = Deserialize::deserialize(de::value::SeqAccessDeserializer::new(a))?;
+                Ok(Content::Blocks(list.0))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Content::None)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Content::None)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Content::None)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Content::None)
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Content::None)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Content::None)
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
     }
 }
 
@@ -266,7 +395,7 @@ pub struct Line<'a> {
     #[serde(borrow)]
     pub id: Str<'a>,
     #[serde(borrow)]
-    pub params: Option<&'a RawValue>,
+    pub params: Obj<Box<Params<'a>>>,
     pub result: Option<IgnoredAny>,
     pub error: Option<IgnoredAny>,
     #[serde(borrow, rename = "type")]
@@ -276,7 +405,7 @@ pub struct Line<'a> {
     pub seq0: Num,
     pub time0: Num,
     #[serde(borrow)]
-    pub data: Option<&'a RawValue>,
+    pub data: Obj<Box<Data<'a>>>,
     pub ignorable: Flag,
     // dsh-session header
     #[serde(borrow, rename = "parentSession")]
@@ -298,7 +427,7 @@ pub struct Params<'a> {
     #[serde(borrow, rename = "sessionId")]
     pub session_id: Str<'a>,
     #[serde(borrow)]
-    pub event: Option<&'a RawValue>,
+    pub event: Obj<Box<Line<'a>>>,
     #[serde(borrow)]
     pub status: Str<'a>,
     #[serde(borrow, rename = "parentSessionId")]
@@ -314,8 +443,10 @@ pub struct Params<'a> {
 pub struct Block<'a> {
     #[serde(borrow, rename = "type")]
     pub kind: Str<'a>,
+    /// Kept raw (skipped, not decoded) until asked for: reasoning blocks can be long and are
+    /// never shown in a reply.
     #[serde(borrow)]
-    pub text: Str<'a>,
+    pub text: Option<&'a serde_json::value::RawValue>,
     #[serde(borrow, rename = "toolCallId")]
     pub tool_call_id: Str<'a>,
 }
@@ -374,12 +505,14 @@ pub struct Data<'a> {
     pub turn_id: Str<'a>,
     /// A string (Copilot messages) or a list of blocks (older dsh tool results).
     #[serde(borrow)]
-    pub content: Option<&'a RawValue>,
+    pub content: Content<'a>,
 }
 
-impl<'a> Data<'a> {
-    pub fn parse(raw: Option<&'a RawValue>) -> Data<'a> {
-        raw.and_then(|r| serde_json::from_str(r.get()).ok()).unwrap_or_default()
+impl Data<'static> {
+    /// The data of an event that has none.
+    pub fn empty() -> &'static Data<'static> {
+        static EMPTY: std::sync::LazyLock<Data<'static>> = std::sync::LazyLock::new(Data::default);
+        &EMPTY
     }
 }
 
@@ -388,8 +521,8 @@ pub fn text_of(blocks: &[Block]) -> String {
     let mut out = String::new();
     for b in blocks {
         if b.kind.as_str() == Some("text") {
-            if let Some(t) = b.text.as_str() {
-                out.push_str(t);
+            if let Some(Ok(t)) = b.text.map(|raw| serde_json::from_str::<Cow<str>>(raw.get())) {
+                out.push_str(&t);
             }
         }
     }
