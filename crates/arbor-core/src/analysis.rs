@@ -28,9 +28,15 @@ pub struct Progress {
     pub findings: usize,
 }
 
-/// Told of progress every so many lines; returning `false` cancels the analysis.
+/// Told of progress as the analysis goes; returning `false` from either method cancels it.
 pub trait Observer {
     fn progress(&mut self, _p: &Progress) -> bool {
+        true
+    }
+
+    /// What was found since the last delta. Called right after the first chunks of the first
+    /// file (so a viewer can show the first sessions at once), then about every 16 MB.
+    fn delta(&mut self, _d: Delta) -> bool {
         true
     }
 }
@@ -189,6 +195,9 @@ pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
         ..Progress::default()
     };
     let mut cancelled = false;
+    let mut mark = DeltaMark::default();
+    let mut names: Vec<String> = files.iter().map(|f| f.display.clone()).collect();
+    names.extend(inputs.iter().map(|f| f.display.clone()));
     for input in inputs {
         let file = files.len() as u32;
         files.push(FileInfo {
@@ -199,7 +208,8 @@ pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
             bad_lines: 0,
             bytes: 0,
         });
-        if !read_file(&mut cx, &input, file, &mut files[file as usize], &mut progress, observer) {
+        let mut tell = |cx: &Ctx, p: &Progress| observer.progress(p) && observer.delta(mark.take(cx, &names, p));
+        if !read_file(&mut cx, &input, file, &mut files[file as usize], &mut progress, &mut tell) {
             cancelled = true;
             break;
         }
@@ -209,6 +219,7 @@ pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
     progress.sessions = cx.graph.len();
     progress.findings = cx.findings.list.len();
     observer.progress(&progress);
+    observer.delta(mark.take(&cx, &names, &progress));
     Analysis { cx, files, cancelled }
 }
 
@@ -222,7 +233,7 @@ fn read_file(
     file: u32,
     info: &mut FileInfo,
     progress: &mut Progress,
-    observer: &mut dyn Observer,
+    tell: &mut dyn FnMut(&Ctx, &Progress) -> bool,
 ) -> bool {
     let base_bytes = progress.bytes_read;
     let lines = match reader::open(&input.path) {
@@ -341,7 +352,7 @@ fn read_file(
             progress.records = cx.records.len() as u64;
             progress.sessions = cx.graph.len();
             progress.findings = cx.findings.list.len();
-            if !observer.progress(progress) {
+            if !tell(cx, progress) {
                 return false;
             }
         }
@@ -566,4 +577,171 @@ impl Analysis {
     pub fn session_index(&self) -> HashMap<String, usize> {
         self.cx.graph.report_order().into_iter().enumerate().map(|(i, s)| (self.name(s).to_owned(), i)).collect()
     }
+}
+
+/// What a delta says of one session: enough to draw it in a tree before the analysis ends.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SessionDelta {
+    pub id: String,
+    pub parent: Option<String>,
+    pub label: Option<String>,
+}
+
+/// A run edge made since the last delta: `child` now hangs under `parent`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct EdgeDelta {
+    pub child: String,
+    pub parent: Option<String>,
+}
+
+/// What the analysis found since the last delta: new sessions, new run edges, new findings.
+/// The final report supersedes every delta.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Delta {
+    pub progress: Progress,
+    pub sessions: Vec<SessionDelta>,
+    pub edges: Vec<EdgeDelta>,
+    pub findings: Vec<report::Diagnostic>,
+}
+
+/// Where the last delta stopped, per kind of fact.
+#[derive(Debug, Default)]
+struct DeltaMark {
+    sessions: usize,
+    runs: usize,
+    findings: usize,
+}
+
+impl DeltaMark {
+    fn take(&mut self, cx: &Ctx, files: &[String], progress: &Progress) -> Delta {
+        let name = |s: Sym| cx.ids.name(s).to_owned();
+        let sessions = cx
+            .graph
+            .order_since(self.sessions)
+            .iter()
+            .filter_map(|&s| cx.graph.get(s))
+            .map(|n| SessionDelta { id: name(n.id), parent: n.parent.map(name), label: n.label.clone() })
+            .collect::<Vec<_>>();
+        let edges = cx
+            .graph
+            .runs_since(self.runs)
+            .iter()
+            .map(|&(c, p)| EdgeDelta { child: name(c), parent: p.map(name) })
+            .collect::<Vec<_>>();
+        let findings = cx.findings.list[self.findings.min(cx.findings.list.len())..]
+            .iter()
+            .map(|f| report::Diagnostic {
+                code: f.code.as_str().to_owned(),
+                severity: f.code.severity(),
+                at: Place { file: files.get(f.at.file as usize).cloned().unwrap_or_default(), line: f.at.line },
+                session: f.session.map(name),
+                message: f.message.clone(),
+            })
+            .collect::<Vec<_>>();
+        self.sessions += sessions.len();
+        self.runs += edges.len();
+        self.findings = cx.findings.list.len();
+        Delta { progress: *progress, sessions, edges, findings }
+    }
+}
+
+/// One record as a view shows it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RecordView {
+    /// The record's position in the whole analysis (wire order across inputs).
+    pub index: usize,
+    pub file: String,
+    pub line: u64,
+    pub session: Option<String>,
+    pub kind: &'static str,
+    /// Epoch milliseconds, when the log has a clock.
+    pub time: Option<f64>,
+}
+
+/// A search hit: a session (by id or label) or a record (by event kind or text).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum Hit {
+    Session { id: String, label: Option<String> },
+    Record { record: RecordView, text: String },
+}
+
+impl Analysis {
+    pub fn record_view(&self, index: usize) -> Option<RecordView> {
+        let r = self.cx.records.get(index)?;
+        Some(RecordView {
+            index,
+            file: self.files.get(r.file as usize)?.display.clone(),
+            line: r.line as u64,
+            session: (r.session != crate::ctx::NO_SESSION).then(|| self.cx.ids.name(Sym(r.session)).to_owned()),
+            kind: r.kind.as_str(),
+            time: (!r.time.is_nan()).then_some(r.time),
+        })
+    }
+
+    /// The record at a place (records are in wire order, so this is a binary search).
+    pub fn find_record(&self, file: &str, line: u64) -> Option<usize> {
+        let f = self.files.iter().position(|f| f.display == file)? as u32;
+        self.cx.records.binary_search_by(|r| (r.file, r.line as u64).cmp(&(f, line))).ok()
+    }
+
+    /// The records around one: `before` before it, `after` after it, itself included.
+    pub fn records_around(&self, index: usize, before: usize, after: usize) -> Vec<RecordView> {
+        let lo = index.saturating_sub(before);
+        let hi = (index + after + 1).min(self.cx.records.len());
+        (lo..hi).filter_map(|i| self.record_view(i)).collect()
+    }
+
+    /// Sessions whose id or label contains `query`, then records whose kind or raw text does
+    /// (case-insensitive), at most `limit` hits in all. Text is read back from the files.
+    pub fn search(&self, query: &str, limit: usize) -> Vec<Hit> {
+        let q = query.to_lowercase();
+        if q.is_empty() || limit == 0 {
+            return Vec::new();
+        }
+        let mut hits = Vec::new();
+        for n in self.cx.graph.nodes() {
+            let id = self.cx.ids.name(n.id);
+            let label_hit = n.label.as_deref().is_some_and(|l| l.to_lowercase().contains(&q));
+            if id.to_lowercase().contains(&q) || label_hit {
+                hits.push(Hit::Session { id: id.to_owned(), label: n.label.clone() });
+                if hits.len() >= limit {
+                    return hits;
+                }
+            }
+        }
+        for info in &self.files {
+            if info.format.is_none() {
+                continue;
+            }
+            let Ok(r) = reader::open(&info.path) else { continue };
+            let mut lines = Lines::new(r);
+            while let Ok(Some(l)) = lines.next_line() {
+                let text = String::from_utf8_lossy(l.bytes);
+                if !text.to_lowercase().contains(&q) {
+                    continue;
+                }
+                let Some(ix) = self.find_record(&info.display, l.number) else { continue };
+                let Some(record) = self.record_view(ix) else { continue };
+                hits.push(Hit::Record { record, text: snippet(&text, &q, 240) });
+                if hits.len() >= limit {
+                    return hits;
+                }
+            }
+        }
+        hits
+    }
+}
+
+/// Up to `width` characters of `text` around the first case-insensitive match of `q`.
+fn snippet(text: &str, q: &str, width: usize) -> String {
+    let lower = text.to_lowercase();
+    // Lowercasing can change byte lengths; count in characters to stay on char boundaries.
+    let at = lower.find(q).map_or(0, |b| lower[..b].chars().count());
+    let start = at.saturating_sub(width / 3);
+    let mut out: String = text.chars().skip(start).take(width).collect();
+    if start > 0 {
+        out.insert(0, '…');
+    }
+    out
 }

@@ -35,6 +35,32 @@ pub enum Kind {
     Other,
 }
 
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Header => "header",
+            Kind::Request => "request",
+            Kind::Response => "response",
+            Kind::Status => "status",
+            Kind::SubagentStarted => "subagent.started",
+            Kind::SubagentFinished => "subagent.finished",
+            Kind::TurnStart => "turn/start",
+            Kind::TurnEnd => "turn/end",
+            Kind::StepStart => "step/start",
+            Kind::StepEnd => "step/end",
+            Kind::UserMessage => "user message",
+            Kind::AssistantMessage => "assistant message",
+            Kind::Chunk => "chunk",
+            Kind::ToolCall => "tool call",
+            Kind::ToolResult => "tool result",
+            Kind::Idle => "idle",
+            Kind::Error => "error",
+            Kind::Lifecycle => "lifecycle",
+            Kind::Other => "event",
+        }
+    }
+}
+
 /// One record of the index: where it is and what it is. The line's text stays in the file.
 #[derive(Debug, Clone, Copy)]
 pub struct Record {

@@ -48,6 +48,10 @@ pub struct SessionGraph {
     graph: StableDiGraph<SessionNode, u32>,
     index: HashMap<Sym, NodeIndex>,
     seen: u64,
+    /// Sessions in order of first appearance, and every run edge as it was made: what a delta
+    /// sends is the tail of each since the last one.
+    order: Vec<Sym>,
+    run_log: Vec<(Sym, Option<Sym>)>,
 }
 
 impl SessionGraph {
@@ -68,6 +72,7 @@ impl SessionGraph {
                     header_depth: None,
                 });
                 self.index.insert(id, ix);
+                self.order.push(id);
                 ix
             }
         };
@@ -102,12 +107,23 @@ impl SessionGraph {
         node.parent = parent;
         node.inferred_parent = inferred;
         let run = node.runs.len() - 1;
+        self.run_log.push((child, parent));
         if let Some(p) = parent {
             if let (Some(&pi), Some(&ci)) = (self.index.get(&p), self.index.get(&child)) {
                 self.graph.add_edge(pi, ci, run as u32);
             }
         }
         run
+    }
+
+    /// Sessions in first-appearance order, from the `from`-th on.
+    pub fn order_since(&self, from: usize) -> &[Sym] {
+        self.order.get(from..).unwrap_or(&[])
+    }
+
+    /// Run edges (child, parent) in the order they were made, from the `from`-th on.
+    pub fn runs_since(&self, from: usize) -> &[(Sym, Option<Sym>)] {
+        self.run_log.get(from..).unwrap_or(&[])
     }
 
     /// Sessions in first-appearance order.
