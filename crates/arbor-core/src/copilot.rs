@@ -230,7 +230,8 @@ impl Copilot {
             k if LIFECYCLE.contains(&k) => Kind::Lifecycle,
             _ => Kind::Other,
         };
-        cx.record(at, offset, Some(agent), rec_kind, None);
+        let time = ev.timestamp.as_str().and_then(crate::wire::rfc3339_ms);
+        cx.record(at, offset, Some(agent), rec_kind, time);
 
         match kind {
             "subagent.started" if is_sub => {
@@ -276,6 +277,7 @@ impl Copilot {
             "assistant.turn_start" => {
                 let id = data.turn_id.as_str().unwrap_or_default().to_owned();
                 cx.turns.list.push(turn_rec(agent, &id, Some(at), None));
+                cx.turns.list.last_mut().expect("pushed").start_time = time;
                 root.open_turns.insert(agent, (id, cx.turns.list.len() - 1));
             }
             "assistant.turn_end" => {
@@ -283,9 +285,13 @@ impl Copilot {
                 match root.open_turns.get(&agent) {
                     Some((open, ix)) if *open == id => {
                         cx.turns.list[*ix].end = Some(at);
+                        cx.turns.list[*ix].end_time = time;
                         root.open_turns.remove(&agent);
                     }
-                    _ => cx.turns.list.push(turn_rec(agent, &id, None, Some(at))),
+                    _ => {
+                        cx.turns.list.push(turn_rec(agent, &id, None, Some(at)));
+                        cx.turns.list.last_mut().expect("pushed").end_time = time;
+                    }
                 }
             }
             "session.idle" => root.has_idle = true,

@@ -537,3 +537,94 @@ pub fn parse_line(bytes: &[u8]) -> Option<Line<'_>> {
     }
     serde_json::from_slice(bytes).ok()
 }
+
+/// Epoch milliseconds of an RFC 3339 timestamp (`2026-09-12T00:00:05.250Z`, `…+02:00`), or `None`
+/// when the text is not one. Pure arithmetic on the log's own text: the engine reads no clock.
+pub fn rfc3339_ms(s: &str) -> Option<f64> {
+    let b = s.as_bytes();
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        let t = s.get(r)?;
+        t.bytes().all(|c| c.is_ascii_digit()).then(|| t.parse().ok())?
+    };
+    if b.len() < 19
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || !matches!(b[10], b'T' | b't' | b' ')
+        || b[13] != b':'
+        || b[16] != b':'
+    {
+        return None;
+    }
+    let (y, mo, d, h, mi, se) = (num(0..4)?, num(5..7)?, num(8..10)?, num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || se > 60 {
+        return None;
+    }
+    let mut i = 19;
+    let mut frac = 0.0;
+    if b.get(i) == Some(&b'.') {
+        let start = i + 1;
+        i = start;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        frac = format!("0.{}", s.get(start..i)?).parse().ok()?;
+    }
+    let offset_min = match b.get(i) {
+        Some(b'Z' | b'z') if i + 1 == b.len() => 0,
+        Some(sign @ (b'+' | b'-')) if i + 6 == b.len() && b[i + 3] == b':' => {
+            let m = num(i + 1..i + 3)? * 60 + num(i + 4..i + 6)?;
+            if *sign == b'+' {
+                m
+            } else {
+                -m
+            }
+        }
+        _ => return None,
+    };
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let yy = if mo <= 2 { y - 1 } else { y };
+    let era = yy.div_euclid(400);
+    let yoe = yy - era * 400;
+    let mp = (mo + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let secs = days * 86_400 + h * 3600 + mi * 60 + se - offset_min * 60;
+    Some((secs as f64 + frac) * 1000.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_timestamps_become_epoch_milliseconds() {
+        assert_eq!(rfc3339_ms("1970-01-01T00:00:00Z"), Some(0.0));
+        assert_eq!(rfc3339_ms("2026-10-01T10:00:05Z"), Some(1_790_848_805_000.0));
+        assert_eq!(rfc3339_ms("2026-10-01T12:00:05.250+02:00"), Some(1_790_848_805_250.0));
+        assert_eq!(rfc3339_ms("2000-02-29T00:00:00Z"), Some(951_782_400_000.0));
+        for bad in [
+            "",
+            "yesterday",
+            "2026-13-01T00:00:00Z",
+            "2026-10-01T10:00:05",
+            "2026-10-01T10:00:05Zjunk",
+            "２０２６-10-01T10:00:05Z",
+        ] {
+            assert_eq!(rfc3339_ms(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn surprising_field_types_read_as_absent_not_as_a_broken_line() {
+        let l = parse_line(br#"{"method":7,"params":"x","type":["a"],"seq":"1","data":{"turn":"one","message":5}}"#)
+            .unwrap();
+        assert!(l.method.present && l.method.as_str().is_none());
+        assert!(l.params.0.is_none());
+        assert!(l.seq.0.is_none());
+        let d = l.data.0.unwrap();
+        assert!(d.turn.0.is_none() && d.message.0.is_none());
+        assert!(parse_line(b"[1]").is_none());
+        assert!(parse_line(b"{\"a\":").is_none());
+    }
+}
