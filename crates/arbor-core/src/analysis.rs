@@ -95,10 +95,18 @@ impl State {
 #[derive(Default)]
 struct Chunk {
     bytes: Vec<u8>,
-    /// Per line: number, offset in the stream, start and end in `bytes`, ended by a newline.
-    lines: Vec<(u64, u64, usize, usize, bool)>,
+    /// Per line: number, offset in the stream, start and end in `bytes`, how it ended.
+    lines: Vec<(u64, u64, usize, usize, LineEnd)>,
     /// Stream bytes consumed up to the end of this chunk.
     read_to: u64,
+}
+
+/// How a line ended: with a newline, at the end of the file, or past `reader::MAX_LINE`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LineEnd {
+    Newline,
+    EndOfFile,
+    Overlong,
 }
 
 /// What the reader thread sends: chunks in order, then the end (with a read error, if any).
@@ -120,7 +128,12 @@ fn spawn_reader(mut lines: Lines<Box<dyn std::io::BufRead + Send>>) -> std::sync
                 Ok(Some(l)) => {
                     let start = chunk.bytes.len();
                     chunk.bytes.extend_from_slice(l.bytes);
-                    chunk.lines.push((l.number, l.offset, start, chunk.bytes.len(), l.terminated));
+                    let how = match (l.overlong, l.terminated) {
+                        (true, _) => LineEnd::Overlong,
+                        (false, true) => LineEnd::Newline,
+                        (false, false) => LineEnd::EndOfFile,
+                    };
+                    chunk.lines.push((l.number, l.offset, start, chunk.bytes.len(), how));
                     if chunk.bytes.len() >= CHUNK_BYTES || chunk.lines.len() >= 1 << 16 {
                         chunk.read_to = lines.bytes_read();
                         if tx.send(Piece::Chunk(std::mem::take(&mut chunk))).is_err() {
@@ -152,9 +165,9 @@ fn parse_chunk(chunk: &Chunk) -> Vec<Option<Line<'_>>> {
     chunk
         .lines
         .iter()
-        .map(|&(_, _, a, b, _)| {
+        .map(|&(_, _, a, b, how)| {
             let bytes = &chunk.bytes[a..b];
-            if simdutf8::basic::from_utf8(bytes).is_err() {
+            if how == LineEnd::Overlong || simdutf8::basic::from_utf8(bytes).is_err() {
                 return None;
             }
             parse_line(bytes)
@@ -303,7 +316,7 @@ fn read_file(
     drop(head);
 
     let mut route = |cx: &mut Ctx, info: &mut FileInfo, chunk: &Chunk, parsed: &[Option<Line>]| {
-        for (&(number, offset, a, b, terminated), line) in chunk.lines.iter().zip(parsed) {
+        for (&(number, offset, a, b, how), line) in chunk.lines.iter().zip(parsed) {
             let bytes = &chunk.bytes[a..b];
             let at = Loc { file, line: number };
             match line {
@@ -311,10 +324,19 @@ fn read_file(
                     info.records += 1;
                     state.route(cx, line, at, offset);
                 }
-                None if bytes.iter().all(|b| b.is_ascii_whitespace()) => {}
+                None if how != LineEnd::Overlong && bytes.iter().all(|b| b.is_ascii_whitespace()) => {}
+                None if how == LineEnd::Overlong => {
+                    info.bad_lines += 1;
+                    cx.findings.add(
+                        Code::MalformedLine,
+                        at,
+                        None,
+                        format!("the line is longer than {} MiB: skipped without reading it", reader::MAX_LINE >> 20),
+                    );
+                }
                 None => {
                     info.bad_lines += 1;
-                    if terminated {
+                    if how == LineEnd::Newline {
                         cx.findings.add(Code::MalformedLine, at, None, malformed_why(bytes));
                     } else {
                         cx.findings.add(

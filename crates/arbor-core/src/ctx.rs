@@ -147,8 +147,9 @@ impl Ctx {
             kind,
             time: time.unwrap_or(f64::NAN),
         });
-        if let Some(s) = session {
-            self.graph.session(s).events += 1;
+        // Counting never makes a session: only what SPEC 2.1 names a session is one.
+        if let Some(node) = session.and_then(|s| self.graph.get_mut(s)) {
+            node.events += 1;
         }
     }
 }

@@ -264,6 +264,7 @@ impl DshRpc {
             return;
         };
         let s = cx.sym(sid, at);
+        cx.graph.session(s);
         let view = if method == "session.event" { p.event.0.as_deref().map(event_view) } else { None };
         let kind = match (&view, method, p.status.as_str()) {
             (Some(v), ..) => event_kind(v.kind),

@@ -119,6 +119,10 @@ fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     Ok(n)
 }
 
+/// The longest line kept. A longer one is skipped to its end without being held (a zstd bomb of
+/// one endless line must not take memory in proportion to its expansion) and is reported.
+pub const MAX_LINE: usize = 128 << 20;
+
 /// One line as read: its number, its offset, its bytes without the line ending.
 #[derive(Debug)]
 pub struct LineRef<'a> {
@@ -127,6 +131,8 @@ pub struct LineRef<'a> {
     pub bytes: &'a [u8],
     /// False only for a last line with no final newline.
     pub terminated: bool,
+    /// Longer than `MAX_LINE`: `bytes` is empty and the line was skipped.
+    pub overlong: bool,
 }
 
 /// Lines of one stream, one buffer reused for all of them.
@@ -151,22 +157,49 @@ impl<R: BufRead> Lines<R> {
     /// ends the stream; the caller reports it at the line where it happened.
     pub fn next_line(&mut self) -> io::Result<Option<LineRef<'_>>> {
         self.buf.clear();
-        let n = self.reader.read_until(b'\n', &mut self.buf)?;
-        if n == 0 {
+        let (mut total, mut terminated, mut overlong) = (0usize, false, false);
+        loop {
+            let avail = match self.reader.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if avail.is_empty() {
+                break;
+            }
+            let (take, found) = match memchr::memchr(b'\n', avail) {
+                Some(i) => (i + 1, true),
+                None => (avail.len(), false),
+            };
+            if !overlong {
+                if self.buf.len() + take > MAX_LINE + 2 {
+                    overlong = true;
+                    self.buf = Vec::with_capacity(4096);
+                } else {
+                    self.buf.extend_from_slice(&avail[..take]);
+                }
+            }
+            total += take;
+            self.reader.consume(take);
+            if found {
+                terminated = true;
+                break;
+            }
+        }
+        if total == 0 {
             return Ok(None);
         }
         self.number += 1;
         let offset = self.offset;
-        self.offset += n as u64;
+        self.offset += total as u64;
         let mut end = self.buf.len();
-        let terminated = self.buf[end - 1] == b'\n';
-        if terminated {
+        if terminated && !overlong {
             end -= 1;
             if end > 0 && self.buf[end - 1] == b'\r' {
                 end -= 1;
             }
         }
-        Ok(Some(LineRef { number: self.number, offset, bytes: &self.buf[..end], terminated }))
+        Ok(Some(LineRef { number: self.number, offset, bytes: &self.buf[..end], terminated, overlong }))
     }
 }
 
