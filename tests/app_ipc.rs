@@ -26,13 +26,16 @@ fn main_window(launch: &[&str]) -> (App<MockRuntime>, WebviewWindow<MockRuntime>
     (app, window)
 }
 
+/// The origin the app's own pages are served from (what the capabilities call local).
+const APP_ORIGIN: &str = if cfg!(windows) { "http://tauri.localhost" } else { "tauri://localhost" };
+
 /// Invokes `cmd` with a JSON body from the app's own origin, as the web UI would.
 fn invoke(window: &WebviewWindow<MockRuntime>, cmd: &str, body: Value) -> Result<Value, Value> {
     let request = InvokeRequest {
         cmd: cmd.into(),
         callback: CallbackFn(0),
         error: CallbackFn(1),
-        url: "tauri://localhost".parse().unwrap(),
+        url: APP_ORIGIN.parse().unwrap(),
         body: InvokeBody::Json(body),
         headers: Default::default(),
         invoke_key: INVOKE_KEY.to_string(),
@@ -120,6 +123,13 @@ fn open_sample_shows_recursive_delegation_and_its_raw_lines() {
 fn found_logs_answers_a_list() {
     let (_app, window) = main_window(&[]);
     assert!(invoke(&window, "found_logs", json!({})).expect("found_logs is allowed").is_array());
+}
+
+#[test]
+fn the_ui_may_listen_for_dropped_files() {
+    let (_app, window) = main_window(&[]);
+    let args = json!({"event": "tauri://drag-drop", "target": {"kind": "Webview", "label": "main"}, "handler": 7});
+    invoke(&window, "plugin:event|listen", args).expect("listening for drops is granted");
 }
 
 #[test]

@@ -1,6 +1,7 @@
 // The one door to the Rust side. Every command name and its request/response types live here; the
 // rest of the UI imports these functions and never calls `invoke` or a plugin itself.
 import { invoke } from "@tauri-apps/api/core";
+import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open } from "@tauri-apps/plugin-dialog";
 import { load, type Store } from "@tauri-apps/plugin-store";
 import type { Report } from "./report";
@@ -109,6 +110,24 @@ export function chooseFiles(): Promise<string[] | null> {
 /** The native open dialog for a folder of logs; null when cancelled. */
 export function chooseFolder(): Promise<string | null> {
   return guard(() => open({ multiple: false, directory: true, title: "Open a folder of logs" }));
+}
+
+/**
+ * Calls `onHover(true)` while files are dragged over the window, `onHover(false)` when they leave,
+ * and `onDrop(paths)` when they are dropped. Resolves to a function that stops listening.
+ */
+export function onDroppedPaths(onHover: (over: boolean) => void, onDrop: (paths: string[]) => void): Promise<() => void> {
+  return guard(() =>
+    getCurrentWebview().onDragDropEvent((event) => {
+      const p = event.payload;
+      if (p.type === "enter") onHover(true);
+      else if (p.type === "leave") onHover(false);
+      else if (p.type === "drop") {
+        onHover(false);
+        if (p.paths.length) onDrop(p.paths);
+      }
+    }),
+  );
 }
 
 const SETTINGS_FILE = "settings.json";

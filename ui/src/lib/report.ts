@@ -48,9 +48,12 @@ export interface Run {
   outcome: Outcome;
 }
 
+/** A number for dsh logs, the `turnId` string for Copilot logs, null when the log names no turn. */
+export type TurnId = number | string | null;
+
 export interface Turn {
   session: string;
-  turn: number | string;
+  turn: TurnId;
   run?: number;
   start: Place | null;
   end: Place | null;
@@ -70,7 +73,7 @@ export interface StepSpan {
 export interface Reply {
   session: string;
   root: boolean;
-  turn: number | string;
+  turn: TurnId;
   run?: number;
   text: string;
   at: Place;
