@@ -1187,6 +1187,9 @@ impl WaiterM {
 /// `false` once fixed.
 const KNOWN_BUG_COMPLETION_CLEARS_INFERRED: bool = true;
 
+/// A sub-agent's run: (parent, start line, end line, outcome).
+type CRun = (String, Option<u64>, Option<u64>, Outcome);
+
 struct CopilotModel {
     waits: Vec<CWaitM>,
     /// (agent, code, line) for the gate's findings.
@@ -1202,7 +1205,7 @@ struct CopilotModel {
     parent: HashMap<usize, (String, bool)>,
     /// Each sub-agent's runs: (parent, start, end, outcome). A completion settles the agent's
     /// newest open run (SPEC 2.2 does not say which; a Copilot agentId is one spawn).
-    runs: HashMap<usize, Vec<(String, Option<u64>, Option<u64>, Outcome)>>,
+    runs: HashMap<usize, Vec<CRun>>,
 }
 
 impl CopilotModel {
@@ -1216,8 +1219,7 @@ impl CopilotModel {
         let mut ends: HashMap<usize, HashSet<u64>> = HashMap::new();
         let mut starts: HashMap<usize, HashSet<u64>> = HashMap::new();
         let mut parent: HashMap<usize, (String, bool)> = HashMap::new();
-        #[allow(clippy::type_complexity)]
-        let mut runs: HashMap<usize, Vec<(String, Option<u64>, Option<u64>, Outcome)>> = HashMap::new();
+        let mut runs: HashMap<usize, Vec<CRun>> = HashMap::new();
         let mut tool_calls: HashMap<u8, String> = HashMap::new();
         let has_idle = ops.iter().any(|o| matches!(o, COp::Ev(_, CEv::Idle)));
         for (i, op) in ops.iter().enumerate() {
@@ -1424,7 +1426,7 @@ fn check_copilot(ops: &[COp], rpc: bool) {
         // the runs.
         let (p, inferred) = &m.parent[&a];
         assert_eq!((s.parent.as_deref(), s.inferred_parent), (Some(p.as_str()), *inferred), "parent of {}", s.id);
-        let runs: Vec<(String, Option<u64>, Option<u64>, Outcome)> = s
+        let runs: Vec<CRun> = s
             .runs
             .iter()
             .map(|r| (r.parent.clone().unwrap(), place_line(&r.start), place_line(&r.end), r.outcome))
