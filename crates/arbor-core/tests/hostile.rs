@@ -462,7 +462,7 @@ fn every_fuzz_regression_loads() {
 /// 2.3), even when two files carry the same id. Today the second file's header, end and outcome
 /// overwrite the first's, so both runs claim `c-two.jsonl`.
 #[test]
-#[ignore = "engine bug: with a duplicate dsh-session id, every run of that id gets the last file's start, end and outcome"]
+
 fn duplicate_session_ids_across_dsh_session_files_keep_each_files_run() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -495,4 +495,44 @@ fn duplicate_session_ids_across_dsh_session_files_keep_each_files_run() {
         runs,
         [("c-one.jsonl".to_owned(), 1, Some(3), Outcome::Ok), ("c-two.jsonl".to_owned(), 1, Some(3), Outcome::Error)]
     );
+}
+
+/// The reader hands lines to the parser in chunks of about a megabyte, parsed on two threads and
+/// routed in order. A log of several chunks, with a garbage line every 997 lines and blank lines
+/// between, gives each finding at its exact line, plain and as zstd, and the same report twice.
+#[test]
+fn chunk_boundaries_shift_no_line_and_lose_nothing() {
+    let n = 40_000;
+    let mut text = String::new();
+    let mut bad = Vec::new();
+    for i in 1..=n {
+        if i % 997 == 0 {
+            text.push_str("{\"broken\":\n");
+            bad.push(format!("malformed-line@{i}"));
+        } else if i % 101 == 0 {
+            text.push_str("   \n");
+        } else {
+            writeln!(
+                text,
+                r#"{{"method":"session.event","params":{{"sessionId":"s","event":{{"type":"session/title","seq":{i},"time":{i},"data":{{"title":"line {i} padded to make the file span several chunks of a megabyte"}}}}}}}}"#
+            )
+            .unwrap();
+        }
+    }
+    assert!(text.len() > 4 << 20, "{} bytes: fewer than four chunks", text.len());
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("run.jsonl");
+    std::fs::write(&plain, &text).unwrap();
+    let packed = dir.path().join("run.jsonl.zst");
+    std::fs::write(&packed, zstd::encode_all(text.as_bytes(), 3).unwrap()).unwrap();
+    let first = nothing_lost(std::slice::from_ref(&plain));
+    assert_eq!(common::findings(&first), bad);
+    assert_eq!(first, nothing_lost(std::slice::from_ref(&plain)), "the same input gives the same report");
+    let z = nothing_lost(&[packed]);
+    assert_eq!(common::findings(&z), bad);
+    assert_eq!(z.sessions, first.sessions);
+    let waits = |r: &arbor_core::report::Report| -> Vec<_> {
+        r.waits.iter().map(|w| (w.start.as_ref().map(|p| p.line), w.outcome, w.notifications, w.events)).collect()
+    };
+    assert_eq!(waits(&z), waits(&first));
 }
