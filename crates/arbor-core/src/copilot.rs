@@ -261,8 +261,12 @@ impl Copilot {
                         run.outcome = outcome;
                     }
                     None => {
-                        let parent = node.parent.or(Some(root_id));
-                        let run = cx.graph.open_run(agent, parent, None, false);
+                        // No start names the parent: keep what was known, inference included.
+                        let (parent, inferred) = match node.parent {
+                            Some(p) => (Some(p), node.inferred_parent),
+                            None => (Some(root_id), true),
+                        };
+                        let run = cx.graph.open_run(agent, parent, None, inferred);
                         let node = cx.graph.session(agent);
                         node.runs[run].end = Some(at);
                         node.runs[run].outcome = outcome;

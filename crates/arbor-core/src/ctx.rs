@@ -121,8 +121,9 @@ pub struct Ctx {
     pub header_links: Vec<(Sym, Sym, Loc)>,
     /// Files already told they hold placeholder ids.
     pub placeholder_files: HashSet<u32>,
-    /// dsh-session children's runs as their files end: (header, last turn/end, outcome).
-    pub child_run_ends: HashMap<Sym, (Option<Loc>, Option<Loc>, crate::report::Outcome)>,
+    /// dsh-session children's runs as their files end, by the header that opened each (two files
+    /// may carry the same id): (last turn/end, outcome).
+    pub child_run_ends: HashMap<Loc, (Option<Loc>, crate::report::Outcome)>,
 }
 
 impl Ctx {

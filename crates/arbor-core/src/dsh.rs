@@ -402,7 +402,7 @@ impl DshSession {
 
     /// The end of the file: report what is open, and settle the child's run from its last turn.
     pub fn finish(&mut self, cx: &mut Ctx) {
-        let (Some(s), Some(mut checker)) = (self.session, self.checker.take()) else { return };
+        let (Some(_), Some(mut checker)) = (self.session, self.checker.take()) else { return };
         checker.finish(&mut cx.turns, &mut cx.findings);
         let outcome = match checker.last_reason(&cx.turns) {
             None => Outcome::Open,
@@ -411,7 +411,9 @@ impl DshSession {
             Some(_) => Outcome::Error,
         };
         let end = checker.last_turn_end(&cx.turns);
-        cx.child_run_ends.insert(s, (self.header, end, outcome));
+        if let Some(header) = self.header {
+            cx.child_run_ends.insert(header, (end, outcome));
+        }
     }
 }
 
@@ -449,8 +451,8 @@ pub fn link_headers(cx: &mut Ctx) {
         if child != parent {
             ancestry.set_parent(child, parent);
         }
-        let (start, end, outcome) = cx.child_run_ends.get(&child).copied().unwrap_or((Some(at), None, Outcome::Open));
-        let run = cx.graph.open_run(child, Some(parent), start.or(Some(at)), false);
+        let (end, outcome) = cx.child_run_ends.get(&at).copied().unwrap_or((None, Outcome::Open));
+        let run = cx.graph.open_run(child, Some(parent), Some(at), false);
         let node = cx.graph.session(child);
         node.runs[run].end = end;
         node.runs[run].outcome = outcome;
