@@ -459,10 +459,9 @@ fn every_fuzz_regression_loads() {
 }
 
 /// Each `dsh-session` file of a child is one run, from its header to its last `turn/end` (SPEC
-/// 2.3), even when two files carry the same id. Today the second file's header, end and outcome
-/// overwrite the first's, so both runs claim `c-two.jsonl`.
+/// 2.3), even when two files carry the same id (the second file's header, end and outcome once
+/// overwrote the first's, so both runs claimed `c-two.jsonl`).
 #[test]
-
 fn duplicate_session_ids_across_dsh_session_files_keep_each_files_run() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
