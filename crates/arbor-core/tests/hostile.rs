@@ -535,3 +535,75 @@ fn chunk_boundaries_shift_no_line_and_lose_nothing() {
     };
     assert_eq!(waits(&z), waits(&first));
 }
+
+// ---------------------------------------------------------------------------------------------
+// The queries the app sends over IPC take numbers and text from the web view: hostile values.
+// ---------------------------------------------------------------------------------------------
+
+fn sample_analysis() -> (tempfile::TempDir, arbor_core::Analysis) {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = arbor_core::sample::write_to(dir.path()).unwrap();
+    let a = arbor_core::analyze(&[folder], &mut ());
+    (dir, a)
+}
+
+#[test]
+fn record_queries_with_out_of_range_numbers_answer_nothing() {
+    let (_d, a) = sample_analysis();
+    let n = a.records().len();
+    assert!(n > 10);
+    assert_eq!(a.record_view(n), None);
+    assert_eq!(a.record_view(usize::MAX), None);
+    assert_eq!(a.records_around(n + 5, 10, 0).len(), 5, "the window is clipped to the records");
+    assert_eq!(a.find_record("no/such/file.jsonl", 1), None);
+    assert_eq!(a.find_record(&a.record_view(0).unwrap().file, u64::MAX), None);
+    assert_eq!(a.raw_line("no/such/file.jsonl", 1), None);
+}
+
+/// `records_around(index, before, after)` computes `index + after + 1`: an `after` near
+/// `usize::MAX` (a number the web view could send once the app exposes record windows) overflows,
+/// which panics in a debug build and wraps to
+/// an empty window in release. A saturating add answers the window up to the last record.
+#[test]
+#[ignore = "engine bug: Analysis::records_around overflows on a huge `after` (index + after + 1)"]
+fn a_huge_window_is_clipped_not_overflowed() {
+    let (_d, a) = sample_analysis();
+    let n = a.records().len();
+    assert_eq!(a.records_around(0, 0, usize::MAX).len(), n);
+    assert_eq!(a.records_around(n - 1, usize::MAX, usize::MAX).len(), n);
+    assert!(a.records_around(usize::MAX, 3, 0).is_empty());
+}
+
+#[test]
+fn search_takes_any_text_as_text() {
+    let (_d, a) = sample_analysis();
+    for q in ["", ".*", "(", "\\", "%s%n", "\u{0}", "\u{202e}", "🙂", &"x".repeat(100_000)] {
+        let hits = a.search(q, 50);
+        assert!(hits.len() <= 50, "{q:?}");
+    }
+    assert!(a.search("session", 0).is_empty());
+    let all = a.search("e", usize::MAX);
+    assert!(!all.is_empty());
+}
+
+/// A search hit's snippet shows the match. The snippet's start is counted in characters of the
+/// lowercased line, but taken from the original, and lowercasing can add characters (`İ` becomes
+/// `i̇`, two): before enough of them the snippet starts past the match, or past the end.
+#[test]
+#[ignore = "engine bug: search snippets are cut at an offset of the lowercased text, so characters whose lowercase is longer (İ) push the match out"]
+fn a_search_snippet_contains_its_match() {
+    let text = "İ".repeat(300) + "needle";
+    let line = serde_json::json!({"method":"session.event","params":{"sessionId":"s","event":{"type":"session/title","seq":0,"data":{"title": text}}}});
+    let (_d, p) = common::log("run.jsonl", &format!("{line}\n"));
+    let a = arbor_core::analyze(&[p], &mut ());
+    let hits = a.search("needle", 10);
+    let texts: Vec<String> = hits
+        .iter()
+        .filter_map(|h| match h {
+            arbor_core::Hit::Record { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(texts.len(), 1);
+    assert!(texts[0].to_lowercase().contains("needle"), "snippet: {:?}", texts[0]);
+}
