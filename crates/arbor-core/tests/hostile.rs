@@ -562,8 +562,8 @@ fn record_queries_with_out_of_range_numbers_answer_nothing() {
 
 /// `records_around(index, before, after)` computes `index + after + 1`: an `after` near
 /// `usize::MAX` (a number the web view could send once the app exposes record windows) overflows,
-/// which panics in a debug build and wraps to
-/// an empty window in release. A saturating add answers the window up to the last record.
+/// which panics in a debug build and wraps to an empty window in release. A saturating add answers
+/// the window up to the last record.
 #[test]
 #[ignore = "engine bug: Analysis::records_around overflows on a huge `after` (index + after + 1)"]
 fn a_huge_window_is_clipped_not_overflowed() {
