@@ -25,6 +25,9 @@ function caseInput(name, file) {
   throw new Error(`no conformance case ${name}`);
 }
 
+/** Markup that must stay text: an image whose error handler would rename the page, and bold. */
+const MARKUP = "<img src=x onerror=document.title=1><b>Plan</b>";
+
 const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -230,6 +233,27 @@ const TESTS = [
       const theme = await s.call("POST", "/execute/sync", { script: "return document.documentElement.dataset.theme;", args: [] });
       if (theme !== "dark") throw new Error(`the saved theme did not persist: ${theme}`);
       await s.screenshot("dialog-opened");
+    },
+  },
+  {
+    name: "markup in a log is shown as text, never run or rendered",
+    get args() {
+      // The sample's delegation log with a label and a reply that are HTML.
+      const src = readFileSync(caseInput("builtin-sample", "delegation.jsonl"), "utf8");
+      if (!src.includes('"label":"Plan the audit"')) throw new Error("the sample changed: pick another label");
+      const hostile = src.replaceAll('"label":"Plan the audit"', `"label":"${MARKUP}"`);
+      const path = join(OUT, "hostile.jsonl");
+      writeFileSync(path, hostile);
+      return [path];
+    },
+    async run(s) {
+      await s.waitForText([MARKUP]);
+      const [imgs, bolds, title] = await s.call("POST", "/execute/sync", {
+        script: "return [document.querySelectorAll('img').length, document.querySelectorAll('b').length, document.title];",
+        args: [],
+      });
+      if (imgs || bolds || title !== "Arbor") throw new Error(`log markup reached the DOM: img=${imgs} b=${bolds} title=${title}`);
+      await s.screenshot("hostile-markup");
     },
   },
 ];
