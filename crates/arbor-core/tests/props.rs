@@ -874,12 +874,35 @@ fn place_line(p: &Option<arbor_core::report::Place>) -> Option<u64> {
     p.as_ref().map(|p| p.line)
 }
 
+/// The same log with CRLF line endings, and compressed as zstd, gives the same report (but for the
+/// file's name and decompressed size).
+fn assert_same_as_crlf_and_zstd(r: &Report, bytes: &[u8]) {
+    let normal = |r: &Report| {
+        let mut r = r.clone();
+        let file = format!("\"{}\"", r.inputs[0].file);
+        r.inputs[0].bytes = 0;
+        serde_json::to_string(&r).unwrap().replace(&file, "\"F\"")
+    };
+    let mut crlf = Vec::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        if b == b'\n' {
+            crlf.push(b'\r');
+        }
+        crlf.push(b);
+    }
+    let (rc, _) = analyze_bytes("run.jsonl", &crlf);
+    assert_eq!(normal(&rc), normal(r), "CRLF");
+    let (rz, _) = analyze_bytes("run.jsonl.zst", &zstd::encode_all(bytes, 1).unwrap());
+    assert_eq!(normal(&rz), normal(r), "zstd");
+}
+
 fn check_recording(ops: &[Op], final_newline: bool) {
     let ops = &resolve(ops);
     let bytes = render(ops, final_newline);
     let (r, records) = analyze_bytes("run.jsonl", &bytes);
     assert_counts(&r, records, &bytes);
     assert_eq!(r.inputs[0].format, "dsh-rpc");
+    assert_same_as_crlf_and_zstd(&r, &bytes);
     let m = RpcModel::run(ops);
 
     // Root turns (2.1): the same turns, the same counts, the same final responses.
@@ -1332,6 +1355,7 @@ fn check_copilot(ops: &[COp], rpc: bool) {
     let (r, records) = analyze_bytes(name, &bytes);
     assert_counts(&r, records, &bytes);
     assert_eq!(r.inputs[0].format, if rpc { "copilot-rpc" } else { "copilot-events" });
+    assert_same_as_crlf_and_zstd(&r, &bytes);
     let m = CopilotModel::run(ops);
 
     // Both waiters (2.2).
