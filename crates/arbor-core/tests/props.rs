@@ -1,10 +1,18 @@
-//! Property tests: generated `dsh-rpc` recordings and Copilot logs, each checked against a small
-//! reference model written from SPEC.md (2.1 routing, root turns and runs; 2.2 the root-agent gate
-//! and both waiters; 2.3 the boundary checker), and against the count that says nothing is lost.
+//! Property tests: generated logs, each checked against a small reference model written from
+//! SPEC.md, and against the count that says nothing is lost.
+//!
+//! - `dsh-rpc` recordings: 2.1 routing, root turns and runs, and 2.3 the boundary checker;
+//! - `dsh-session` folders: 2.3 headers, the session tree, child runs, and the checker per file;
+//! - Copilot logs (`copilot-events` and `copilot-rpc`): 2.2 the root-agent gate, both waiters,
+//!   each sub-agent's parent and runs;
+//! - Copilot timestamps: `wire::rfc3339_ms` against a day count done the long way.
 //!
 //! The generators draw ids from a tiny alphabet so that reuse, re-parenting and cycles happen
-//! often, and mix in garbage, blank lines, requests and `initialize`. The models are deliberately
-//! naive (linear walks, no caches): they are the spec read aloud, not a second engine.
+//! often, mix in garbage, blank lines, requests and `initialize`, and write mostly well-formed turns
+//! with faults among them (`Ev::Auto`). Every recording and Copilot log must also read the same with
+//! CRLF endings and as zstd. The models are deliberately naive (linear walks, no caches): they are
+//! the spec read aloud, not a second engine. An input a property once failed on is kept below it as
+//! a plain test.
 //!
 //! `PROPTEST_CASES` raises the case count (the default is 256, to keep the suite fast).
 
