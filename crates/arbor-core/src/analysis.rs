@@ -710,7 +710,7 @@ impl Analysis {
     /// The records around one: `before` before it, `after` after it, itself included.
     pub fn records_around(&self, index: usize, before: usize, after: usize) -> Vec<RecordView> {
         let lo = index.saturating_sub(before);
-        let hi = (index + after + 1).min(self.cx.records.len());
+        let hi = index.saturating_add(after).saturating_add(1).min(self.cx.records.len());
         (lo..hi).filter_map(|i| self.record_view(i)).collect()
     }
 
@@ -755,11 +755,20 @@ impl Analysis {
     }
 }
 
-/// Up to `width` characters of `text` around the first case-insensitive match of `q`.
+/// Up to `width` characters of `text` around the first case-insensitive match of `q` (`q` is
+/// lowercase already).
 fn snippet(text: &str, q: &str, width: usize) -> String {
-    let lower = text.to_lowercase();
-    // Lowercasing can change byte lengths; count in characters to stay on char boundaries.
-    let at = lower.find(q).map_or(0, |b| lower[..b].chars().count());
+    // Lowercase char by char, remembering which original char each lowered byte came from:
+    // lowercasing can change lengths (`İ` becomes two chars), so offsets must map back.
+    let mut lower = String::with_capacity(text.len());
+    let mut origin = Vec::with_capacity(text.len());
+    for (i, c) in text.chars().enumerate() {
+        for l in c.to_lowercase() {
+            lower.push(l);
+            origin.extend(std::iter::repeat_n(i, l.len_utf8()));
+        }
+    }
+    let at = lower.find(q).map_or(0, |b| origin[b]);
     let start = at.saturating_sub(width / 3);
     let mut out: String = text.chars().skip(start).take(width).collect();
     if start > 0 {

@@ -556,23 +556,39 @@ pub fn rfc3339_ms(s: &str) -> Option<f64> {
         return None;
     }
     let (y, mo, d, h, mi, se) = (num(0..4)?, num(5..7)?, num(8..10)?, num(11..13)?, num(14..16)?, num(17..19)?);
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || se > 60 {
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    let month_days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    if !(1..=12).contains(&mo) || d < 1 || d > month_days[(mo - 1) as usize] || h > 23 || mi > 59 || se > 60 {
         return None;
     }
     let mut i = 19;
-    let mut frac = 0.0;
+    // Whole milliseconds are kept as an integer so that they stay exact; only digits past the
+    // third are a fraction of a millisecond.
+    let (mut millis, mut sub_ms) = (0i64, 0.0f64);
     if b.get(i) == Some(&b'.') {
         let start = i + 1;
         i = start;
         while b.get(i).is_some_and(u8::is_ascii_digit) {
             i += 1;
         }
-        frac = format!("0.{}", s.get(start..i)?).parse().ok()?;
+        let digits = s.get(start..i)?;
+        if digits.is_empty() {
+            return None;
+        }
+        let (ms, rest) = digits.split_at(digits.len().min(3));
+        millis = format!("{ms:0<3}").parse().ok()?;
+        if !rest.is_empty() {
+            sub_ms = format!("0.{rest}").parse().ok()?;
+        }
     }
     let offset_min = match b.get(i) {
         Some(b'Z' | b'z') if i + 1 == b.len() => 0,
         Some(sign @ (b'+' | b'-')) if i + 6 == b.len() && b[i + 3] == b':' => {
-            let m = num(i + 1..i + 3)? * 60 + num(i + 4..i + 6)?;
+            let (oh, om) = (num(i + 1..i + 3)?, num(i + 4..i + 6)?);
+            if oh > 23 || om > 59 {
+                return None;
+            }
+            let m = oh * 60 + om;
             if *sign == b'+' {
                 m
             } else {
@@ -590,7 +606,7 @@ pub fn rfc3339_ms(s: &str) -> Option<f64> {
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     let days = era * 146_097 + doe - 719_468;
     let secs = days * 86_400 + h * 3600 + mi * 60 + se - offset_min * 60;
-    Some((secs as f64 + frac) * 1000.0)
+    Some((secs * 1000 + millis) as f64 + sub_ms)
 }
 
 #[cfg(test)]
@@ -611,6 +627,17 @@ mod tests {
             "2026-10-01T10:00:05Zjunk",
             "２０２６-10-01T10:00:05Z",
         ] {
+            assert_eq!(rfc3339_ms(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn rfc3339_keeps_whole_milliseconds_exact_and_rejects_impossible_dates() {
+        assert_eq!(rfc3339_ms("2038-01-19T03:15:00.055Z"), Some(2_147_483_700_055.0));
+        assert_eq!(rfc3339_ms("2026-10-01T10:00:05.5Z"), Some(1_790_848_805_500.0));
+        for bad in
+            ["2026-02-29T00:00:00Z", "2026-04-31T00:00:00Z", "2026-01-01T00:00:00+99:99", "2026-01-01T00:00:00.Z"]
+        {
             assert_eq!(rfc3339_ms(bad), None, "{bad}");
         }
     }
