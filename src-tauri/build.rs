@@ -9,7 +9,9 @@ fn main() {
         "found_logs",
         "open_paths",
         "open_sample",
+        "cancel_load",
         "raw_line",
+        "search",
     ]);
     tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest))
         .expect("tauri-build failed (see tauri.conf.json and capabilities/)");

@@ -26,6 +26,10 @@ fn main_window(launch: &[&str]) -> (App<MockRuntime>, WebviewWindow<MockRuntime>
     (app, window)
 }
 
+/// A channel id as the web UI sends it; on the mock runtime its messages go nowhere (the streaming
+/// itself is tested in src-tauri/src/commands.rs).
+const CHANNEL: &str = "__CHANNEL__:1";
+
 /// The origin the app's own pages are served from (what the capabilities call local).
 const APP_ORIGIN: &str = if cfg!(windows) { "http://tauri.localhost" } else { "tauri://localhost" };
 
@@ -68,7 +72,8 @@ fn launch_paths_hands_back_the_command_line_paths() {
 fn open_paths_returns_the_report_and_raw_line_reads_its_places() {
     let (_app, window) = main_window(&[]);
     let file = case("dsh-rpc-two-level").join("run.jsonl");
-    let report = invoke(&window, "open_paths", json!({"paths": [file]})).expect("open_paths is allowed");
+    let report =
+        invoke(&window, "open_paths", json!({"paths": [file], "onEvent": CHANNEL})).expect("open_paths is allowed");
     assert_eq!(ids(&report), ["root", "kid", "grand"]);
     assert_eq!(report["inputs"][0]["format"], "dsh-rpc");
 
@@ -90,7 +95,7 @@ fn raw_line_refuses_files_that_are_not_open() {
     let (_app, window) = main_window(&[]);
     let err = invoke(&window, "raw_line", json!({"file": "/etc/passwd", "line": 1})).unwrap_err();
     assert_eq!(err["code"], "not-open");
-    invoke(&window, "open_paths", json!({"paths": [case("dsh-session-folder")]})).unwrap();
+    invoke(&window, "open_paths", json!({"paths": [case("dsh-session-folder")], "onEvent": CHANNEL})).unwrap();
     assert_eq!(invoke(&window, "raw_line", json!({"file": "/etc/passwd", "line": 1})).unwrap_err()["code"], "not-open");
     assert_eq!(
         invoke(&window, "raw_line", json!({"file": "../../../../Cargo.toml", "line": 1})).unwrap_err()["code"],
@@ -103,9 +108,10 @@ fn raw_line_refuses_files_that_are_not_open() {
 #[test]
 fn open_paths_errors_cross_as_code_and_message() {
     let (_app, window) = main_window(&[]);
-    let err = invoke(&window, "open_paths", json!({"paths": []})).unwrap_err();
+    let err = invoke(&window, "open_paths", json!({"paths": [], "onEvent": CHANNEL})).unwrap_err();
     assert_eq!(err["code"], "no-paths");
-    let err = invoke(&window, "open_paths", json!({"paths": ["/no/such/arbor/log.jsonl"]})).unwrap_err();
+    let err =
+        invoke(&window, "open_paths", json!({"paths": ["/no/such/arbor/log.jsonl"], "onEvent": CHANNEL})).unwrap_err();
     assert_eq!(err["code"], "load-failed");
     assert!(err["message"].as_str().is_some_and(|m| !m.is_empty()), "{err}");
 }
@@ -113,10 +119,28 @@ fn open_paths_errors_cross_as_code_and_message() {
 #[test]
 fn open_sample_shows_recursive_delegation_and_its_raw_lines() {
     let (_app, window) = main_window(&[]);
-    let report = invoke(&window, "open_sample", json!({})).expect("open_sample is allowed");
+    let report = invoke(&window, "open_sample", json!({"onEvent": CHANNEL})).expect("open_sample is allowed");
     assert!(report["sessions"].as_array().unwrap().iter().any(|s| s["depth"].as_u64() >= Some(2)), "{report}");
     let first = &report["inputs"][0]["file"];
     assert!(invoke(&window, "raw_line", json!({"file": first, "line": 1})).unwrap().is_string());
+}
+
+#[test]
+fn search_finds_sessions_and_records_of_what_is_open() {
+    let (_app, window) = main_window(&[]);
+    assert_eq!(invoke(&window, "search", json!({"query": "kid", "limit": 10})).unwrap_err()["code"], "not-open");
+    invoke(&window, "open_paths", json!({"paths": [case("dsh-rpc-two-level")], "onEvent": CHANNEL})).unwrap();
+    let hits = invoke(&window, "search", json!({"query": "kid", "limit": 10})).unwrap();
+    let hits = hits.as_array().unwrap();
+    assert!(hits.iter().any(|h| h["type"] == "session" && h["id"] == "kid"), "{hits:?}");
+    assert!(hits.iter().any(|h| h["type"] == "record"), "{hits:?}");
+    assert_eq!(invoke(&window, "search", json!({"query": "  ", "limit": 10})).unwrap(), json!([]));
+}
+
+#[test]
+fn cancel_load_is_allowed_when_nothing_loads() {
+    let (_app, window) = main_window(&[]);
+    invoke(&window, "cancel_load", json!({})).expect("cancel_load is allowed");
 }
 
 #[test]

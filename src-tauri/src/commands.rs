@@ -1,14 +1,18 @@
 //! The IPC commands: the app's whole surface towards the web UI. Each command is a thin call into
 //! the engine (through `engine.rs`); the UI reaches them only through `ui/src/lib/ipc.ts`.
-//! Reading logs runs on a blocking thread so that the window stays responsive.
+//! Reading logs runs on a blocking thread so that the window stays responsive; while it reads,
+//! progress and partial results stream to the UI through a `Channel`, in batches.
 
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
+use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, Runtime, State};
 
-use crate::engine::{self, Report};
+use crate::engine::{self, Analysis, Delta, Hit, LoadFailure, Observer, Progress, Report};
 use crate::places::{self, FoundLog};
 
 /// What the first screen shows: the engine's version and the formats it reads.
@@ -29,6 +33,28 @@ impl CommandError {
     fn new(code: &'static str, message: impl Into<String>) -> Self {
         Self { code, message: message.into() }
     }
+
+    fn stopped(e: impl std::fmt::Display) -> Self {
+        Self::new("internal", format!("the reader stopped: {e}"))
+    }
+}
+
+impl From<LoadFailure> for CommandError {
+    fn from(f: LoadFailure) -> Self {
+        match f {
+            LoadFailure::Cancelled => Self::new("cancelled", "opening was cancelled"),
+            LoadFailure::Unreadable(message) => Self::new("load-failed", message),
+        }
+    }
+}
+
+/// What streams to the UI while a log is read: progress (at most a few times a second) and
+/// deltas (new sessions, run edges and findings). The final report supersedes them all.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum LoadEvent {
+    Progress(Progress),
+    Delta(Delta),
 }
 
 /// The paths given on the command line (`arbor-app PATH...`), read once at start.
@@ -43,24 +69,71 @@ impl LaunchPaths {
     }
 }
 
-/// What is open now; the inspector reads raw lines only from it.
-#[derive(Debug, Default)]
-pub struct Opened(Mutex<Source>);
-
-#[derive(Debug, Default, Clone)]
-enum Source {
-    #[default]
-    Nothing,
-    Paths(Vec<PathBuf>),
+/// What is open now, and which load is the current one. Starting a load, or cancelling, moves
+/// the generation on; a load whose generation is no longer current stops at its next report.
+#[derive(Default)]
+pub struct Opened {
+    analysis: Mutex<Option<Arc<Analysis>>>,
+    generation: Arc<AtomicU64>,
 }
 
 impl Opened {
-    fn set(&self, source: Source) {
-        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = source;
+    fn current(&self) -> Option<Arc<Analysis>> {
+        self.analysis.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
-    fn get(&self) -> Source {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    fn set(&self, analysis: Analysis) {
+        *self.analysis.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(analysis));
     }
+}
+
+/// Forwards the engine's progress and deltas to the UI, and stops when the load is superseded.
+struct Forward<'a> {
+    channel: &'a Channel<LoadEvent>,
+    generation: &'a AtomicU64,
+    mine: u64,
+    last_progress: Option<Instant>,
+}
+
+impl Forward<'_> {
+    fn still_wanted(&self) -> bool {
+        self.generation.load(Ordering::SeqCst) == self.mine
+    }
+}
+
+impl Observer for Forward<'_> {
+    fn progress(&mut self, p: &Progress) -> bool {
+        // A progress bar needs a few updates a second, not one per chunk.
+        if self.last_progress.is_none_or(|t| t.elapsed() >= Duration::from_millis(100)) {
+            self.last_progress = Some(Instant::now());
+            let _ = self.channel.send(LoadEvent::Progress(*p));
+        }
+        self.still_wanted()
+    }
+
+    fn delta(&mut self, d: Delta) -> bool {
+        let _ = self.channel.send(LoadEvent::Delta(d));
+        self.still_wanted()
+    }
+}
+
+/// Reads `paths` on a blocking thread, streaming to `on_event`; keeps the analysis as what is open.
+async fn load_into(opened: &Opened, paths: Vec<PathBuf>, on_event: Channel<LoadEvent>) -> Result<Report, CommandError> {
+    let mine = opened.generation.fetch_add(1, Ordering::SeqCst) + 1;
+    let generation = opened.generation.clone();
+    let (analysis, report) = tauri::async_runtime::spawn_blocking(move || {
+        let mut forward = Forward { channel: &on_event, generation: &generation, mine, last_progress: None };
+        let analysis = engine::load(&paths, &mut forward)?;
+        let report = analysis.report();
+        Ok::<_, LoadFailure>((analysis, report))
+    })
+    .await
+    .map_err(CommandError::stopped)??;
+    // A newer load or a cancel that came after the last progress report still wins.
+    if opened.generation.load(Ordering::SeqCst) != mine {
+        return Err(LoadFailure::Cancelled.into());
+    }
+    opened.set(analysis);
+    Ok(report)
 }
 
 /// The engine's version and the formats it reads.
@@ -82,78 +155,68 @@ pub async fn found_logs<R: Runtime>(app: AppHandle<R>) -> Result<Vec<FoundLog>, 
     let dsh_home = std::env::var_os("DSH_HOME").map(PathBuf::from);
     tauri::async_runtime::spawn_blocking(move || places::found_logs(&home, dsh_home.as_deref()))
         .await
-        .map_err(|e| CommandError::new("internal", format!("the search stopped: {e}")))
+        .map_err(CommandError::stopped)
 }
 
-/// Reads log files and folders into one report, and remembers them as what is open.
+/// Reads log files and folders into one report, streaming progress and partial results to
+/// `on_event`, and keeps them as what is open. Opening something else cancels this.
 #[tauri::command]
-pub async fn open_paths(paths: Vec<String>, opened: State<'_, Opened>) -> Result<Report, CommandError> {
+pub async fn open_paths(
+    paths: Vec<String>,
+    on_event: Channel<LoadEvent>,
+    opened: State<'_, Opened>,
+) -> Result<Report, CommandError> {
     if paths.is_empty() {
         return Err(CommandError::new("no-paths", "nothing to open: choose at least one file or folder"));
     }
-    let paths: Vec<PathBuf> = paths.into_iter().map(PathBuf::from).collect();
-    let given = paths.clone();
-    let report = tauri::async_runtime::spawn_blocking(move || engine::analyze_paths(&given))
-        .await
-        .map_err(|e| CommandError::new("internal", format!("the reader stopped: {e}")))?
-        .map_err(|e| CommandError::new("load-failed", e.message))?;
-    opened.set(Source::Paths(paths));
-    Ok(report)
+    load_into(&opened, paths.into_iter().map(PathBuf::from).collect(), on_event).await
 }
 
 /// Opens the built-in sample log (written to the app's cache folder, then read like any folder).
 #[tauri::command]
-pub async fn open_sample<R: Runtime>(app: AppHandle<R>, opened: State<'_, Opened>) -> Result<Report, CommandError> {
+pub async fn open_sample<R: Runtime>(
+    app: AppHandle<R>,
+    on_event: Channel<LoadEvent>,
+    opened: State<'_, Opened>,
+) -> Result<Report, CommandError> {
     let cache = app
         .path()
         .app_cache_dir()
         .map_err(|e| CommandError::new("internal", format!("no cache folder for the sample: {e}")))?;
-    let (folder, report) = tauri::async_runtime::spawn_blocking(move || engine::sample(&cache))
+    let folder = tauri::async_runtime::spawn_blocking(move || engine::write_sample(&cache))
         .await
-        .map_err(|e| CommandError::new("internal", format!("the reader stopped: {e}")))?
-        .map_err(|e| CommandError::new("load-failed", e.message))?;
-    opened.set(Source::Paths(vec![folder]));
-    Ok(report)
+        .map_err(CommandError::stopped)??;
+    load_into(&opened, vec![folder], on_event).await
+}
+
+/// Stops the load in progress, if any (it then fails with the code `cancelled`).
+#[tauri::command]
+pub fn cancel_load(opened: State<'_, Opened>) {
+    opened.generation.fetch_add(1, Ordering::SeqCst);
 }
 
 /// The raw text of line `line` (1-based) of `file`, a file as the open report names it; `None`
-/// when the file has no such line. Only files that are open (or inside an open folder) are read.
+/// when the file has no such line. Only the files of what is open can be read.
 #[tauri::command]
 pub async fn raw_line(file: String, line: u64, opened: State<'_, Opened>) -> Result<Option<String>, CommandError> {
-    match opened.get() {
-        Source::Nothing => Err(CommandError::new("not-open", "no log is open")),
-        Source::Paths(roots) => {
-            let path = resolve(&roots, &file)
-                .ok_or_else(|| CommandError::new("not-open", format!("{file} is not part of what is open")))?;
-            tauri::async_runtime::spawn_blocking(move || engine::raw_line(&path, line))
-                .await
-                .map_err(|e| CommandError::new("internal", format!("the reader stopped: {e}")))
-        }
+    let analysis = opened.current().ok_or_else(|| CommandError::new("not-open", "no log is open"))?;
+    if !analysis.files.iter().any(|f| f.display == file) {
+        return Err(CommandError::new("not-open", format!("{file} is not part of what is open")));
     }
+    tauri::async_runtime::spawn_blocking(move || analysis.raw_line(&file, line)).await.map_err(CommandError::stopped)
 }
 
-/// Finds the file a report place names: an opened file given by the same path, or a file inside an
-/// opened folder (places in a folder are relative to it). Anything outside what is open is refused,
-/// so the command cannot read arbitrary files.
-fn resolve(roots: &[PathBuf], file: &str) -> Option<PathBuf> {
-    let wanted = Path::new(file);
-    for root in roots {
-        if root.is_dir() {
-            let candidate = if wanted.is_absolute() { wanted.to_path_buf() } else { root.join(wanted) };
-            if let (Ok(c), Ok(r)) = (candidate.canonicalize(), root.canonicalize()) {
-                if c.starts_with(&r) && c.is_file() {
-                    return Some(c);
-                }
-            }
-        } else if root.as_path() == wanted || same_file(root, wanted) {
-            return Some(root.clone());
-        }
+/// Sessions whose id or label contains `query`, then records whose kind or raw text does
+/// (ignoring case), at most `limit` (capped at 500) hits.
+#[tauri::command]
+pub async fn search(query: String, limit: usize, opened: State<'_, Opened>) -> Result<Vec<Hit>, CommandError> {
+    let analysis = opened.current().ok_or_else(|| CommandError::new("not-open", "no log is open"))?;
+    if query.trim().is_empty() {
+        return Ok(Vec::new());
     }
-    None
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+    tauri::async_runtime::spawn_blocking(move || analysis.search(query.trim(), limit.min(500)))
+        .await
+        .map_err(CommandError::stopped)
 }
 
 #[cfg(test)]
@@ -166,22 +229,56 @@ mod tests {
         assert_eq!(LaunchPaths::from_args(args).0, vec!["a.jsonl", "logs/"]);
     }
 
-    #[test]
-    fn resolve_reads_only_inside_what_is_open() {
-        let dir = tempfile::tempdir().unwrap();
-        let folder = dir.path().join("sessions");
-        std::fs::create_dir_all(folder.join("s1")).unwrap();
-        std::fs::write(folder.join("s1/events.jsonl"), "{}\n").unwrap();
-        let single = dir.path().join("run.jsonl");
-        std::fs::write(&single, "{}\n").unwrap();
-        let outside = dir.path().join("secret.txt");
-        std::fs::write(&outside, "x\n").unwrap();
+    fn case(name: &str) -> PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/cases").join(name).join("input")
+    }
 
-        let roots = vec![folder.clone(), single.clone()];
-        assert!(resolve(&roots, "s1/events.jsonl").is_some());
-        assert_eq!(resolve(&roots, single.to_str().unwrap()), Some(single.clone()));
-        assert_eq!(resolve(&roots, "../secret.txt"), None);
-        assert_eq!(resolve(&roots, outside.to_str().unwrap()), None);
-        assert_eq!(resolve(&roots, "s1/missing.jsonl"), None);
+    /// A channel that keeps what is sent on it, as JSON.
+    fn recorder() -> (Channel<LoadEvent>, Arc<Mutex<Vec<serde_json::Value>>>) {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let keep = seen.clone();
+        let channel = Channel::new(move |body| {
+            keep.lock().unwrap().push(body.deserialize::<serde_json::Value>().unwrap());
+            Ok(())
+        });
+        (channel, seen)
+    }
+
+    #[test]
+    fn a_load_streams_deltas_that_add_up_to_the_reports_sessions() {
+        let (channel, seen) = recorder();
+        let generation = AtomicU64::new(1);
+        let mut forward = Forward { channel: &channel, generation: &generation, mine: 1, last_progress: None };
+        let analysis = engine::load(&[case("dsh-rpc-two-level")], &mut forward).unwrap();
+        let report = analysis.report();
+
+        let events = seen.lock().unwrap();
+        let streamed: Vec<String> = events
+            .iter()
+            .filter(|e| e["type"] == "delta")
+            .flat_map(|e| e["sessions"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap().to_owned()))
+            .collect();
+        let mut want: Vec<String> = report.sessions.iter().map(|s| s.id.clone()).collect();
+        let mut got = streamed.clone();
+        want.sort();
+        got.sort();
+        assert_eq!(got, want, "every session is streamed once");
+        assert!(events.iter().all(|e| e["type"] == "delta" || e["type"] == "progress"));
+    }
+
+    #[test]
+    fn a_superseded_load_is_cancelled() {
+        let (channel, _seen) = recorder();
+        // The app's generation has moved on (a cancel or a newer load): this load is not wanted.
+        let generation = AtomicU64::new(2);
+        let mut forward = Forward { channel: &channel, generation: &generation, mine: 1, last_progress: None };
+        assert_eq!(engine::load(&[case("dsh-rpc-two-level")], &mut forward).err(), Some(LoadFailure::Cancelled));
+    }
+
+    #[test]
+    fn load_failures_cross_with_their_codes() {
+        assert_eq!(CommandError::from(LoadFailure::Cancelled).code, "cancelled");
+        let e = CommandError::from(LoadFailure::Unreadable("no log files found".into()));
+        assert_eq!((e.code, e.message.as_str()), ("load-failed", "no log files found"));
     }
 }

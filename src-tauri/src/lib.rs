@@ -23,7 +23,9 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, launch: commands::Lau
             commands::found_logs,
             commands::open_paths,
             commands::open_sample,
+            commands::cancel_load,
             commands::raw_line,
+            commands::search,
         ])
 }
 

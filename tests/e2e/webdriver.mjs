@@ -121,6 +121,10 @@ class Session {
       args: [css, attribute],
     });
   }
+  async type(css, text) {
+    const found = await waitFor(`an element ${css}`, () => this.call("POST", "/element", { using: "css selector", value: css }), 10_000);
+    await this.call("POST", `/element/${found[ELEMENT]}/value`, { text });
+  }
   async click(css) {
     const found = await waitFor(`an element ${css}`, () => this.call("POST", "/element", { using: "css selector", value: css }), 10_000);
     await this.call("POST", `/element/${found[ELEMENT]}/click`, {});
@@ -181,6 +185,11 @@ const TESTS = [
       const selected = await s.attributes('[role="treeitem"][aria-selected="true"]', "data-session");
       if (selected.length !== 1) throw new Error(`one session should be selected, got ${selected}`);
       await s.screenshot("bad-ancestry");
+      // Search reads the raw lines back: "early" is only in the title event on line 7.
+      await s.click('[data-testid="tab-search"]');
+      await s.type('input[aria-label="Search the log"]', "early");
+      await s.click('[data-hit="record"]');
+      await s.waitForText(["run.jsonl:7", '"title": "early"']);
       // Collapsing a root hides its subtree.
       await s.click('[data-session="x"] .twisty');
       await waitFor("z to be hidden", async () => !(await s.attributes("[data-session]", "data-session")).includes("z"), 5_000);
@@ -254,6 +263,33 @@ const TESTS = [
       });
       if (imgs || bolds || title !== "Arbor") throw new Error(`log markup reached the DOM: img=${imgs} b=${bolds} title=${title}`);
       await s.screenshot("hostile-markup");
+    },
+  },
+  {
+    name: "a large log streams its first sessions and progress, and Cancel stops it",
+    get args() {
+      // About 60 MB: the two-level case repeated with fresh session ids, so the reader is still
+      // busy when the test looks (the engine reports its first sessions after the first chunks).
+      const lines = readFileSync(caseInput("dsh-rpc-two-level", "run.jsonl"), "utf8").trimEnd().split("\n");
+      const copies = [];
+      for (let k = 0; copies.length * lines.length < 600_000; k++) {
+        copies.push(lines.map((l) => l.replace(/"(root|kid|grand)"/g, `"$1-${k}"`)).join("\n"));
+      }
+      const path = join(OUT, "large.jsonl");
+      writeFileSync(path, copies.join("\n") + "\n");
+      return [path];
+    },
+    async run(s) {
+      await waitFor("the loading panel with streamed sessions", async () => {
+        const rows = await s.attributes('[data-testid="loading"] [data-session]', "data-session");
+        return rows.length > 0;
+      }, 60_000);
+      await s.waitForText(["Reading", "large.jsonl", "records", "Cancel"]);
+      await s.screenshot("large-loading");
+      await s.click('[data-testid="loading"] button');
+      await waitFor("the loading panel to close", async () => (await s.attributes('[data-testid="loading"]', "class")).length === 0, 10_000);
+      const text = await s.text();
+      if (/Could not open/.test(text)) throw new Error(`a cancel is not an error:\n${text.slice(0, 500)}`);
     },
   },
 ];

@@ -1,9 +1,10 @@
 // The one door to the Rust side. Every command name and its request/response types live here; the
 // rest of the UI imports these functions and never calls `invoke` or a plugin itself.
-import { invoke } from "@tauri-apps/api/core";
+import { Channel, invoke } from "@tauri-apps/api/core";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open } from "@tauri-apps/plugin-dialog";
 import { load, type Store } from "@tauri-apps/plugin-store";
+import type { LoadEvent } from "./loading";
 import type { Report } from "./report";
 import { parseRecent, parseTheme, pushRecent, type RecentEntry, type Theme } from "./settings";
 
@@ -46,14 +47,29 @@ export interface FoundLog {
   modified: number | null;
 }
 
+/** One record as the engine shows it (`arbor_core::RecordView`). */
+export interface RecordView {
+  index: number;
+  file: string;
+  line: number;
+  session: string | null;
+  kind: string;
+  time: number | null;
+}
+
+/** A search hit (`arbor_core::Hit`): a session by id or label, or a record by kind or text. */
+export type Hit = { type: "session"; id: string; label: string | null } | { type: "record"; record: RecordView; text: string };
+
 /** The app's commands and their arguments (src-tauri/src/commands.rs). */
 interface Commands {
   engine_info: { args: Record<string, never>; answer: EngineInfo };
   launch_paths: { args: Record<string, never>; answer: string[] };
   found_logs: { args: Record<string, never>; answer: FoundLog[] };
-  open_paths: { args: { paths: string[] }; answer: Report };
-  open_sample: { args: Record<string, never>; answer: Report };
+  open_paths: { args: { paths: string[]; onEvent: Channel<LoadEvent> }; answer: Report };
+  open_sample: { args: { onEvent: Channel<LoadEvent> }; answer: Report };
+  cancel_load: { args: Record<string, never>; answer: null };
   raw_line: { args: { file: string; line: number }; answer: string | null };
+  search: { args: { query: string; limit: number }; answer: Hit[] };
 }
 
 async function call<C extends keyof Commands>(command: C, args: Commands[C]["args"]): Promise<Commands[C]["answer"]> {
@@ -87,14 +103,33 @@ export function foundLogs(): Promise<FoundLog[]> {
   return call("found_logs", {});
 }
 
-/** Reads log files and folders into one report (on a Rust worker thread). */
-export function openPaths(paths: string[]): Promise<Report> {
-  return call("open_paths", { paths });
+function stream(onEvent: (e: LoadEvent) => void): Channel<LoadEvent> {
+  const channel = new Channel<LoadEvent>();
+  channel.onmessage = onEvent;
+  return channel;
 }
 
-/** The built-in sample log's report. */
-export function openSample(): Promise<Report> {
-  return call("open_sample", {});
+/**
+ * Reads log files and folders into one report (on a Rust worker thread); progress and partial
+ * results arrive through `onEvent` meanwhile. Opening anything else cancels it (code `cancelled`).
+ */
+export function openPaths(paths: string[], onEvent: (e: LoadEvent) => void = () => {}): Promise<Report> {
+  return call("open_paths", { paths, onEvent: stream(onEvent) });
+}
+
+/** The built-in sample log's report, streamed like any other. */
+export function openSample(onEvent: (e: LoadEvent) => void = () => {}): Promise<Report> {
+  return call("open_sample", { onEvent: stream(onEvent) });
+}
+
+/** Stops the load in progress; its call then fails with the code `cancelled`. */
+export async function cancelLoad(): Promise<void> {
+  await call("cancel_load", {});
+}
+
+/** Sessions, then records, of what is open that contain `query` (ignoring case). */
+export function search(query: string, limit = 200): Promise<Hit[]> {
+  return call("search", { query, limit });
 }
 
 /** The raw text of a line of an open log (1-based), or null when there is no such line. */

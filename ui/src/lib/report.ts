@@ -46,6 +46,9 @@ export interface Run {
   start: Place | null;
   end: Place | null;
   outcome: Outcome;
+  /** Wire time (epoch ms) of the start and end records, when the log has a clock. */
+  start_time?: number;
+  end_time?: number;
 }
 
 /** A number for dsh logs, the `turnId` string for Copilot logs, null when the log names no turn. */
@@ -68,6 +71,8 @@ export interface StepSpan {
   step: number;
   start: Place;
   end: Place | null;
+  start_time?: number;
+  end_time?: number;
 }
 
 export interface Reply {
@@ -104,6 +109,8 @@ export interface Diagnostic {
   at: Place;
   session: string | null;
   message: string;
+  /** Wire time (epoch ms) of the record at `at`, when there is one and the log has a clock. */
+  time?: number;
 }
 
 export const SEVERITIES: readonly Severity[] = ["error", "warning", "info"];
