@@ -451,6 +451,13 @@ impl Analysis {
         Some(String::from_utf8_lossy(&bytes).into_owned())
     }
 
+    /// The wire time of the record at a place (records are in wire order: a binary search).
+    fn time_at(&self, at: Loc) -> Option<f64> {
+        let i = self.cx.records.binary_search_by(|r| (r.file, r.line as u64).cmp(&(at.file, at.line))).ok()?;
+        let t = self.cx.records[i].time;
+        (!t.is_nan()).then_some(t)
+    }
+
     pub fn report(&self) -> Report {
         let cx = &self.cx;
         let placements = cx.graph.placements();
@@ -491,6 +498,8 @@ impl Analysis {
                             start: r.start.map(|l| self.place(l)),
                             end: r.end.map(|l| self.place(l)),
                             outcome: r.outcome,
+                            start_time: r.start.and_then(|l| self.time_at(l)),
+                            end_time: r.end.and_then(|l| self.time_at(l)),
                         })
                         .collect(),
                     events: n.events,
@@ -524,6 +533,8 @@ impl Analysis {
                         step: *step,
                         start: self.place(*start),
                         end: end.map(|l| self.place(l)),
+                        start_time: self.time_at(*start),
+                        end_time: end.and_then(|l| self.time_at(l)),
                     })
                     .collect(),
             });
@@ -589,6 +600,7 @@ impl Analysis {
                 at: self.place(f.at),
                 session: f.session.map(name),
                 message: f.message.clone(),
+                time: self.time_at(f.at),
             })
             .collect();
 
@@ -658,6 +670,7 @@ impl DeltaMark {
                 at: Place { file: files.get(f.at.file as usize).cloned().unwrap_or_default(), line: f.at.line },
                 session: f.session.map(name),
                 message: f.message.clone(),
+                time: None,
             })
             .collect::<Vec<_>>();
         self.sessions += sessions.len();

@@ -81,6 +81,11 @@ pub struct Run {
     pub start: Option<Place>,
     pub end: Option<Place>,
     pub outcome: Outcome,
+    /// Wire time (epoch ms) of the start and end records, when the log has a clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_time: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -109,6 +114,10 @@ pub struct StepSpan {
     pub step: u32,
     pub start: Place,
     pub end: Option<Place>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_time: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -160,4 +169,7 @@ pub struct Diagnostic {
     pub at: Place,
     pub session: Option<String>,
     pub message: String,
+    /// Wire time (epoch ms) of the record at `at`, when there is one and the log has a clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<f64>,
 }
