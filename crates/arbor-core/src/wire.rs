@@ -543,8 +543,7 @@ pub fn parse_line(bytes: &[u8]) -> Option<Line<'_>> {
 pub fn rfc3339_ms(s: &str) -> Option<f64> {
     let b = s.as_bytes();
     let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        let t = s.get(r)?;
-        t.bytes().all(|c| c.is_ascii_digit()).then(|| t.parse().ok())?
+        b.get(r)?.iter().try_fold(0i64, |acc, &c| c.is_ascii_digit().then(|| acc * 10 + i64::from(c - b'0')))
     };
     if b.len() < 19
         || b[4] != b'-'
@@ -563,22 +562,27 @@ pub fn rfc3339_ms(s: &str) -> Option<f64> {
     }
     let mut i = 19;
     // Whole milliseconds are kept as an integer so that they stay exact; only digits past the
-    // third are a fraction of a millisecond.
+    // third are a fraction of a millisecond. Digits are read in place: this runs on every event.
     let (mut millis, mut sub_ms) = (0i64, 0.0f64);
     if b.get(i) == Some(&b'.') {
-        let start = i + 1;
-        i = start;
-        while b.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+        let (mut n, mut scale) = (0usize, 0.1f64);
+        while let Some(&c) = b.get(i).filter(|c| c.is_ascii_digit()) {
+            let digit = i64::from(c - b'0');
+            if n < 3 {
+                millis = millis * 10 + digit;
+            } else {
+                sub_ms += digit as f64 * scale;
+                scale /= 10.0;
+            }
+            n += 1;
             i += 1;
         }
-        let digits = s.get(start..i)?;
-        if digits.is_empty() {
+        if n == 0 {
             return None;
         }
-        let (ms, rest) = digits.split_at(digits.len().min(3));
-        millis = format!("{ms:0<3}").parse().ok()?;
-        if !rest.is_empty() {
-            sub_ms = format!("0.{rest}").parse().ok()?;
+        for _ in n..3 {
+            millis *= 10;
         }
     }
     let offset_min = match b.get(i) {
