@@ -1,0 +1,146 @@
+// The boundary timeline in headless Chromium (IPC mocked, tests/browser.mjs): the built-in sample's
+// recorded report draws in every lane, the keyboard zooms and fits, a click on a span selects its
+// session everywhere, and the view is photographed in light and dark (docs/screenshots/).
+// usage: node tests/timeline.browser.mjs   (from ui/; needs /usr/bin/chromium or $CHROMIUM)
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { launch, mockIpc, startUi, UI } from "./browser.mjs";
+
+const AXIS = 26;
+const GUTTER = 190;
+const LANE = 28;
+const SHOTS = `${UI}/../docs/screenshots`;
+
+const ui = await startUi();
+const browser = await launch();
+let failed = false;
+try {
+  const { REPORTS } = await ui.load("/src/lib/fixtures/reports.ts");
+  const report = REPORTS[0];
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 2 });
+  page.on("pageerror", (e) => {
+    failed = true;
+    console.error("page error:", e.message);
+  });
+  await mockIpc(page, { report });
+  await page.goto(ui.url);
+  await page.getByTestId("tab-timeline").click();
+  const canvas = page.getByTestId("timeline-canvas");
+  await canvas.waitFor();
+  await page.waitForFunction(() => document.querySelector("[data-testid=timeline-canvas]")?.dataset.viewEnd !== undefined);
+
+  const view = () =>
+    canvas.evaluate((c) => ({ start: Number(c.dataset.viewStart), end: Number(c.dataset.viewEnd), cssWidth: c.clientWidth, width: c.width }));
+  const frame = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
+  // HiDPI: the backing store is devicePixelRatio times the CSS size.
+  const v0 = await view();
+  assert.equal(v0.width, v0.cssWidth * 2, "canvas scaled by devicePixelRatio");
+  const axis = await page.getByTestId("timeline-axis").textContent();
+  console.log(`axis: ${axis}`);
+  assert.match(axis, /^(time|wire order \(no clock\))$/);
+
+  /**
+   * Pixels in a lane's row, right of the labels, that differ from the background (the panel colour
+   * at the lane's right edge is the background); the 1-px grid lines are not counted.
+   */
+  const inked = (lane, band = [0, LANE - 1]) =>
+    canvas.evaluate(
+      (c, { lane, band, AXIS, GUTTER, LANE }) => {
+        const dpr = c.width / c.clientWidth;
+        const ctx = c.getContext("2d");
+        const y0 = Math.round((AXIS + lane * LANE + band[0]) * dpr);
+        const h = Math.round((band[1] - band[0]) * dpr);
+        const x0 = Math.round((GUTTER + 2) * dpr);
+        const w = c.width - x0;
+        const data = ctx.getImageData(x0, y0, w, h).data;
+        const bg = ctx.getImageData(c.width - 1, y0 + h - 2, 1, 1).data;
+        let columns = 0;
+        const xs = [];
+        for (let x = 0; x < w; x++) {
+          let ink = 0;
+          for (let y = 0; y < h; y++) {
+            const i = (y * w + x) * 4;
+            if (Math.abs(data[i] - bg[0]) + Math.abs(data[i + 1] - bg[1]) + Math.abs(data[i + 2] - bg[2]) > 30) ink++;
+          }
+          // A grid line inks the whole column height; a span only its band.
+          if (ink > 0 && ink < h) {
+            columns++;
+            xs.push(x);
+          }
+        }
+        return { columns: Math.round(columns / dpr), xs: xs.map((x) => (x + x0) / dpr) };
+      },
+      { lane, band, AXIS, GUTTER, LANE },
+    );
+
+  // Every session has something drawn in its lane (a turn, a run on it, or its own run's connector).
+  for (let lane = 0; lane < report.sessions.length; lane++) {
+    const { columns } = await inked(lane);
+    assert.ok(columns > 3, `lane ${lane} (${report.sessions[lane].id}) has ink: ${columns} columns`);
+  }
+  console.log(`ok: all ${report.sessions.length} lanes drawn`);
+
+  // Keyboard zoom: three `+` narrow the window 1.5^3 times; `-` widens it; `0` fits again.
+  await canvas.focus();
+  for (let i = 0; i < 3; i++) await page.keyboard.press("+");
+  await frame();
+  const z = await view();
+  const ratio = (v0.end - v0.start) / (z.end - z.start);
+  assert.ok(Math.abs(ratio - 3.375) < 1e-6, `zoomed 3.375x, got ${ratio}`);
+  assert.ok(z.start >= v0.start && z.end <= v0.end, "zoomed window inside the domain");
+  await page.keyboard.press("l");
+  await frame();
+  const panned = await view();
+  assert.ok(panned.start > z.start, "l pans later");
+  assert.ok(Math.abs(panned.end - panned.start - (z.end - z.start)) < 1e-6, "panning keeps the width");
+  await page.keyboard.press("0");
+  await frame();
+  assert.deepEqual(await view(), v0, "0 fits the whole domain again");
+  console.log(`ok: zoom ${ratio.toFixed(3)}x with +, pan with l, fit with 0`);
+
+  // Click a turn span: the lane of `planner` (a session with a turn) in its turn band.
+  const lane = report.sessions.findIndex((s) => s.id === "planner");
+  const { xs } = await inked(lane, [14, 23]);
+  assert.ok(xs.length > 0, "planner's turn band has ink");
+  const box = await canvas.boundingBox();
+  const x = xs[Math.floor(xs.length / 2)];
+  await page.mouse.click(box.x + x, box.y + AXIS + lane * LANE + 18);
+  await frame();
+  const selected = await page.evaluate(() => document.querySelector(".node.selected")?.getAttribute("data-session"));
+  assert.equal(selected, "planner", "clicking the span selects its session in the tree");
+  console.log("ok: click on a span selected planner in the tree");
+
+  // The selected lane is highlighted: its label background differs from an unselected one's.
+  const shade = (l) =>
+    canvas.evaluate((c, y) => Array.from(c.getContext("2d").getImageData(40, Math.round(y * 2), 1, 1).data), AXIS + l * LANE + 3);
+  assert.notDeepEqual(await shade(lane), await shade(lane === 0 ? 1 : 0), "selected lane highlighted");
+
+  // Selection from the tree: clicking another session there moves the highlight here.
+  await page.locator('.node[data-session="fact-checker"]').click();
+  await frame();
+  const other = report.sessions.findIndex((s) => s.id === "fact-checker");
+  assert.notDeepEqual(await shade(other), await shade(lane), "highlight follows the tree's selection");
+  console.log("ok: selection from the tree highlights the lane");
+
+  // Screenshots in both themes.
+  mkdirSync(SHOTS, { recursive: true });
+  for (const theme of ["light", "dark"]) {
+    await page.getByLabel("Theme").selectOption(theme);
+    await frame();
+    await frame();
+    await page.locator(".pane.side").screenshot({ path: `${SHOTS}/timeline-${theme}.png` });
+  }
+  console.log(`ok: screenshots in ${SHOTS}`);
+} catch (e) {
+  failed = true;
+  console.error(e);
+} finally {
+  await browser.close();
+  await ui.close();
+}
+if (failed) {
+  console.error("FAIL: timeline browser test");
+  process.exit(1);
+}
+console.log("PASS: timeline browser test");
