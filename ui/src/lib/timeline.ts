@@ -252,30 +252,42 @@ export function hasClock(report: Report): boolean {
 }
 
 /**
- * Times known at places, per file, sorted by line: a finding without its own time sits at the time
- * of the latest timed place at or before it in its file (the earliest one when there is none).
+ * Times known at places, per file, by line: a finding without its own time sits at the time of the
+ * latest timed line at or before it in its file (the earliest one when there is none). Lines are
+ * dense (a file has as many as it has records), so this is one array a file and no sort.
  */
 export class PlaceClock {
-  private files = new Map<string, { lines: Float64Array; times: Float64Array }>();
+  private files = new Map<string, Float64Array>();
 
-  constructor(known: { place: Place; time: number }[]) {
-    const by = new Map<string, { line: number; time: number }[]>();
-    for (const k of known) {
-      let list = by.get(k.place.file);
-      if (!list) by.set(k.place.file, (list = []));
-      list.push({ line: k.place.line, time: k.time });
+  set(p: Place, time: number): void {
+    let a = this.files.get(p.file);
+    if (!a || p.line >= a.length) {
+      const grown = new Float64Array(Math.max(p.line + 1, (a?.length ?? 0) * 2, 64)).fill(Number.NaN);
+      if (a) grown.set(a);
+      this.files.set(p.file, (a = grown));
     }
-    for (const [file, list] of by) {
-      list.sort((a, b) => a.line - b.line || a.time - b.time);
-      this.files.set(file, { lines: Float64Array.from(list, (x) => x.line), times: Float64Array.from(list, (x) => x.time) });
+    if (!(a[p.line] <= time)) a[p.line] = time;
+  }
+
+  /** Fills each line without a time from the timed line before it (after it, at the start). */
+  finish(): this {
+    for (const a of this.files.values()) {
+      let last = Number.NaN;
+      for (let i = 0; i < a.length; i++) {
+        if (Number.isNaN(a[i])) a[i] = last;
+        else last = a[i];
+      }
+      const first = a.find((x) => !Number.isNaN(x));
+      if (first !== undefined) for (let i = 0; i < a.length && Number.isNaN(a[i]); i++) a[i] = first;
     }
+    return this;
   }
 
   timeOf(p: Place): number | null {
-    const f = this.files.get(p.file);
-    if (!f || f.lines.length === 0) return null;
-    const i = upperBound(f.lines, 0, f.lines.length, p.line) - 1;
-    return f.times[Math.max(0, i)];
+    const a = this.files.get(p.file);
+    if (!a || a.length === 0) return null;
+    const t = a[Math.max(0, Math.min(p.line, a.length - 1))];
+    return Number.isNaN(t) ? null : t;
   }
 }
 
@@ -284,18 +296,19 @@ export function buildModel(report: Report): TimelineModel {
   const offsets = fileOffsets(report.inputs);
   const inputs = report.inputs.map((i) => ({ file: i.file, offset: offsets.get(i.file) ?? 0 })).sort((a, b) => a.offset - b.offset);
   const axis: AxisKind = hasClock(report) ? "time" : "wire";
-  const unowned = report.diagnostics.some((d) => d.session === null || !report.sessions.some((s) => s.id === d.session));
+  const ids = new Set(report.sessions.map((s) => s.id));
+  const unowned = report.diagnostics.some((d) => d.session === null || !ids.has(d.session));
   const lanes = layoutLanes(report.sessions, unowned);
   const laneOf = new Map<string, number>();
   lanes.forEach((l, i) => {
     if (l.id !== null && !laneOf.has(l.id)) laneOf.set(l.id, i);
   });
-  const known: { place: Place; time: number }[] = [];
+  const clock = new PlaceClock();
   // Position of a place on the axis: its time, or its ordinal. In wire order a record occupies
   // [ordinal, ordinal + 1), so a span ends after its end line and a one-line span has a width.
   const pos = (p: Place, time: number | null | undefined): number => {
     if (axis === "time") {
-      known.push({ place: p, time: time as number });
+      clock.set(p, time as number);
       return time as number;
     }
     return ordinal(offsets, p);
@@ -345,7 +358,7 @@ export function buildModel(report: Report): TimelineModel {
       runItems.push({ session: s.id, child, index, outcome: r.outcome, start: r.start ?? r.end });
     });
   }
-  const clock = new PlaceClock(known);
+  clock.finish();
   const markLane: number[] = [];
   const markAt: number[] = [];
   const markItems: Diagnostic[] = [];
