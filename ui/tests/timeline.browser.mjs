@@ -4,12 +4,56 @@
 // usage: node tests/timeline.browser.mjs   (from ui/; needs /usr/bin/chromium or $CHROMIUM)
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
 import { launch, mockIpc, startUi, UI } from "./browser.mjs";
 
 const AXIS = 26;
 const GUTTER = 190;
 const LANE = 28;
-const SHOTS = `${UI}/../docs/screenshots`;
+const SHOTS = resolve(UI, "../docs/screenshots");
+
+/** The report with a time on every span and finding: one second a record from 2025-01-01. */
+function withClock(r) {
+  const c = structuredClone(r);
+  const offsets = new Map();
+  let sum = 0;
+  for (const i of c.inputs) {
+    offsets.set(i.file, sum);
+    sum += i.records + i.bad_lines;
+  }
+  const t = (p) => (p ? Date.UTC(2025, 0, 1) + (offsets.get(p.file) + p.line) * 1000 : undefined);
+  for (const turn of c.turns) {
+    turn.start_time = t(turn.start);
+    turn.end_time = t(turn.end);
+    for (const s of turn.step_spans ?? []) Object.assign(s, { start_time: t(s.start), end_time: t(s.end) });
+  }
+  for (const s of c.sessions) for (const run of s.runs) Object.assign(run, { start_time: t(run.start), end_time: t(run.end) });
+  for (const d of c.diagnostics) d.time = t(d.at);
+  return c;
+}
+
+/** `n` roots, each with one child that ran under it, in wire order: 2n lanes. */
+function tallReport(n) {
+  const file = "tall.jsonl";
+  const sessions = [];
+  const turns = [];
+  let line = 1;
+  for (let i = 0; i < n; i++) {
+    const a = line;
+    line += 4;
+    sessions.push({ id: `r${i}`, parent: null, root: `r${i}`, depth: 0, label: null, events: 2, runs: [] });
+    sessions.push({
+      id: `r${i}c`, parent: `r${i}`, root: `r${i}`, depth: 1, label: `child of r${i}`, events: 2,
+      runs: [{ parent: `r${i}`, start: { file, line: a + 1 }, end: { file, line: a + 2 }, outcome: "ok" }],
+    });
+    turns.push({ session: `r${i}`, turn: 1, start: { file, line: a }, end: { file, line: a + 3 }, reason: "completed", steps: 0 });
+  }
+  return {
+    report_version: 1,
+    inputs: [{ file, format: "dsh-rpc", records: line, bad_lines: 0 }],
+    sessions, turns, replies: [], waits: [], diagnostics: [],
+  };
+}
 
 const ui = await startUi();
 const browser = await launch();
@@ -123,6 +167,8 @@ try {
   assert.notDeepEqual(await shade(other), await shade(lane), "highlight follows the tree's selection");
   console.log("ok: selection from the tree highlights the lane");
 
+  // Opening the tab after a selection elsewhere shows the selected lane (checked on a tall report below).
+
   // Screenshots in both themes.
   mkdirSync(SHOTS, { recursive: true });
   for (const theme of ["light", "dark"]) {
@@ -132,6 +178,51 @@ try {
     await page.locator(".pane.side").screenshot({ path: `${SHOTS}/timeline-${theme}.png` });
   }
   console.log(`ok: screenshots in ${SHOTS}`);
+
+  // The same log with a clock: every span timed, so the axis is time and every lane still drawn.
+  const clocked = withClock(report);
+  const timed = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await mockIpc(timed, { report: clocked });
+  await timed.goto(ui.url);
+  await timed.getByTestId("tab-timeline").click();
+  assert.equal(await timed.getByTestId("timeline-axis").textContent(), "time");
+  const tc = timed.getByTestId("timeline-canvas");
+  await timed.waitForFunction(() => document.querySelector("[data-testid=timeline-canvas]")?.dataset.viewEnd !== undefined);
+  const tv = await tc.evaluate((c) => [Number(c.dataset.viewStart), Number(c.dataset.viewEnd)]);
+  assert.ok(tv[0] >= 1.7e12 && tv[1] > tv[0], `time window in epoch ms: ${tv}`);
+  await timed.close();
+  console.log("ok: a clocked log gets the time axis");
+
+  // A tall report (400 lanes): choosing a session far down in the tree scrolls the timeline to
+  // its lane; a selection made before the tab opens is shown when it opens.
+  const tall = tallReport(200);
+  const big = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await mockIpc(big, { report: tall });
+  await big.goto(ui.url);
+  const bc = big.getByTestId("timeline-canvas");
+  const drawn = () => big.waitForFunction(() => document.querySelector("[data-testid=timeline-canvas]")?.dataset.viewEnd !== undefined);
+  const settle = () => big.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  const laneInView = async (id) => {
+    const lane = tall.sessions.findIndex((s) => s.id === id);
+    const { scrollY, rows } = await bc.evaluate((c) => ({ scrollY: Number(c.dataset.scrollY), rows: c.clientHeight - 26 }));
+    return { lane, scrollY, ok: lane * LANE >= scrollY && (lane + 1) * LANE <= scrollY + rows };
+  };
+  // Selected while the Findings tab shows; the timeline opens on that lane.
+  await big.locator('[role="tree"]').evaluate((el) => (el.scrollTop = el.scrollHeight));
+  await big.locator('.node[data-session="r195c"]').click();
+  await big.getByTestId("tab-timeline").click();
+  await drawn();
+  await settle();
+  const opened = await laneInView("r195c");
+  assert.ok(opened.scrollY > 0 && opened.ok, `lane ${opened.lane} in view when the tab opens: scrollY ${opened.scrollY}`);
+  // Selected in the tree while the timeline shows: it scrolls back up to the lane.
+  await big.locator('[role="tree"]').evaluate((el) => (el.scrollTop = 0));
+  await big.locator('.node[data-session="r4c"]').click();
+  await settle();
+  const back = await laneInView("r4c");
+  assert.ok(back.ok && back.scrollY < opened.scrollY, `lane ${back.lane} in view after a tree selection: scrollY ${back.scrollY}`);
+  await big.close();
+  console.log("ok: tree selection scrolls the timeline to the lane (400 lanes)");
 } catch (e) {
   failed = true;
   console.error(e);
