@@ -249,6 +249,9 @@ describe("axis ticks", () => {
     expect(timeStep(700)).toBe(1000);
     expect(timeStep(11_000)).toBe(15_000);
     expect(timeStep(61_000)).toBe(120_000);
+    // Past a day, whole days on round numbers: 109 days a tick becomes 200.
+    expect(timeStep(1.5 * 86_400_000)).toBe(2 * 86_400_000);
+    expect(timeStep(109 * 86_400_000)).toBe(200 * 86_400_000);
   });
 
   it("labels time ticks as offsets from the log's first time, in the step's unit", () => {

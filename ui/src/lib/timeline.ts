@@ -686,7 +686,7 @@ export function niceStep(min: number, floor = 0): number {
 /** A time step from the clock's units (ms, s, min, h, days) at least `min` ms. */
 export function timeStep(min: number): number {
   for (const s of TIME_STEPS) if (s >= min) return s;
-  return Math.ceil(min / DAY) * DAY;
+  return niceStep(min / DAY, 1) * DAY;
 }
 
 /** An offset in ms written in the step's unit: "+250 ms", "+1.5 s", "+2 min", "+1 h 30 min". */
