@@ -56,4 +56,4 @@ ui_install() {
 }
 
 BUILD_PACKAGES=(build-essential pkg-config libwebkit2gtk-4.1-dev)
-TEST_PACKAGES=(xvfb xauth webkit2gtk-driver imagemagick x11-utils xdotool)
+TEST_PACKAGES=(xvfb xauth webkit2gtk-driver imagemagick x11-utils xdotool chromium)
