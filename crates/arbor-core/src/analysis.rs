@@ -5,7 +5,7 @@
 //! and the findings, never line text. Progress is reported to an observer, which may cancel.
 
 use crate::copilot::{events_root_id, Copilot};
-use crate::ctx::{Ctx, Record};
+use crate::ctx::{Ctx, Record, TextRef};
 use crate::detect::{detect, Format, DETECT_LINES};
 use crate::dsh::{link_headers, DshRpc, DshSession};
 use crate::finding::{Code, Loc};
@@ -458,7 +458,32 @@ impl Analysis {
         (!t.is_nan()).then_some(t)
     }
 
+    /// The texts of every reply the report shows, read back from the files: each file once, in
+    /// offset order (a seek per reply for plain files, one pass for zstd).
+    fn reply_texts(&self) -> HashMap<TextRef, String> {
+        let cx = &self.cx;
+        let mut refs: Vec<TextRef> = cx.turns.list.iter().filter_map(|t| t.reply).collect();
+        refs.extend(cx.loose_replies.iter().map(|r| r.text));
+        for w in &cx.waits {
+            refs.extend(w.reply);
+            refs.extend(w.naive.reply.flatten());
+        }
+        refs.sort_by_key(|r| (r.at.file, r.offset));
+        refs.dedup();
+        let mut out = HashMap::default();
+        for group in refs.chunk_by(|a, b| a.at.file == b.at.file) {
+            let Some(info) = self.files.get(group[0].at.file as usize) else { continue };
+            let offsets: Vec<u64> = group.iter().map(|r| r.offset).collect();
+            let Ok(lines) = reader::lines_at(&info.path, &offsets) else { continue };
+            for (r, bytes) in group.iter().zip(lines) {
+                out.insert(*r, bytes.map(|b| reply_text(&b)).unwrap_or_default());
+            }
+        }
+        out
+    }
+
     pub fn report(&self) -> Report {
+        let texts = self.reply_texts();
         let cx = &self.cx;
         let placements = cx.graph.placements();
         let run_count = |s: Sym| cx.graph.get(s).map_or(0, |n| n.runs.len());
@@ -538,14 +563,15 @@ impl Analysis {
                     })
                     .collect(),
             });
-            if let Some((text, at)) = &t.reply {
+            if let Some(r) = &t.reply {
+                let (text, at) = (texts.get(r).cloned().unwrap_or_default(), r.at);
                 replies.push(report::Reply {
                     session: name(t.session),
                     root: is_root(t.session),
                     turn: t.turn.clone(),
                     run,
                     text: text.clone(),
-                    at: self.place(*at),
+                    at: self.place(at),
                 });
             }
         }
@@ -555,8 +581,8 @@ impl Analysis {
                 root: is_root(r.session),
                 turn: serde_json::Value::Null,
                 run: None,
-                text: r.text.clone(),
-                at: self.place(r.at),
+                text: texts.get(&r.text).cloned().unwrap_or_default(),
+                at: self.place(r.text.at),
             });
         }
 
@@ -569,14 +595,14 @@ impl Analysis {
                 start: w.start.map(|l| self.place(l)),
                 end: w.end.map(|l| self.place(l)),
                 outcome: w.outcome,
-                reply: w.reply.clone(),
+                reply: w.reply.map(|r| texts.get(&r).cloned().unwrap_or_default()),
                 finish_reason: w.finish_reason.clone(),
                 notifications: w.notifications,
                 events: w.events,
                 naive: report::NaiveWait {
                     end: w.naive.end.map(|e| e.map(|l| self.place(l))),
                     outcome: w.naive.outcome,
-                    reply: w.naive.reply.clone(),
+                    reply: w.naive.reply.map(|n| n.map(|r| texts.get(&r).cloned().unwrap_or_default())),
                     notifications: w.naive.notifications,
                 },
             })
@@ -788,4 +814,17 @@ fn snippet(text: &str, q: &str, width: usize) -> String {
         out.insert(0, '…');
     }
     out
+}
+
+/// A reply's text from its line: the text blocks of a dsh `assistant/message` (`""` when it has
+/// none), or a Copilot `assistant.message`'s content; the event may be wrapped in an RPC
+/// notification's `params.event`.
+fn reply_text(bytes: &[u8]) -> String {
+    let Some(line) = parse_line(bytes) else { return String::new() };
+    let event = line.params.0.as_deref().and_then(|p| p.event.0.as_deref()).unwrap_or(&line);
+    let Some(data) = event.data.0.as_deref() else { return String::new() };
+    match &data.message.0 {
+        Some(m) => crate::wire::text_of(&m.content.0),
+        None => data.content.text().unwrap_or_default(),
+    }
 }

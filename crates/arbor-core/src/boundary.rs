@@ -7,7 +7,7 @@
 
 use crate::finding::{Code, Findings, Loc};
 use crate::intern::Sym;
-use crate::wire::{text_of, Block, Content, Data};
+use crate::wire::{Block, Content, Data};
 
 /// The durable vocabulary: anything else without `ignorable: true` is unknown.
 pub const KNOWN_TYPES: &[&str] = &[
@@ -83,7 +83,7 @@ pub struct TurnRec {
     pub end_time: Option<f64>,
     pub step_spans: Vec<(u32, Loc, Option<Loc>)>,
     /// The text of the turn's last assistant message, and where it was.
-    pub reply: Option<(String, Loc)>,
+    pub reply: Option<crate::ctx::TextRef>,
 }
 
 /// Where the checkers write turns.
@@ -101,6 +101,8 @@ pub struct EventView<'a> {
     pub time: Option<f64>,
     pub ignorable: bool,
     pub data: &'a Data<'a>,
+    /// The line's byte offset, for reading a reply's text back later.
+    pub offset: u64,
 }
 
 #[derive(Debug)]
@@ -383,13 +385,13 @@ impl Checker {
                     });
                 }
                 if ev.kind == "assistant/message" {
-                    let text = d.message.0.as_ref().map(|m| text_of(&m.content.0)).unwrap_or_default();
+                    let text = crate::ctx::TextRef { at, offset: ev.offset };
                     let target = self
                         .turn
                         .map(|t| t.1)
                         .or(self.last_turn.filter(|&i| dt.is_none_or(|x| turns.list[i].turn == x)));
                     if let Some(ix) = target {
-                        turns.list[ix].reply = Some((text, at));
+                        turns.list[ix].reply = Some(text);
                     }
                 }
             }

@@ -5,7 +5,7 @@
 //! per-agent turns and replies, and both waiters: the correct one, and the naive one that ignores
 //! `agentId`, so the report can show where they part.
 
-use crate::ctx::{Ctx, Kind, LooseReply, NaiveRec, WaitRec};
+use crate::ctx::{Ctx, Kind, LooseReply, NaiveRec, TextRef, WaitRec};
 use crate::finding::{Code, Loc};
 use crate::intern::Sym;
 use crate::intern::{HashMap, HashSet};
@@ -19,24 +19,21 @@ struct Waiter {
     done: bool,
     end: Option<Loc>,
     outcome: Option<WaitOutcome>,
-    reply: Option<String>,
-    /// Where the reply came from, and whether a sub-agent wrote it.
-    reply_at: Option<(Loc, bool)>,
+    /// Where the reply is, and whether a sub-agent wrote it.
+    reply: Option<(TextRef, bool)>,
     /// The last event this waiter would have seen, for an inferred end.
     last: Option<Loc>,
 }
 
 impl Waiter {
-    fn see(&mut self, kind: &str, text: Option<&str>, at: Loc, from_sub: bool) {
+    fn see(&mut self, kind: &str, text: TextRef, from_sub: bool) {
+        let at = text.at;
         if self.done {
             return;
         }
         self.last = Some(at);
         match kind {
-            "assistant.message" => {
-                self.reply = Some(text.unwrap_or_default().to_owned());
-                self.reply_at = Some((at, from_sub));
-            }
+            "assistant.message" => self.reply = Some((text, from_sub)),
             "session.idle" => {
                 self.done = true;
                 self.end = Some(at);
@@ -47,7 +44,6 @@ impl Waiter {
                 self.end = Some(at);
                 self.outcome = Some(WaitOutcome::Error);
                 self.reply = None;
-                self.reply_at = None;
             }
             _ => {}
         }
@@ -136,10 +132,6 @@ pub fn events_root_id(head: &[Vec<u8>], display: &str) -> String {
         return parts[parts.len() - 2].to_owned();
     }
     name.split('.').next().unwrap_or(name).to_owned()
-}
-
-fn content_text(d: &Data) -> Option<String> {
-    d.content.text()
 }
 
 impl Copilot {
@@ -311,7 +303,7 @@ impl Copilot {
             });
             return;
         }
-        let text = if kind == "assistant.message" { content_text(data) } else { None };
+        let here = TextRef { at, offset };
         if let Some(w) = root.waits.last_mut() {
             if !w.correct.done && is_sub {
                 let name = cx.ids.name(agent).to_owned();
@@ -322,19 +314,20 @@ impl Copilot {
                 }
             }
             if !is_sub {
-                w.correct.see(kind, text.as_deref(), at, false);
+                w.correct.see(kind, here, false);
             }
-            w.naive.see(kind, text.as_deref(), at, is_sub);
+            w.naive.see(kind, here, is_sub);
         }
-        if let Some(text) = text {
+        if kind == "assistant.message" {
+            let text = here;
             match root.open_turns.get(&agent) {
-                Some(&(_, ix)) => cx.turns.list[ix].reply = Some((text, at)),
+                Some(&(_, ix)) => cx.turns.list[ix].reply = Some(text),
                 None => {
                     let key = (agent, root.waits.len());
                     match root.loose.get(&key) {
-                        Some(&i) => cx.loose_replies[i] = LooseReply { session: agent, text, at },
+                        Some(&i) => cx.loose_replies[i] = LooseReply { session: agent, text },
                         None => {
-                            cx.loose_replies.push(LooseReply { session: agent, text, at });
+                            cx.loose_replies.push(LooseReply { session: agent, text });
                             root.loose.insert(key, cx.loose_replies.len() - 1);
                         }
                     }
@@ -348,8 +341,8 @@ impl Copilot {
             for mut w in root.waits.drain(..) {
                 w.correct.settle(root.has_idle);
                 w.naive.settle(root.has_idle);
-                if let (Some(WaitOutcome::Idle | WaitOutcome::Inferred), Some((at, true))) =
-                    (w.naive.outcome, w.naive.reply_at)
+                if let (Some(WaitOutcome::Idle | WaitOutcome::Inferred), Some((TextRef { at, .. }, true))) =
+                    (w.naive.outcome, w.naive.reply)
                 {
                     cx.findings.add(
                         Code::ChildReplyWouldReplaceRootReply,
@@ -358,8 +351,10 @@ impl Copilot {
                         "a waiter that ignores agentId would return this sub-agent's message as the root's reply",
                     );
                 }
-                let correct_reply = if w.correct.outcome == Some(WaitOutcome::Error) { None } else { w.correct.reply };
-                let naive_reply = if w.naive.outcome == Some(WaitOutcome::Error) { None } else { w.naive.reply };
+                let correct_reply =
+                    if w.correct.outcome == Some(WaitOutcome::Error) { None } else { w.correct.reply.map(|r| r.0) };
+                let naive_reply =
+                    if w.naive.outcome == Some(WaitOutcome::Error) { None } else { w.naive.reply.map(|r| r.0) };
                 cx.waits.push(WaitRec {
                     root: root.id,
                     start: Some(w.start),

@@ -76,6 +76,14 @@ pub struct Record {
 
 pub const NO_SESSION: u32 = u32::MAX;
 
+/// Where a reply's text is: its place and its byte offset. The text stays in the file and is read
+/// back when the report is built, so memory does not grow with the content of messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TextRef {
+    pub at: Loc,
+    pub offset: u64,
+}
+
 /// A wait (Copilot) or a root turn (dsh-rpc), as found.
 #[derive(Debug, Clone)]
 pub struct WaitRec {
@@ -83,7 +91,7 @@ pub struct WaitRec {
     pub start: Option<Loc>,
     pub end: Option<Loc>,
     pub outcome: WaitOutcome,
-    pub reply: Option<String>,
+    pub reply: Option<TextRef>,
     pub finish_reason: Option<String>,
     pub notifications: Option<u64>,
     pub events: Option<u64>,
@@ -94,7 +102,7 @@ pub struct WaitRec {
 pub struct NaiveRec {
     pub end: Option<Option<Loc>>,
     pub outcome: Option<WaitOutcome>,
-    pub reply: Option<Option<String>>,
+    pub reply: Option<Option<TextRef>>,
     pub notifications: Option<u64>,
 }
 
@@ -102,8 +110,7 @@ pub struct NaiveRec {
 #[derive(Debug, Clone)]
 pub struct LooseReply {
     pub session: Sym,
-    pub text: String,
-    pub at: Loc,
+    pub text: TextRef,
 }
 
 #[derive(Debug, Default)]

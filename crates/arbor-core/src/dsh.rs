@@ -6,13 +6,13 @@
 //! edge); the graph and findings it writes live in `Ctx`.
 
 use crate::boundary::{Checker, EventView};
-use crate::ctx::{Ctx, Kind, NaiveRec, WaitRec};
+use crate::ctx::{Ctx, Kind, NaiveRec, TextRef, WaitRec};
 use crate::finding::{Code, Loc};
 use crate::graph::Ancestry;
 use crate::intern::Sym;
 use crate::intern::{HashMap, HashSet};
 use crate::report::{Outcome, WaitOutcome};
-use crate::wire::{text_of, Data, Line, Params};
+use crate::wire::{Data, Line, Params};
 
 /// The kind of a durable event type, for the record index.
 pub fn event_kind(t: &str) -> Kind {
@@ -31,7 +31,7 @@ pub fn event_kind(t: &str) -> Kind {
 }
 
 /// The checker's view of a durable event line.
-pub fn event_view<'a>(ev: &'a Line<'a>) -> EventView<'a> {
+pub fn event_view<'a>(ev: &'a Line<'a>, offset: u64) -> EventView<'a> {
     let kind = ev.kind.as_str().unwrap_or("");
     let data = ev.data.0.as_deref().unwrap_or(Data::empty());
     let packed = kind.ends_with("-chunks");
@@ -43,6 +43,7 @@ pub fn event_view<'a>(ev: &'a Line<'a>) -> EventView<'a> {
         time: if packed { ev.time0.0.or(ev.time.0) } else { ev.time.0 },
         ignorable: ev.ignorable.0 == Some(true),
         data,
+        offset,
     }
 }
 
@@ -57,7 +58,7 @@ struct RootTurn {
     notifications: u64,
     events: u64,
     naive: u64,
-    reply: Option<String>,
+    reply: Option<TextRef>,
     finish_reason: Option<String>,
 }
 
@@ -265,7 +266,7 @@ impl DshRpc {
         };
         let s = cx.sym(sid, at);
         cx.graph.session(s);
-        let view = if method == "session.event" { p.event.0.as_deref().map(event_view) } else { None };
+        let view = if method == "session.event" { p.event.0.as_deref().map(|e| event_view(e, offset)) } else { None };
         let kind = match (&view, method, p.status.as_str()) {
             (Some(v), ..) => event_kind(v.kind),
             (None, "session.status", _) => Kind::Status,
@@ -283,8 +284,7 @@ impl DshRpc {
                     if let Some(v) = &view {
                         t.events += 1;
                         if v.kind == "assistant/message" {
-                            t.reply =
-                                Some(v.data.message.0.as_ref().map(|m| text_of(&m.content.0)).unwrap_or_default());
+                            t.reply = Some(TextRef { at, offset });
                         } else if v.kind == "turn/end" {
                             t.finish_reason = v.data.reason.0.as_ref().and_then(|r| r.kind.as_str()).map(str::to_owned);
                         }
@@ -370,7 +370,7 @@ impl DshSession {
                 s
             }
         };
-        let view = event_view(line);
+        let view = event_view(line, offset);
         cx.record(at, offset, Some(s), event_kind(view.kind), view.time);
         if let Some(label) = label_from(&view) {
             cx.graph.session(s).label = Some(label);

@@ -224,6 +224,47 @@ pub fn raw_line_at(path: &Path, offset: u64) -> io::Result<Vec<u8>> {
     Ok(out)
 }
 
+/// Read back the lines that start at each of `offsets` (ascending), opening the file once: a
+/// seek per line for a plain file, one streaming pass for zstd. A line that cannot be read is
+/// `None`; a line longer than `MAX_LINE` is cut there.
+pub fn lines_at(path: &Path, offsets: &[u64]) -> io::Result<Vec<Option<Vec<u8>>>> {
+    let mut f = File::open(path)?;
+    let mut magic = [0u8; 4];
+    let n = read_up_to(&mut f, &mut magic)?;
+    f.seek(SeekFrom::Start(0))?;
+    let mut out = Vec::with_capacity(offsets.len());
+    let trim = |mut v: Vec<u8>| {
+        while matches!(v.last(), Some(b'\n' | b'\r')) {
+            v.pop();
+        }
+        v
+    };
+    if n == 4 && magic == ZSTD_MAGIC {
+        let mut dec = BufReader::new(zstd::stream::read::Decoder::new(f)?);
+        let mut pos = 0u64;
+        for &o in offsets {
+            if o < pos {
+                out.push(None);
+                continue;
+            }
+            io::copy(&mut (&mut dec).take(o - pos), &mut io::sink())?;
+            let mut line = Vec::new();
+            let k = (&mut dec).take(MAX_LINE as u64).read_until(b'\n', &mut line)?;
+            pos = o + k as u64;
+            out.push(Some(trim(line)));
+        }
+    } else {
+        let mut r = BufReader::new(f);
+        for &o in offsets {
+            let mut line = Vec::new();
+            let ok = r.seek(SeekFrom::Start(o)).is_ok()
+                && (&mut r).take(MAX_LINE as u64).read_until(b'\n', &mut line).is_ok();
+            out.push(ok.then(|| trim(line)));
+        }
+    }
+    Ok(out)
+}
+
 /// Read back line `number` (1-based) of a file by scanning it: for callers that have no index.
 pub fn raw_line_numbered(path: &Path, number: u64) -> io::Result<Option<Vec<u8>>> {
     let mut lines = Lines::new(open(path)?);
