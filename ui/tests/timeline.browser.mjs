@@ -104,16 +104,19 @@ try {
   assert.equal(axis, "wire order (no clock)");
 
   /**
-   * Pixels in a lane's row, right of the labels, that differ from the background (the panel colour
-   * at the lane's right edge is the background); the 1-px grid lines are not counted.
+   * Columns of a lane's row, right of the labels, with ink (pixels away from the background, which
+   * is the colour at the lane's right edge) within `band` (rows of the lane). A column inked over
+   * the lane's whole height is a grid line or a connector, not counted.
    */
   const inked = (lane, band = [0, LANE - 1]) =>
     canvas.evaluate(
       (c, { lane, band, AXIS, GUTTER, LANE }) => {
         const dpr = c.width / c.clientWidth;
         const ctx = c.getContext("2d");
-        const y0 = Math.round((AXIS + lane * LANE + band[0]) * dpr);
-        const h = Math.round((band[1] - band[0]) * dpr);
+        const y0 = Math.round((AXIS + lane * LANE) * dpr);
+        const h = Math.round((LANE - 1) * dpr);
+        const b0 = Math.round(band[0] * dpr);
+        const b1 = Math.round(band[1] * dpr);
         const x0 = Math.round((GUTTER + 2) * dpr);
         const w = c.width - x0;
         const data = ctx.getImageData(x0, y0, w, h).data;
@@ -121,13 +124,16 @@ try {
         let columns = 0;
         const xs = [];
         for (let x = 0; x < w; x++) {
-          let ink = 0;
+          let all = 0;
+          let inBand = 0;
           for (let y = 0; y < h; y++) {
             const i = (y * w + x) * 4;
-            if (Math.abs(data[i] - bg[0]) + Math.abs(data[i + 1] - bg[1]) + Math.abs(data[i + 2] - bg[2]) > 30) ink++;
+            if (Math.abs(data[i] - bg[0]) + Math.abs(data[i + 1] - bg[1]) + Math.abs(data[i + 2] - bg[2]) > 30) {
+              all++;
+              if (y >= b0 && y < b1) inBand++;
+            }
           }
-          // A grid line inks the whole column height; a span only its band.
-          if (ink > 0 && ink < h) {
+          if (inBand > 0 && all < h) {
             columns++;
             xs.push(x);
           }
@@ -162,16 +168,24 @@ try {
   assert.deepEqual(await view(), v0, "0 fits the whole domain again");
   console.log(`ok: zoom ${ratio.toFixed(3)}x with +, pan with l, fit with 0`);
 
-  // Click a turn span: the lane of `planner` (a session with a turn) in its turn band.
+  // Click a turn span: the lane of `planner` (a session with a turn), in its turn band below the
+  // step (rows 22-25 of the lane hold only the turn).
   const lane = report.sessions.findIndex((s) => s.id === "planner");
-  const { xs } = await inked(lane, [14, 23]);
+  const { xs } = await inked(lane, [23, 25]);
   assert.ok(xs.length > 0, "planner's turn band has ink");
   const box = await canvas.boundingBox();
   const x = xs[Math.floor(xs.length / 2)];
-  await page.mouse.click(box.x + x, box.y + AXIS + lane * LANE + 18);
+  await page.mouse.move(box.x + x, box.y + AXIS + lane * LANE + 24);
+  await frame();
+  const hover = await page.getByTestId("timeline-hover").textContent();
+  assert.match(hover, /^planner · turn 1 · delegation\.jsonl:\d+$/, `status line names the turn: ${hover}`);
+  await page.mouse.click(box.x + x, box.y + AXIS + lane * LANE + 24);
   await frame();
   const selected = await page.evaluate(() => document.querySelector(".node.selected")?.getAttribute("data-session"));
   assert.equal(selected, "planner", "clicking the span selects its session in the tree");
+  // ... and the turn's start record in the inspector (a click on the empty lane selects no place).
+  const turnStart = report.turns.find((t) => t.session === "planner").start;
+  assert.equal(await page.getByTestId("inspector-place").textContent(), `${turnStart.file}:${turnStart.line}`);
   console.log("ok: click on a span selected planner in the tree");
 
   // The selected lane is highlighted: its label background differs from an unselected one's.
@@ -209,8 +223,11 @@ try {
   await timed.waitForFunction(() => document.querySelector("[data-testid=timeline-canvas]")?.dataset.viewEnd !== undefined);
   const tv = await tc.evaluate((c) => [Number(c.dataset.viewStart), Number(c.dataset.viewEnd)]);
   assert.ok(tv[0] >= 1.7e12 && tv[1] > tv[0], `time window in epoch ms: ${tv}`);
+  await timed.getByTestId("timeline-axis-switch").click();
+  assert.equal(await timed.getByTestId("timeline-axis").textContent(), "wire order");
+  await timed.waitForFunction(() => Number(document.querySelector("[data-testid=timeline-canvas]")?.dataset.viewEnd) < 1e6);
   await timed.close();
-  console.log("ok: a clocked log gets the time axis");
+  console.log("ok: a clocked log gets the time axis, and wire order on request");
 
   // A tall report (400 lanes): choosing a session far down in the tree scrolls the timeline to
   // its lane; a selection made before the tab opens is shown when it opens.

@@ -7,7 +7,7 @@
 //! and axis ticks. It deliberately knows nothing of canvas, colours or events:
 //! views/TimelineView.svelte draws what these functions hand it.
 
-import type { Diagnostic, Place, Report, Session, Severity } from "./report";
+import type { Diagnostic, Place, Report, Session, Severity, TurnId } from "./report";
 
 export type AxisKind = "time" | "wire";
 
@@ -53,11 +53,14 @@ export interface RunItem {
 
 export interface TurnItem {
   session: string;
+  turn: TurnId;
   start: Place | null;
 }
 
 export interface StepItem {
   session: string;
+  turn: TurnId;
+  step: number;
   start: Place;
 }
 
@@ -291,11 +294,14 @@ export class PlaceClock {
   }
 }
 
-/** Builds everything the view draws, once per report. */
-export function buildModel(report: Report): TimelineModel {
+/**
+ * Builds everything the view draws, once per report (and axis): time when every span has a clock,
+ * else wire order; `wire` forces wire order (the user's choice when a log has a clock).
+ */
+export function buildModel(report: Report, wire = false): TimelineModel {
   const offsets = fileOffsets(report.inputs);
   const inputs = report.inputs.map((i) => ({ file: i.file, offset: offsets.get(i.file) ?? 0 })).sort((a, b) => a.offset - b.offset);
-  const axis: AxisKind = hasClock(report) ? "time" : "wire";
+  const axis: AxisKind = !wire && hasClock(report) ? "time" : "wire";
   const ids = new Set(report.sessions.map((s) => s.id));
   const unowned = report.diagnostics.some((d) => d.session === null || !ids.has(d.session));
   const lanes = layoutLanes(report.sessions, unowned);
@@ -333,12 +339,12 @@ export function buildModel(report: Report): TimelineModel {
     turnLane.push(lane);
     turnStart.push(s);
     turnEnd.push(e);
-    turnItems.push({ session: t.session, start: t.start ?? t.end });
+    turnItems.push({ session: t.session, turn: t.turn, start: t.start ?? t.end });
     for (const st of t.step_spans ?? []) {
       stepLane.push(lane);
       stepStart.push(pos(st.start, st.start_time));
       stepEnd.push(st.end ? endPos(st.end, st.end_time) : OPEN);
-      stepItems.push({ session: t.session, start: st.start });
+      stepItems.push({ session: t.session, turn: t.turn, step: st.step, start: st.start });
     }
   }
   const runLane: number[] = [];
