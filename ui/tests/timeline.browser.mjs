@@ -168,6 +168,32 @@ try {
   assert.deepEqual(await view(), v0, "0 fits the whole domain again");
   console.log(`ok: zoom ${ratio.toFixed(3)}x with +, pan with l, fit with 0`);
 
+  // The wheel zooms around the pointer: the domain point under it stays under it.
+  const cb = await canvas.boundingBox();
+  const px = 400;
+  const under = (v) => v.start + ((px - GUTTER) / (v.cssWidth - GUTTER)) * (v.end - v.start);
+  await page.mouse.move(cb.x + px, cb.y + 200);
+  await page.mouse.wheel(0, -300);
+  await frame();
+  const w1 = await view();
+  assert.ok(w1.end - w1.start < (v0.end - v0.start) * 0.9, "the wheel zoomed in");
+  // Within a pixel: a wheel event's clientX is a whole number, the canvas's left edge need not be.
+  const pixel = (v0.end - v0.start) / (v0.cssWidth - GUTTER);
+  assert.ok(Math.abs(under(w1) - under(v0)) < pixel, `zoom kept the point under the pointer: ${under(w1)} vs ${under(v0)}`);
+  // A drag pans (left drag: later) and selects nothing.
+  const before = await page.evaluate(() => document.querySelector(".node.selected")?.getAttribute("data-session") ?? null);
+  await page.mouse.down();
+  await page.mouse.move(cb.x + px - 60, cb.y + 200, { steps: 4 });
+  await page.mouse.up();
+  await frame();
+  const w2 = await view();
+  const moved = ((w2.start - w1.start) / (w1.end - w1.start)) * (w1.cssWidth - GUTTER);
+  assert.ok(Math.abs(moved - 60) < 1, `a 60 px drag panned ${moved.toFixed(2)} px`);
+  assert.equal(await page.evaluate(() => document.querySelector(".node.selected")?.getAttribute("data-session") ?? null), before, "a drag is not a click");
+  await page.keyboard.press("0");
+  await frame();
+  console.log(`ok: wheel zoom around the pointer, drag pans ${moved.toFixed(1)} px`);
+
   // Click a turn span: the lane of `planner` (a session with a turn), in its turn band below the
   // step (rows 22-25 of the lane hold only the turn).
   const lane = report.sessions.findIndex((s) => s.id === "planner");

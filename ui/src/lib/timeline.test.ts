@@ -317,6 +317,10 @@ describe("the model", () => {
     // The run is on the parent's lane (0), linked to the child's (1).
     expect(spansOf(m.runs, 0)).toEqual([[3, 10]]);
     expect(m.runItems[0]).toMatchObject({ session: "c", child: 1, index: 0, outcome: "ok" });
+    // Indexed from both ends: the run's lane, and the child's runs.
+    expect(Array.from(m.runLane)).toEqual([0]);
+    expect(Array.from(m.childRuns.laneStart)).toEqual([0, 0, 1]);
+    expect(Array.from(m.childRuns.index)).toEqual([0]);
 
     const timed = report({
       sessions: [sessions[0], { ...sessions[1], runs: [{ ...sessions[1].runs[0], start_time: 1500, end_time: 4000 }] }],
@@ -346,6 +350,14 @@ describe("the model", () => {
     expect(m.lanes.map((l) => l.id)).toEqual([null, "s", "c"]);
     expect(spansOf(m.runs, 1)).toEqual([[40, 101]]);
     expect(Array.from(m.marks.at.subarray(m.marks.laneStart[0], m.marks.laneStart[1]))).toEqual([7.5]);
+  });
+
+  it("draws a reused child id's runs on each parent's lane, both linked to the child", () => {
+    const m = buildModel(REPORTS[0]);
+    const w = m.laneOf.get("worker-7")!;
+    const runs = Array.from(m.childRuns.index.subarray(m.childRuns.laneStart[w], m.childRuns.laneStart[w + 1]));
+    expect(runs.map((i) => m.lanes[m.runLane[i]].id)).toEqual(["lead", "planner"]);
+    expect(runs.map((i) => m.runItems[m.runs.item[i]].outcome)).toEqual(["ok", "error"]);
   });
 
   it("reads every recorded report: each span inside the domain, steps inside their turn", () => {

@@ -77,6 +77,10 @@ export interface TimelineModel {
   stepItems: StepItem[];
   runs: SpanTable;
   runItems: RunItem[];
+  /** The lane each run (runs-table index) is drawn on: its parent's. */
+  runLane: Int32Array;
+  /** The runs of each lane's session, as runs-table indices (CSR, in start order). */
+  childRuns: { laneStart: Int32Array; index: Int32Array };
   marks: MarkTable;
   markItems: Diagnostic[];
   markSeverity: Uint8Array;
@@ -403,6 +407,16 @@ export function buildModel(report: Report, wire = false): TimelineModel {
 
   const n = lanes.length;
   const marks = buildMarkTable(n, markLane, markAt);
+  const runs = buildSpanTable(n, runLane, runStart, runEnd);
+  const laneOfRun = new Int32Array(runs.item.length);
+  const childLane = new Int32Array(runs.item.length);
+  for (let l = 0; l < n; l++) {
+    for (let i = runs.laneStart[l]; i < runs.laneStart[l + 1]; i++) {
+      laneOfRun[i] = l;
+      childLane[i] = runItems[runs.item[i]].child;
+    }
+  }
+  const byChild = buildSpanTable(n, childLane, runs.start, runs.end);
   return {
     axis,
     min,
@@ -413,8 +427,10 @@ export function buildModel(report: Report, wire = false): TimelineModel {
     turnItems,
     steps: buildSpanTable(n, stepLane, stepStart, stepEnd),
     stepItems,
-    runs: buildSpanTable(n, runLane, runStart, runEnd),
+    runs,
     runItems,
+    runLane: laneOfRun,
+    childRuns: { laneStart: byChild.laneStart, index: byChild.item },
     marks,
     markItems,
     markSeverity: Uint8Array.from(marks.item, (i) => sev[i]),
