@@ -373,10 +373,13 @@ struct Agent {
 /// `child-reply-would-replace-root-reply`.
 #[derive(Debug, Default)]
 struct NaiveSim {
+    /// A wait is running (a root `user.message` was written).
     open: bool,
+    /// The naive waiter has ended (at the first `session.idle` or `session.error` of any agent).
     done: bool,
-    /// `Some(true)` when the last message it saw was a sub-agent's.
+    /// It ended at an idle (not an error).
     idle: bool,
+    /// `Some(true)` when the last message it saw was a sub-agent's.
     reply_from_sub: Option<bool>,
 }
 
@@ -780,7 +783,7 @@ impl Gen {
                 self.commit(out)?;
             }
             Format::CopilotEvents | Format::CopilotRpc => {
-                self.copilot_envelope_start("session.start", None);
+                self.copilot_envelope_start("session.start");
                 self.raw(r#"{"sessionId":"#);
                 self.q(&root_id);
                 self.raw(r#","version":1,"producer":"copilot-agent","copilotVersion":"1.0.83","startTime":""#);
@@ -970,7 +973,7 @@ impl Gen {
                 Format::CopilotEvents | Format::CopilotRpc => {
                     let tc = self.ag(c).tool_call.clone();
                     let is_nested = parent != self.root;
-                    self.copilot_envelope_start("subagent.started", Some(&id));
+                    self.copilot_envelope_start("subagent.started");
                     self.raw(r#"{"toolCallId":"#);
                     self.q(&tc);
                     self.raw(r#","agentName":"#);
@@ -1023,7 +1026,7 @@ impl Gen {
             }
             Format::CopilotEvents | Format::CopilotRpc => {
                 let kind = if a.failed { "subagent.failed" } else { "subagent.completed" };
-                self.copilot_envelope_start(kind, Some(&a.id));
+                self.copilot_envelope_start(kind);
                 self.raw(r#"{"toolCallId":"#);
                 self.q(&a.tool_call);
                 if a.failed {
@@ -1523,7 +1526,7 @@ impl Gen {
     // ---------- Copilot ----------
 
     /// `{"type":KIND,"data":` with the copilot-rpc wrapper in front when recording.
-    fn copilot_envelope_start(&mut self, kind: &str, _agent: Option<&str>) {
+    fn copilot_envelope_start(&mut self, kind: &str) {
         if self.opts.format == Format::CopilotRpc {
             self.raw(r#"{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":""#);
             let a = self.agents[self.root].as_ref().expect("root");
@@ -1640,7 +1643,7 @@ impl Gen {
                 self.settle_naive();
                 self.naive.open = true;
                 self.last_child = None;
-                self.copilot_envelope_start("user.message", agent);
+                self.copilot_envelope_start("user.message");
                 self.raw(r#"{"content":"#);
                 let toks = self.tokens(8, 60);
                 self.write_text(&toks);
@@ -1655,14 +1658,14 @@ impl Gen {
                 }
                 let t = a.turn_ids - 1;
                 let kind = if act == Act::CTurnStart { "assistant.turn_start" } else { "assistant.turn_end" };
-                self.copilot_envelope_start(kind, agent);
+                self.copilot_envelope_start(kind);
                 self.raw(r#"{"turnId":""#);
                 self.num(t as u64);
                 self.raw(r#""}"#);
                 self.copilot_envelope_end(agent)?;
             }
             Act::CMsg { last } => {
-                self.copilot_envelope_start("assistant.message", agent);
+                self.copilot_envelope_start("assistant.message");
                 self.raw(r#"{"messageId":""#);
                 let id = self.uuid();
                 self.raw(&id);
@@ -1678,7 +1681,7 @@ impl Gen {
             }
             Act::CToolStart { i: k, task } => {
                 let id = self.call(i, k as usize);
-                self.copilot_envelope_start("tool.execution_start", agent);
+                self.copilot_envelope_start("tool.execution_start");
                 self.raw(r#"{"toolCallId":"#);
                 self.q(&id);
                 if task {
@@ -1697,7 +1700,7 @@ impl Gen {
             Act::CToolDone { i: k } => {
                 let id = self.call(i, k as usize);
                 let result = self.ag(i).results.get(k as usize).cloned().unwrap_or_default();
-                self.copilot_envelope_start("tool.execution_complete", agent);
+                self.copilot_envelope_start("tool.execution_complete");
                 self.raw(r#"{"toolCallId":"#);
                 self.q(&id);
                 self.raw(r#","success":true,"result":{"content":"#);
@@ -1711,14 +1714,14 @@ impl Gen {
                 self.copilot_envelope_end(agent)?;
             }
             Act::CChildIdle => {
-                self.copilot_envelope_start("session.idle", agent);
+                self.copilot_envelope_start("session.idle");
                 self.raw("{}");
                 self.copilot_envelope_end(agent)?;
                 self.stats.expect("child-idle-would-resolve-wait");
                 self.naive_see("session.idle", true);
             }
             Act::CChildError => {
-                self.copilot_envelope_start("session.error", agent);
+                self.copilot_envelope_start("session.error");
                 self.raw(r#"{"errorType":"model","message":"the model request failed: 503 upstream overloaded"}"#);
                 self.copilot_envelope_end(agent)?;
                 self.ag(i).failed = true;
@@ -1727,7 +1730,7 @@ impl Gen {
             }
             Act::CTrailing => {
                 let Some(child) = self.last_child.clone() else { return Ok(()) };
-                self.copilot_envelope_start("assistant.message", Some(&child));
+                self.copilot_envelope_start("assistant.message");
                 self.raw(r#"{"messageId":""#);
                 let id = self.uuid();
                 self.raw(&id);
@@ -1739,7 +1742,7 @@ impl Gen {
                 self.naive_see("assistant.message", true);
             }
             Act::RootIdle => {
-                self.copilot_envelope_start("session.idle", None);
+                self.copilot_envelope_start("session.idle");
                 self.raw("{}");
                 self.copilot_envelope_end(None)?;
                 self.naive_see("session.idle", false);
