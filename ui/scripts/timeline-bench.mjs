@@ -1,19 +1,21 @@
-// Frame time of the boundary timeline on a synthetic report: 10,000 lanes (100 trees of 100
-// sessions) and over a million spans and markers, in headless Chromium with the IPC mocked
-// (tests/browser.mjs). Prints the time to the first frame and p50/p95/max of the draw time per
-// frame (performance.now() around the renderers, read from the canvas's data-draw-ms) for zoom,
-// pan and lane scrolling. Figures only: nothing is asserted (the CPU is shared).
+// Frame time of the boundary timeline on synthetic reports, in headless Chromium with the IPC
+// mocked (tests/browser.mjs): 10,000 lanes (100 trees of 100 sessions) with 1.33 million spans and
+// markers, at devicePixelRatio 1 and 2, and one lane holding 1.2 million spans. Prints the time
+// from the tab click to the first frame (the model is built then), and p50/p95/max per frame of
+// the draw time (performance.now() around the renderers, the canvas's data-draw-ms) and of draw
+// plus raster (a one-pixel read makes the canvas rasterize) for zoom, pan and lane scrolling.
+// Figures only: nothing is asserted (the CPU is shared).
 // usage: node scripts/timeline-bench.mjs [frames per action, default 120]   (from ui/)
 import { launch, mockIpc, startUi } from "../tests/browser.mjs";
 
 const FRAMES = Number(process.argv[2] ?? 120);
 
-/** Runs in the page: the synthetic report, everything with a clock (so the axis is time). */
-function buildReport() {
-  const TREES = 100;
-  const TURNS = 40;
-  const STEPS = 2;
-  const FINDINGS = 12;
+/**
+ * Runs in the page: the synthetic report, everything with a clock (so the axis is time). `trees`
+ * trees of 100 sessions (or of one session when `single`), each session with `turns` turns of
+ * `steps` steps and `findings` findings.
+ */
+function buildReport({ trees: TREES, turns: TURNS, steps: STEPS, findings: FINDINGS, single }) {
   const SPAN = 10_000_000;
   const file = "big.jsonl";
   const sessions = [];
@@ -51,7 +53,7 @@ function buildReport() {
       ids.push(id);
     };
     add(`r${t}`, null, 0);
-    for (let c = 0; c < 9; c++) {
+    for (let c = 0; c < (single ? 0 : 9); c++) {
       add(`r${t}c${c}`, `r${t}`, 1);
       for (let g = 0; g < 10; g++) add(`r${t}c${c}g${g}`, `r${t}c${c}`, 2);
     }
@@ -76,20 +78,23 @@ function stats(xs) {
 const ui = await startUi();
 const browser = await launch();
 try {
-  for (const dpr of [1, 2]) {
+  const scenarios = [
+    { name: "10,000 lanes, 1.33 M spans and markers", dpr: 1, opts: { trees: 100, turns: 40, steps: 2, findings: 12 } },
+    { name: "10,000 lanes, 1.33 M spans and markers", dpr: 2, opts: { trees: 100, turns: 40, steps: 2, findings: 12 } },
+    { name: "one lane, 400,000 turns with 2 steps each (1.2 M spans)", dpr: 1, opts: { trees: 1, turns: 400_000, steps: 2, findings: 0, single: true } },
+  ];
+  for (const { name, dpr, opts } of scenarios) {
     const page = await browser.newPage({ viewport: { width: 1600, height: 1000 }, deviceScaleFactor: dpr });
     page.on("pageerror", (e) => console.error("page error:", e.message));
-    await mockIpc(page, { build: buildReport.toString() });
+    await mockIpc(page, { build: `() => (${buildReport.toString()})(${JSON.stringify(opts)})` });
     await page.goto(ui.url);
     await page.getByTestId("tab-timeline").waitFor({ timeout: 120_000 });
-    const counts = await page.evaluate(() => 0);
-    void counts;
     const t0 = Date.now();
     await page.getByTestId("tab-timeline").click();
     await page.waitForFunction(() => document.querySelector("[data-testid=timeline-canvas]")?.dataset.drawMs !== undefined, null, { timeout: 120_000 });
     const firstFrame = Date.now() - t0;
     const lanes = await page.getByTestId("timeline-canvas").evaluate(() => document.querySelector(".timeline .head")?.textContent ?? "");
-    console.log(`\ndevicePixelRatio ${dpr}, 1600x1000: ${lanes.replace(/\s+/g, " ").trim()}`);
+    console.log(`\n${name}; devicePixelRatio ${dpr}, window 1600x1000: ${lanes.replace(/\s+/g, " ").trim()}`);
     console.log(`  tab click to first frame (model build + first draw): ${firstFrame} ms`);
 
     // In the page: dispatch an input, wait for the frame it causes, read that frame's draw time.
@@ -111,8 +116,13 @@ try {
             else if (action === "scroll lanes (PageDown/PageUp)") key(i % 60 < 30 ? "PageDown" : "PageUp");
             else if (action === "fit then redraw (0)") key(i % 2 ? "0" : "+");
             await frame();
+            const draw = Number(c.dataset.drawMs);
+            // Reading a pixel makes the canvas rasterize what the frame recorded: the time it
+            // takes is the frame's raster cost (software, as --disable-gpu makes it).
+            const t = performance.now();
+            c.getContext("2d").getImageData(0, 0, 1, 1);
+            out.push([draw, draw + performance.now() - t]);
             await frame();
-            out.push(Number(c.dataset.drawMs));
           }
           return out;
         },
@@ -124,7 +134,8 @@ try {
       // Zoom in a little first so the pans move (a fitted window cannot pan).
       if (action.startsWith("pan")) await run("zoom (+/- keys)", 4);
       const xs = await run(action, FRAMES);
-      console.log(`  ${action.padEnd(32)} ${stats(xs)}`);
+      console.log(`  ${action.padEnd(32)} draw:          ${stats(xs.map((x) => x[0]))}`);
+      console.log(`  ${"".padEnd(32)} draw + raster: ${stats(xs.map((x) => x[1]))}`);
     }
     await page.close();
   }

@@ -10,6 +10,7 @@ import {
   buildSpanTable,
   centreOn,
   clampView,
+  coverSpans,
   fileOffsets,
   fitView,
   formatOffset,
@@ -25,6 +26,7 @@ import {
   panBy,
   placeAt,
   revealLane,
+  severityCounts,
   timeStep,
   toDomain,
   toPx,
@@ -224,15 +226,52 @@ describe("drawing at the current resolution", () => {
     expect(out.length).toBe(1);
   });
 
+  it("covers the same pixels with one rectangle per chain of spans, visiting a rectangle not its spans", () => {
+    // 1000 units on 100 px. Wide spans apart stay apart; sub-pixel neighbours chain; a long span
+    // swallows the short ones it overlaps (the pixels are the same).
+    const t = buildSpanTable(1, [0, 0, 0, 0, 0, 0, 0, 0], [0, 100, 103, 106, 112, 500, 600, 650], [50, 102, 105, 111, 115, 503, 700, 660]);
+    const out = new RectBuffer(2);
+    coverSpans(t, 0, 8, { start: 0, end: 1000 }, 100, out);
+    const rects = Array.from({ length: out.length }, (_, i) => [out.x0[i], out.x1[i], out.first[i], out.count[i]]);
+    expect(rects).toEqual([
+      [0, 5, 0, 1],
+      [10, 11.5, 1, 4],
+      [50, 51, 5, 1],
+      [60, 70, 6, 2],
+    ]);
+    // Zoomed in, clipped to the view (2 px of slack) and nothing left of it.
+    coverSpans(t, 0, 8, { start: 550, end: 750 }, 100, out);
+    expect([out.length, out.x0[0], out.x1[0]]).toEqual([1, 25, 75]);
+    coverSpans(t, 0, 8, { start: 640, end: 660 }, 100, out);
+    expect([out.length, out.x0[0], out.x1[0], out.count[0]]).toEqual([1, -2, 102, 2]);
+  });
+
+  it("covers a million sub-pixel spans with one rectangle", () => {
+    const n = 1_000_000;
+    const t = buildSpanTable(1, new Int32Array(n), Float64Array.from({ length: n }, (_, i) => i), Float64Array.from({ length: n }, (_, i) => i + 0.5));
+    const out = new RectBuffer();
+    coverSpans(t, 0, n, { start: 0, end: n }, 1000, out);
+    expect([out.length, out.count[0], out.x0[0]]).toEqual([1, n, 0]);
+    expect(out.x1[0]).toBeCloseTo(1000, 3);
+  });
+
   it("draws one marker per pixel column with the highest severity", () => {
     const t = buildSpanTable(1, [0, 0, 0, 0], [10, 12, 14, 50], [10, 12, 14, 50]);
     const marks = { laneStart: t.laneStart, at: t.start, item: t.item };
-    const sev = Uint8Array.from([1, 3, 2, 1]);
+    const sev = severityCounts(Uint8Array.from([1, 3, 2, 1]));
+    expect(Array.from(sev[3])).toEqual([0, 0, 1, 1, 1]);
     const out = new RectBuffer();
     mergeMarks(marks, sev, 0, 4, { start: 0, end: 100 }, 10, out);
     expect(out.length).toBe(2);
     expect([out.first[0], out.count[0]]).toEqual([1, 3]);
     expect([out.first[1], out.count[1]]).toEqual([3, 1]);
+    // Zoomed in, each marker is its own column.
+    mergeMarks(marks, sev, 0, 4, { start: 0, end: 100 }, 1000, out);
+    expect(Array.from(out.count.subarray(0, out.length))).toEqual([1, 3, 2, 1]);
+    // Of two warnings and an info in one column, the first warning is the one chosen.
+    const w = buildSpanTable(1, [0, 0, 0], [1, 2, 3], [1, 2, 3]);
+    mergeMarks({ laneStart: w.laneStart, at: w.start, item: w.item }, severityCounts(Uint8Array.from([1, 2, 2])), 0, 3, { start: 0, end: 100 }, 10, out);
+    expect([out.length, out.first[0], out.count[0]]).toEqual([1, 1, 2]);
     expect(hitMark(marks, 0, 13, 2)).toBe(1);
     expect(hitMark(marks, 0, 30, 2)).toBe(-1);
   });

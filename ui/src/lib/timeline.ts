@@ -84,6 +84,8 @@ export interface TimelineModel {
   marks: MarkTable;
   markItems: Diagnostic[];
   markSeverity: Uint8Array;
+  /** Running counts of markers per severity (severityCounts), for merging a column's markers. */
+  markCounts: Int32Array[];
   /** Ordinal offset of each input file (records and bad lines of the inputs before it). */
   offsets: Map<string, number>;
   inputs: { file: string; offset: number }[];
@@ -188,7 +190,7 @@ export function buildMarkTable(nLanes: number, lane: ArrayLike<number>, at: Arra
 }
 
 /** First index in [lo, hi) whose value is >= x (hi when none); `values` ascending on that range. */
-export function lowerBound(values: Float64Array, lo: number, hi: number, x: number): number {
+export function lowerBound(values: ArrayLike<number>, lo: number, hi: number, x: number): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (values[mid] < x) lo = mid + 1;
@@ -198,7 +200,7 @@ export function lowerBound(values: Float64Array, lo: number, hi: number, x: numb
 }
 
 /** First index in [lo, hi) whose value is > x (hi when none). */
-export function upperBound(values: Float64Array, lo: number, hi: number, x: number): number {
+export function upperBound(values: ArrayLike<number>, lo: number, hi: number, x: number): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (values[mid] <= x) lo = mid + 1;
@@ -417,6 +419,7 @@ export function buildModel(report: Report, wire = false): TimelineModel {
     }
   }
   const byChild = buildSpanTable(n, childLane, runs.start, runs.end);
+  const markSeverity = Uint8Array.from(marks.item, (i) => sev[i]);
   return {
     axis,
     min,
@@ -433,7 +436,8 @@ export function buildModel(report: Report, wire = false): TimelineModel {
     childRuns: { laneStart: byChild.laneStart, index: byChild.item },
     marks,
     markItems,
-    markSeverity: Uint8Array.from(marks.item, (i) => sev[i]),
+    markSeverity,
+    markCounts: severityCounts(markSeverity),
     offsets,
     inputs,
     clock: axis === "time" ? clock : null,
@@ -615,28 +619,73 @@ export function mergeSpans(t: SpanTable, from: number, to: number, v: View, widt
 }
 
 /**
- * Markers [from, to) at the current scale, one per pixel column: markers in the same column merge
- * and keep the highest severity (returned in `count`'s place via `severityOut`).
+ * The filled pixels of spans [from, to) at the current scale, as few rectangles as it takes: a
+ * rectangle is the union of spans that each start within a pixel of the union so far (a span
+ * narrower than a pixel counts as one pixel wide). Each rectangle costs a few binary searches
+ * (the running max of ends gives a chain's end), so a lane of a million spans draws in time
+ * proportional to its rectangles, not its spans. Where spans overlap the pixels are the same as
+ * drawing each; `mergeSpans` keeps wide spans apart when each needs its own colour.
  */
-export function mergeMarks(t: MarkTable, severity: Uint8Array, from: number, to: number, v: View, width: number, out: RectBuffer): void {
+export function coverSpans(t: SpanTable, from: number, to: number, v: View, width: number, out: RectBuffer): void {
   out.length = 0;
   const k = width / (v.end - v.start);
-  let lastCol = Number.NaN;
-  for (let i = from; i < to; i++) {
+  const px = 1 / k;
+  let i = from;
+  while (i < to) {
+    const s0 = t.start[i];
+    if (s0 > v.end) break;
+    let reach = Math.max(t.end[i], s0 + px);
+    let j = i + 1;
+    for (;;) {
+      const next = upperBound(t.start, j, to, reach + px);
+      if (next === j) break;
+      reach = Math.max(reach, t.maxEnd[next - 1]);
+      j = next;
+    }
+    if (reach >= v.start) out.push(Math.max(-2, (s0 - v.start) * k), Math.min(width + 2, (reach - v.start) * k), i, j - i);
+    i = j;
+  }
+}
+
+/**
+ * For each severity rank (1 info, 2 warning, 3 error), how many markers come before each index
+ * (length n + 1), so the highest severity in any range of markers is found without visiting them.
+ */
+export function severityCounts(severity: Uint8Array): Int32Array[] {
+  const counts = [new Int32Array(0), new Int32Array(severity.length + 1), new Int32Array(severity.length + 1), new Int32Array(severity.length + 1)];
+  for (let r = 1; r <= 3; r++) {
+    const c = counts[r];
+    for (let i = 0; i < severity.length; i++) c[i + 1] = c[i] + (severity[i] === r ? 1 : 0);
+  }
+  return counts;
+}
+
+/**
+ * Markers [from, to) at the current scale, one per pixel column: the markers of a column merge
+ * into one with their highest severity (in `count`) and the first marker of that severity (in
+ * `first`). A column costs a binary search, however many markers it holds.
+ */
+export function mergeMarks(t: MarkTable, counts: Int32Array[], from: number, to: number, v: View, width: number, out: RectBuffer): void {
+  out.length = 0;
+  const k = width / (v.end - v.start);
+  let i = from;
+  while (i < to) {
     const x = (t.at[i] - v.start) * k;
     const col = Math.floor(x);
-    if (col === lastCol) {
-      const j = out.length - 1;
-      // `count` holds the highest severity of the merged markers; `first` the marker holding it.
-      if (severity[i] > out.count[j]) {
-        out.count[j] = severity[i];
-        out.first[j] = i;
+    const j = Math.max(i + 1, lowerBound(t.at, i + 1, to, v.start + (col + 1) / k));
+    let best = 1;
+    let first = i;
+    for (let r = 3; r >= 1; r--) {
+      const c = counts[r];
+      if (c[j] - c[i] > 0) {
+        best = r;
+        // The first marker of this rank in [i, j): where the running count first passes c[i].
+        first = lowerBound(c, i + 1, j + 1, c[i] + 1) - 1;
+        break;
       }
-      out.x1[j] = x;
-    } else {
-      out.push(x, x, i, severity[i]);
-      lastCol = col;
     }
+    out.push(x, (t.at[j - 1] - v.start) * k, first, best);
+    i = j;
   }
 }
 
