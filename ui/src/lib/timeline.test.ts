@@ -246,6 +246,18 @@ describe("drawing at the current resolution", () => {
     expect([out.length, out.x0[0], out.x1[0], out.count[0]]).toEqual([1, -2, 102, 2]);
   });
 
+  it("extends a chain to the longest end among the spans it jumps over", () => {
+    // 10 units a pixel: the second span (to 100) is not the last one the chain takes in.
+    const t = buildSpanTable(1, [0, 0, 0, 0], [0, 5, 8, 150], [10, 100, 9, 160]);
+    const out = new RectBuffer();
+    coverSpans(t, 0, 4, { start: 0, end: 1000 }, 100, out);
+    const rects = Array.from({ length: out.length }, (_, i) => [out.x0[i], out.x1[i], out.first[i], out.count[i]]);
+    expect(rects).toEqual([
+      [0, 10, 0, 3],
+      [15, 16, 3, 1],
+    ]);
+  });
+
   it("covers a million sub-pixel spans with one rectangle", () => {
     const n = 1_000_000;
     const t = buildSpanTable(1, new Int32Array(n), Float64Array.from({ length: n }, (_, i) => i), Float64Array.from({ length: n }, (_, i) => i + 0.5));
@@ -377,6 +389,20 @@ describe("the model", () => {
     // A finding without a time sits at the latest timed place before it (line 3, the run's start).
     expect(Array.from(t.marks.at)).toEqual([1500, 4500]);
     expect(Array.from(t.markSeverity)).toEqual([3, 1]);
+  });
+
+  it("needs a time on every step span too, and none on a place that is not there", () => {
+    const step = { step: 1, start: { file: "a.jsonl", line: 3 }, end: { file: "a.jsonl", line: 4 } };
+    const turn = { session: "s", turn: 1, start: { file: "a.jsonl", line: 2 }, end: null, reason: null, steps: 1, start_time: 10 };
+    const sessions = [session("s", null, 0)];
+    expect(hasClock(report({ sessions, turns: [{ ...turn, step_spans: [step] }] }))).toBe(false);
+    expect(hasClock(report({ sessions, turns: [{ ...turn, step_spans: [{ ...step, start_time: 11, end_time: 12 }] }] }))).toBe(true);
+    // No spans at all: nothing to put on a clock.
+    expect(hasClock(report({ sessions }))).toBe(false);
+    // An open turn (no end) on a clock reaches the end of the domain.
+    const m = buildModel(report({ sessions, turns: [{ ...turn, step_spans: [{ ...step, start_time: 11, end_time: 30 }] }] }));
+    expect(m.axis).toBe("time");
+    expect(spansOf(m.turns, 0)).toEqual([[10, 30]]);
   });
 
   it("stretches an open run to the end of the domain and puts unowned findings on their own lane", () => {
