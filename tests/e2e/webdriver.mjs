@@ -2,7 +2,7 @@
 // WebKitWebDriver, which launches the real app binary and attaches to its webview.
 // Run through tests/e2e/run, which provides the display, a clean user and these variables.
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 
@@ -290,6 +290,7 @@ const TESTS = [
       await waitFor("the loading panel to close", async () => (await s.attributes('[data-testid="loading"]', "class")).length === 0, 10_000);
       const text = await s.text();
       if (/Could not open/.test(text)) throw new Error(`a cancel is not an error:\n${text.slice(0, 500)}`);
+      rmSync(join(OUT, "large.jsonl"), { force: true });
     },
   },
 ];
