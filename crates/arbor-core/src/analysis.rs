@@ -17,14 +17,21 @@ use crate::wire::{parse_line, Line};
 use std::path::PathBuf;
 
 /// What the engine has done so far, for a progress bar.
-#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, ts_rs::TS)]
 pub struct Progress {
+    #[ts(type = "number")]
     pub files_done: usize,
+    #[ts(type = "number")]
     pub files_total: usize,
+    #[ts(type = "number")]
     pub bytes_read: u64,
+    #[ts(type = "number")]
     pub bytes_total: u64,
+    #[ts(type = "number")]
     pub records: u64,
+    #[ts(type = "number")]
     pub sessions: usize,
+    #[ts(type = "number")]
     pub findings: usize,
 }
 
@@ -640,7 +647,7 @@ impl Analysis {
 }
 
 /// What a delta says of one session: enough to draw it in a tree before the analysis ends.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
 pub struct SessionDelta {
     pub id: String,
     pub parent: Option<String>,
@@ -648,7 +655,7 @@ pub struct SessionDelta {
 }
 
 /// A run edge made since the last delta: `child` now hangs under `parent`.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
 pub struct EdgeDelta {
     pub child: String,
     pub parent: Option<String>,
@@ -656,7 +663,7 @@ pub struct EdgeDelta {
 
 /// What the analysis found since the last delta: new sessions, new run edges, new findings.
 /// The final report supersedes every delta.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, ts_rs::TS)]
 pub struct Delta {
     pub progress: Progress,
     pub sessions: Vec<SessionDelta>,
@@ -707,11 +714,13 @@ impl DeltaMark {
 }
 
 /// One record as a view shows it.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
 pub struct RecordView {
     /// The record's position in the whole analysis (wire order across inputs).
+    #[ts(type = "number")]
     pub index: usize,
     pub file: String,
+    #[ts(type = "number")]
     pub line: u64,
     pub session: Option<String>,
     pub kind: &'static str,
@@ -720,7 +729,7 @@ pub struct RecordView {
 }
 
 /// A search hit: a session (by id or label) or a record (by event kind or text).
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum Hit {
     Session { id: String, label: Option<String> },

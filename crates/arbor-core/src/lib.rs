@@ -31,7 +31,7 @@ pub use report::Report;
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// A format the engine reads: its id (as in reports) and a sentence for people.
-#[derive(Debug, Clone, Copy, serde::Serialize)]
+#[derive(Debug, Clone, Copy, serde::Serialize, ts_rs::TS)]
 pub struct FormatInfo {
     pub id: &'static str,
     pub description: &'static str,

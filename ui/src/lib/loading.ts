@@ -2,33 +2,14 @@
 // (new sessions, run edges, findings); this folds them into a provisional session list that the
 // tree can draw at once. The final report replaces it.
 
+import type { Delta, Progress, SessionDelta } from "./generated/engine";
 import type { Diagnostic, Session } from "./report";
 
-export interface Progress {
-  files_done: number;
-  files_total: number;
-  bytes_read: number;
-  bytes_total: number;
-  records: number;
-  sessions: number;
-  findings: number;
-}
+// The stream's payloads are generated from the engine's Rust types (generated/engine.ts).
+export type { Delta, EdgeDelta, Progress, SessionDelta } from "./generated/engine";
 
-export interface SessionDelta {
-  id: string;
-  parent: string | null;
-  label: string | null;
-}
-
-export interface EdgeDelta {
-  child: string;
-  parent: string | null;
-}
-
-/** One message of the load stream (`commands::LoadEvent`). */
-export type LoadEvent =
-  | ({ type: "progress" } & Progress)
-  | { type: "delta"; progress: Progress; sessions: SessionDelta[]; edges: EdgeDelta[]; findings: Diagnostic[] };
+/** One message of the load stream (`commands::LoadEvent`, tagged by `type`). */
+export type LoadEvent = ({ type: "progress" } & Progress) | ({ type: "delta" } & Delta);
 
 export interface Partial {
   progress: Progress | null;

@@ -48,7 +48,7 @@ function session(id: string, parent: string | null, depth: number | null): Sessi
 function report(over: Partial<Report>): Report {
   return {
     report_version: 1,
-    inputs: [{ file: "a.jsonl", format: "dsh-rpc", records: 100, bad_lines: 0 }],
+    inputs: [{ file: "a.jsonl", format: "dsh-rpc", records: 100, bad_lines: 0, bytes: 0 }],
     sessions: [],
     turns: [],
     replies: [],
@@ -342,9 +342,9 @@ describe("axis ticks", () => {
 describe("the model", () => {
   it("numbers places in wire order across files, bad lines included", () => {
     const inputs = [
-      { file: "a", format: "x", records: 10, bad_lines: 2 },
-      { file: "b", format: "x", records: 5, bad_lines: 0 },
-      { file: "c", format: "x", records: 1, bad_lines: 0 },
+      { file: "a", format: "x", records: 10, bad_lines: 2, bytes: 0 },
+      { file: "b", format: "x", records: 5, bad_lines: 0, bytes: 0 },
+      { file: "c", format: "x", records: 1, bad_lines: 0, bytes: 0 },
     ];
     const offsets = fileOffsets(inputs);
     expect(ordinal(offsets, { file: "a", line: 3 })).toBe(3);

@@ -1,0 +1,90 @@
+//! The UI's report types are generated from the engine's (ts-rs) into
+//! `ui/src/lib/generated/report.ts`, committed. This test fails when the committed file differs from
+//! what the Rust types generate; `ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test
+//! ts_bindings` rewrites it.
+
+use arbor_core::report::*;
+use ts_rs::{Config, TS};
+
+const FILE: &str = "ui/src/lib/generated/report.ts";
+const ENGINE_FILE: &str = "ui/src/lib/generated/engine.ts";
+
+const HEADER: &str = "// Generated from arbor-core's Rust types by ts-rs (crates/arbor-core/tests/ts_bindings.rs).\n\
+     // Do not edit: change the Rust types, then ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test ts_bindings\n\n";
+
+fn file_of(imports: &str, decls: &[String]) -> String {
+    let mut out = String::from(HEADER);
+    out.push_str(imports);
+    for d in decls {
+        out.push_str("export ");
+        out.push_str(d.trim());
+        out.push_str("\n\n");
+    }
+    out.truncate(out.trim_end().len());
+    out.push('\n');
+    out
+}
+
+/// The payloads of the app's IPC that the engine defines: progress and deltas while loading,
+/// record views, search hits, formats.
+fn engine_bindings() -> String {
+    use arbor_core::{Delta, EdgeDelta, FormatInfo, Hit, Progress, RecordView, SessionDelta};
+    let cfg = Config::new();
+    let decls = [
+        Progress::decl(&cfg),
+        SessionDelta::decl(&cfg),
+        EdgeDelta::decl(&cfg),
+        Delta::decl(&cfg),
+        RecordView::decl(&cfg),
+        Hit::decl(&cfg),
+        FormatInfo::decl(&cfg),
+    ];
+    file_of("import type { Diagnostic } from \"./report\";\n\n", &decls)
+}
+
+fn bindings() -> String {
+    let cfg = Config::new();
+    let decls = [
+        Place::decl(&cfg),
+        Severity::decl(&cfg),
+        Outcome::decl(&cfg),
+        WaitOutcome::decl(&cfg),
+        Report::decl(&cfg),
+        Input::decl(&cfg),
+        Session::decl(&cfg),
+        Run::decl(&cfg),
+        Turn::decl(&cfg),
+        StepSpan::decl(&cfg),
+        Reply::decl(&cfg),
+        Wait::decl(&cfg),
+        NaiveWait::decl(&cfg),
+        Diagnostic::decl(&cfg),
+    ];
+    file_of("", &decls)
+}
+
+fn check(file: &str, want: String) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(file);
+    if std::env::var_os("ARBOR_UPDATE_BINDINGS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &want).unwrap();
+    }
+    let got = std::fs::read_to_string(&path).unwrap_or_default().replace("\r\n", "\n");
+    assert!(got == want, "{file} is out of date: run ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test ts_bindings\n--- generated ---\n{want}");
+}
+
+#[test]
+fn the_committed_typescript_report_types_are_generated_from_the_rust_ones() {
+    check(FILE, bindings());
+}
+
+#[test]
+fn the_committed_typescript_ipc_payload_types_are_generated_from_the_rust_ones() {
+    check(ENGINE_FILE, engine_bindings());
+}
+
+#[test]
+fn large_integers_are_numbers_not_bigints() {
+    // JSON numbers arrive in the UI as `number`; a `bigint` type would be a lie.
+    assert!(!bindings().contains("bigint") && !engine_bindings().contains("bigint"));
+}
