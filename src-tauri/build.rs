@@ -11,6 +11,7 @@ fn main() {
         "open_sample",
         "cancel_load",
         "raw_line",
+        "records_around",
         "search",
     ]);
     tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest))

@@ -91,6 +91,34 @@ fn open_paths_returns_the_report_and_raw_line_reads_its_places() {
 }
 
 #[test]
+fn records_around_names_the_neighbours_of_a_place() {
+    let (_app, window) = main_window(&[]);
+    let err = invoke(&window, "records_around", json!({"file": "run.jsonl", "line": 1, "before": 2, "after": 2}));
+    assert_eq!(err.unwrap_err()["code"], "not-open");
+    let file = case("dsh-rpc-two-level").join("run.jsonl");
+    let report = invoke(&window, "open_paths", json!({"paths": [file], "onEvent": CHANNEL})).unwrap();
+    let start = &report["sessions"][1]["runs"][0]["start"];
+    let (name, line) = (start["file"].clone(), start["line"].as_u64().unwrap());
+    let around =
+        invoke(&window, "records_around", json!({"file": name, "line": line, "before": 2, "after": 3})).unwrap();
+    let around = around.as_array().unwrap();
+    let at = around.iter().position(|r| r["line"] == line).expect("the record itself is among them");
+    assert!(at <= 2 && around.len() - at - 1 <= 3, "{around:?}");
+    assert!(around.len() > 1, "{around:?}");
+    let lines: Vec<u64> = around.iter().map(|r| r["line"].as_u64().unwrap()).collect();
+    assert!(lines.windows(2).all(|w| w[0] < w[1]), "wire order: {lines:?}");
+    for r in around {
+        assert_eq!(r["file"], name);
+        assert!(r["kind"].is_string() && r["index"].is_u64(), "{r}");
+    }
+    // A line with no record on it has no neighbours; a file that is not open is refused.
+    let none = invoke(&window, "records_around", json!({"file": name, "line": 100_000, "before": 2, "after": 2}));
+    assert_eq!(none.unwrap(), json!([]));
+    let err = invoke(&window, "records_around", json!({"file": "/etc/passwd", "line": 1, "before": 2, "after": 2}));
+    assert_eq!(err.unwrap_err()["code"], "not-open");
+}
+
+#[test]
 fn raw_line_refuses_files_that_are_not_open() {
     let (_app, window) = main_window(&[]);
     let err = invoke(&window, "raw_line", json!({"file": "/etc/passwd", "line": 1})).unwrap_err();

@@ -12,7 +12,7 @@ use serde::Serialize;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, Runtime, State};
 
-use crate::engine::{self, Analysis, Delta, Hit, LoadFailure, Observer, Progress, Report};
+use crate::engine::{self, Analysis, Delta, Hit, LoadFailure, Observer, Progress, RecordView, Report};
 use crate::places::{self, FoundLog};
 
 /// What the first screen shows: the engine's version and the formats it reads.
@@ -204,6 +204,26 @@ pub async fn raw_line(file: String, line: u64, opened: State<'_, Opened>) -> Res
         return Err(CommandError::new("not-open", format!("{file} is not part of what is open")));
     }
     tauri::async_runtime::spawn_blocking(move || analysis.raw_line(&file, line)).await.map_err(CommandError::stopped)
+}
+
+/// The records around the one at line `line` (1-based) of `file`: up to `before` (capped at 50)
+/// before it, the record itself, up to `after` (capped at 50) after it, in wire order. Empty when
+/// no record starts on that line. Only the files of what is open can be asked about.
+#[tauri::command]
+pub fn records_around(
+    file: String,
+    line: u64,
+    before: usize,
+    after: usize,
+    opened: State<'_, Opened>,
+) -> Result<Vec<RecordView>, CommandError> {
+    let analysis = opened.current().ok_or_else(|| CommandError::new("not-open", "no log is open"))?;
+    if !analysis.files.iter().any(|f| f.display == file) {
+        return Err(CommandError::new("not-open", format!("{file} is not part of what is open")));
+    }
+    Ok(analysis
+        .find_record(&file, line)
+        .map_or_else(Vec::new, |i| analysis.records_around(i, before.min(50), after.min(50))))
 }
 
 /// Sessions whose id or label contains `query`, then records whose kind or raw text does

@@ -25,6 +25,7 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, launch: commands::Lau
             commands::open_sample,
             commands::cancel_load,
             commands::raw_line,
+            commands::records_around,
             commands::search,
         ])
 }

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it } from "vitest";
 import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
-import { engineInfo, toIpcError } from "./ipc";
+import { engineInfo, recordsAround, toIpcError } from "./ipc";
 
 afterEach(() => clearMocks());
 
@@ -41,5 +41,18 @@ describe("toIpcError", () => {
   });
   it("does not accept an object whose code is not a string", () => {
     expect(toIpcError({ code: 3, message: "x" }).code).toBe("internal");
+  });
+});
+
+describe("recordsAround", () => {
+  it("calls records_around with the place and the counts", async () => {
+    const seen: Array<[string, unknown]> = [];
+    mockIPC((cmd, args) => {
+      seen.push([cmd, args]);
+      return [{ index: 0, file: "a.jsonl", line: 1, session: null, kind: "k", time: null }];
+    });
+    const around = await recordsAround("a.jsonl", 4, 2, 5);
+    expect(around).toHaveLength(1);
+    expect(seen).toEqual([["records_around", { file: "a.jsonl", line: 4, before: 2, after: 5 }]]);
   });
 });

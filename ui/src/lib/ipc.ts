@@ -69,6 +69,7 @@ interface Commands {
   open_sample: { args: { onEvent: Channel<LoadEvent> }; answer: Report };
   cancel_load: { args: Record<string, never>; answer: null };
   raw_line: { args: { file: string; line: number }; answer: string | null };
+  records_around: { args: { file: string; line: number; before: number; after: number }; answer: RecordView[] };
   search: { args: { query: string; limit: number }; answer: Hit[] };
 }
 
@@ -135,6 +136,14 @@ export function search(query: string, limit = 200): Promise<Hit[]> {
 /** The raw text of a line of an open log (1-based), or null when there is no such line. */
 export function rawLine(file: string, line: number): Promise<string | null> {
   return call("raw_line", { file, line });
+}
+
+/**
+ * The records around the one at a line of an open log: up to `before` before it, itself, up to
+ * `after` after it (each capped at 50), in wire order; empty when no record starts on that line.
+ */
+export function recordsAround(file: string, line: number, before = 3, after = 3): Promise<RecordView[]> {
+  return call("records_around", { file, line, before, after });
 }
 
 /** The native open dialog for log files; null when cancelled. */
