@@ -173,11 +173,12 @@ fn parse_chunk(chunk: &Chunk) -> Vec<Option<Line<'_>>> {
         .lines
         .iter()
         .map(|&(_, _, a, b, how)| {
-            let bytes = &chunk.bytes[a..b];
-            if how == LineEnd::Overlong || simdutf8::basic::from_utf8(bytes).is_err() {
+            if how == LineEnd::Overlong {
                 return None;
             }
-            parse_line(bytes)
+            // Validated once here (SIMD); the parser is then given a &str and does not check
+            // each string again.
+            simdutf8::basic::from_utf8(&chunk.bytes[a..b]).ok().and_then(crate::wire::parse_line_str)
         })
         .collect()
 }

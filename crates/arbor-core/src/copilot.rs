@@ -270,6 +270,13 @@ impl Copilot {
                     root.tool_calls.insert(t.to_owned(), agent);
                 }
             }
+            // A finished tool call spawns nothing more: forget it, so memory does not keep every
+            // call of the log (a sub-agent's start comes before its task call completes).
+            "tool.execution_complete" => {
+                if let Some(t) = data.tool_call_id.non_empty() {
+                    root.tool_calls.remove(t);
+                }
+            }
             "assistant.turn_start" => {
                 let id = data.turn_id.as_str().unwrap_or_default().to_owned();
                 cx.turns.list.push(turn_rec(agent, &id, Some(at), None));

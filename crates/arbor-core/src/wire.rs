@@ -529,6 +529,14 @@ pub fn text_of(blocks: &[Block]) -> String {
     out
 }
 
+/// Parse a line already known to be valid UTF-8: serde then skips its own per-string check.
+pub fn parse_line_str(text: &str) -> Option<Line<'_>> {
+    if text.trim_start_matches([' ', '\t', '\r', '\n']).as_bytes().first() != Some(&b'{') {
+        return None;
+    }
+    serde_json::from_str(text).ok()
+}
+
 /// Parse a line: `None` when it is not a JSON object in valid UTF-8.
 pub fn parse_line(bytes: &[u8]) -> Option<Line<'_>> {
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace())?;
