@@ -37,20 +37,41 @@ export async function launch() {
 /**
  * Installs the IPC mock in a page before the app's scripts run. `report` is a report object or
  * the source of a function that builds one in the page (for reports too large to pass in).
+ * `files` (name to text) are the logs `raw_line` and `records_around` read, approximating the
+ * engine's records as one per line (kind: the event type or method; session: its sessionId);
+ * `launch` are the launch paths; `hits` what `search` answers. Every call is kept, in order, in
+ * `window.__ipcCalls` as `[command, args]` (channels left out).
  */
-export async function mockIpc(page, { report, build }) {
+export async function mockIpc(page, { report, build, files, launch, hits }) {
   await page.addInitScript(
-    ({ report, build }) => {
+    ({ report, build, files, launch, hits }) => {
       let next = 1;
       const answer = () => report ?? (report = new Function(`return (${build})()`)());
+      const lines = Object.fromEntries(Object.entries(files).map(([name, text]) => [name, text.split("\n").filter((l) => l !== "")]));
+      const view = (file, line) => {
+        let o = {};
+        try {
+          o = JSON.parse(lines[file][line - 1]);
+        } catch {}
+        const p = o.params ?? {};
+        return { index: line, file, line, session: p.sessionId ?? null, kind: p.event?.type ?? o.method ?? "response", time: null };
+      };
+      window.__ipcCalls = [];
       const commands = {
-        engine_info: () => ({ version: "test", formats: [] }),
-        launch_paths: () => [],
+        engine_info: () => ({ version: "0.1.0", formats: [] }),
+        launch_paths: () => launch,
         found_logs: () => [],
         open_sample: answer,
         open_paths: answer,
-        raw_line: (a) => JSON.stringify({ line: a.line }),
-        search: () => [],
+        raw_line: (a) => (lines[a.file] ? (lines[a.file][a.line - 1] ?? null) : JSON.stringify({ line: a.line })),
+        records_around: (a) => {
+          const n = lines[a.file]?.length ?? 0;
+          if (a.line < 1 || a.line > n) return [];
+          const out = [];
+          for (let l = Math.max(1, a.line - a.before); l <= Math.min(n, a.line + a.after); l++) out.push(view(a.file, l));
+          return out;
+        },
+        search: () => hits,
         cancel_load: () => null,
         "plugin:store|load": () => 1,
         "plugin:store|get": () => [null, false],
@@ -71,11 +92,15 @@ export async function mockIpc(page, { report, build }) {
         },
         convertFileSrc: (p) => p,
         async invoke(cmd, args) {
+          if (!cmd.startsWith("plugin:")) {
+            const { onEvent, ...kept } = args ?? {};
+            window.__ipcCalls.push([cmd, kept]);
+          }
           const f = commands[cmd];
           return f ? f(args ?? {}) : null;
         },
       };
     },
-    { report: report ?? null, build: build ?? null },
+    { report: report ?? null, build: build ?? null, files: files ?? {}, launch: launch ?? [], hits: hits ?? [] },
   );
 }

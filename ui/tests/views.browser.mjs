@@ -1,0 +1,134 @@
+// The app's views in headless Chromium (IPC mocked, tests/browser.mjs) over the built-in sample's
+// recorded report and its real log lines: the event inspector shows the records around the
+// selected one and a click on one moves the selection; Reload (the button, Ctrl+R, F5) opens the
+// same paths again and keeps the selected session; and each view is photographed in light and
+// dark (docs/screenshots/: overview, replies, inspector, search).
+// usage: node tests/views.browser.mjs   (from ui/; needs /usr/bin/chromium or $CHROMIUM)
+import assert from "node:assert/strict";
+import { mkdirSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { launch, mockIpc, startUi, UI } from "./browser.mjs";
+
+const SHOTS = resolve(UI, "../docs/screenshots");
+const SAMPLE = resolve(UI, "../tests/conformance/cases/builtin-sample/input");
+const LOGS = "/home/user/logs/arbor-sample";
+const QUERY = "fact-checker";
+
+const ui = await startUi();
+const browser = await launch();
+let failed = false;
+try {
+  const { REPORTS } = await ui.load("/src/lib/fixtures/reports.ts");
+  const report = REPORTS[0];
+  const files = Object.fromEntries(report.inputs.map((i) => [i.file, readFileSync(`${SAMPLE}/${i.file}`, "utf8")]));
+
+  // What the search answers for QUERY: the sessions by id, then the lines that contain it.
+  const hits = report.sessions.filter((s) => s.id.includes(QUERY)).map((s) => ({ type: "session", id: s.id, label: s.label ?? null }));
+  for (const [file, text] of Object.entries(files)) {
+    text.split("\n").forEach((raw, i) => {
+      const at = raw.indexOf(QUERY);
+      if (at < 0 || hits.length >= 10) return;
+      const o = JSON.parse(raw);
+      const p = o.params ?? {};
+      const record = { index: i, file, line: i + 1, session: p.sessionId ?? null, kind: p.event?.type ?? o.method ?? "response", time: null };
+      // As the engine cuts it: 240 characters from 80 before the match.
+      hits.push({ type: "record", record, text: (at > 80 ? "…" : "") + raw.slice(Math.max(0, at - 80), Math.max(0, at - 80) + 240) });
+    });
+  }
+
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.on("pageerror", (e) => {
+    failed = true;
+    console.error("page error:", e.message);
+  });
+  await mockIpc(page, { report, files, launch: [LOGS], hits });
+  await page.goto(ui.url);
+  const calls = (cmd) => page.evaluate((cmd) => window.__ipcCalls.filter(([c]) => c === cmd).map(([, a]) => a), cmd);
+  await page.locator('.node[data-session="planner"]').waitFor();
+  assert.deepEqual(await calls("open_paths"), [{ paths: [LOGS] }], "the launch paths are opened once");
+
+  // The inspector: a session's place, its raw line, and the records around it.
+  await page.locator('.node[data-session="planner"]').click();
+  const place = await page.getByTestId("inspector-place").textContent();
+  const [file, line] = [place.slice(0, place.lastIndexOf(":")), Number(place.slice(place.lastIndexOf(":") + 1))];
+  const raw = files[file].split("\n")[line - 1];
+  await page.getByTestId("records-after").waitFor();
+  assert.deepEqual(JSON.parse(await page.getByTestId("raw-line").textContent()), JSON.parse(raw), "the raw line, pretty-printed");
+  const before = await page.getByTestId("records-before").getByTestId("neighbour").allTextContents();
+  const after = await page.getByTestId("records-after").getByTestId("neighbour").allTextContents();
+  assert.equal(before.length, Math.min(3, line - 1), `records before ${place}: ${before}`);
+  assert.equal(after.length, 3, `records after ${place}: ${after}`);
+  assert.ok(after[0].includes(`${file}:${line + 1}`), `the first record after is the next line: ${after[0]}`);
+  assert.deepEqual(
+    await calls("records_around"),
+    [{ file, line, before: 3, after: 3 }],
+    "records_around asked once, for the selected place",
+  );
+  console.log(`ok: inspector at ${place} shows ${before.length} records before and ${after.length} after`);
+
+  // A click on a neighbour moves the selection to it (and its session, in the tree).
+  await page.getByTestId("records-after").getByTestId("neighbour").first().click();
+  await page.waitForFunction((want) => document.querySelector("[data-testid=inspector-place]")?.textContent === want, `${file}:${line + 1}`);
+  const next = JSON.parse(files[file].split("\n")[line]);
+  const nextSession = next.params?.sessionId;
+  if (nextSession) {
+    assert.equal(await page.locator(".node.selected").getAttribute("data-session"), nextSession, "the neighbour's session is selected");
+  }
+  await page.getByTestId("records-before").getByTestId("neighbour").last().waitFor();
+  assert.ok((await page.getByTestId("records-before").getByTestId("neighbour").last().textContent()).includes(place), "the old place is now before");
+  console.log(`ok: a click on the next record selects ${file}:${line + 1}`);
+
+  // Reload: the button, Ctrl+R and F5 open the same paths again; the selected session stays.
+  await page.locator('.node[data-session="fact-checker"]').click();
+  const opens = async (n) => {
+    await page.waitForFunction((n) => window.__ipcCalls.filter(([c]) => c === "open_paths").length === n, n);
+    await page.locator('.node[data-session="fact-checker"]').waitFor();
+  };
+  await page.getByTestId("reload").click();
+  await opens(2);
+  await page.keyboard.press("Control+r");
+  await opens(3);
+  await page.keyboard.press("F5");
+  await opens(4);
+  assert.deepEqual(await calls("open_paths"), Array(4).fill({ paths: [LOGS] }), "each reload opens the same paths");
+  assert.equal(await page.locator(".node.selected").getAttribute("data-session"), "fact-checker", "the selection survives a reload");
+  assert.ok(await page.getByTestId("inspector-place").textContent(), "and its place stays in the inspector");
+  console.log("ok: Reload, Ctrl+R and F5 reopen the same paths and keep the selected session");
+
+  // Screenshots of each view in both themes.
+  mkdirSync(SHOTS, { recursive: true });
+  const frame = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  // Tall enough that the inspector shows the selected line and the records on both sides.
+  await page.setViewportSize({ width: 1280, height: 960 });
+  for (const theme of ["light", "dark"]) {
+    await page.getByLabel("Theme").selectOption(theme);
+    await page.getByRole("tab", { name: /Findings/ }).click();
+    await page.locator('.node[data-session="planner"]').click();
+    await page.getByTestId("records-after").waitFor();
+    await frame();
+    await page.screenshot({ path: `${SHOTS}/overview-${theme}.png` });
+    await page.locator(".pane.inspector").screenshot({ path: `${SHOTS}/inspector-${theme}.png` });
+    await page.getByTestId("tab-replies").click();
+    await frame();
+    await page.locator(".pane.side").screenshot({ path: `${SHOTS}/replies-${theme}.png` });
+    await page.getByTestId("tab-search").click();
+    await page.getByLabel("Search the log").fill(QUERY);
+    await page.locator("[data-hit=record]").first().waitFor();
+    await frame();
+    await page.locator(".pane.side").screenshot({ path: `${SHOTS}/search-${theme}.png` });
+  }
+  assert.ok((await page.locator("[data-hit]").count()) === hits.length, "every search hit is listed");
+  assert.equal(await page.locator("[data-hit=record] mark").first().textContent(), QUERY, "the match is marked");
+  console.log(`ok: screenshots in ${SHOTS}`);
+} catch (e) {
+  failed = true;
+  console.error(e);
+} finally {
+  await browser.close();
+  await ui.close();
+}
+if (failed) {
+  console.error("FAIL: views browser test");
+  process.exit(1);
+}
+console.log("PASS: views browser test");
