@@ -120,6 +120,29 @@ try {
   assert.ok((await page.locator("[data-hit]").count()) === hits.length, "every search hit is listed");
   assert.equal(await page.locator("[data-hit=record] mark").first().textContent(), QUERY, "the match is marked");
   console.log(`ok: screenshots in ${SHOTS}`);
+
+  // Keyboard and filters: j/k move through the tree, Enter folds a node, "/" opens the search with
+  // its field focused, and a severity switch hides that severity's findings.
+  await page.getByRole("tab", { name: /Findings/ }).click();
+  await page.locator('.node[data-session="planner"]').click();
+  await page.keyboard.press("j");
+  assert.notEqual(await page.locator(".node.selected").getAttribute("data-session"), "planner", "j moves the selection down");
+  await page.keyboard.press("k");
+  assert.equal(await page.locator(".node.selected").getAttribute("data-session"), "planner", "k moves it back up");
+  await page.keyboard.press("Enter");
+  await page.locator('.node[data-session="researcher"]').waitFor({ state: "detached" });
+  await page.keyboard.press("Enter");
+  await page.locator('.node[data-session="researcher"]').waitFor();
+  const warnings = () => page.locator(".findings .sev.warning").count();
+  assert.ok((await warnings()) > 0, "the sample has warnings");
+  await page.locator(".sev-switch.warning").click();
+  assert.equal(await warnings(), 0, "switching warnings off hides them");
+  await page.locator(".sev-switch.warning").click();
+  assert.ok((await warnings()) > 0, "and switching them on shows them again");
+  await page.locator('.node[data-session="planner"]').click();
+  await page.keyboard.press("/");
+  await page.waitForFunction(() => document.activeElement?.getAttribute("aria-label") === "Search the log");
+  console.log("ok: j/k and Enter in the tree, the severity switches, and / to search");
 } catch (e) {
   failed = true;
   console.error(e);

@@ -30,3 +30,14 @@ describe("groupFindings", () => {
     expect(matches(all[0], "   ")).toBe(true);
   });
 });
+
+describe("groupFindings with hidden severities", () => {
+  it("leaves out the severities switched off and keeps the others in order", () => {
+    const d = (severity: "error" | "warning" | "info", code: string) =>
+      ({ code, severity, at: { file: "a", line: 1 }, session: null, message: code }) as const;
+    const all = [d("info", "i"), d("error", "e"), d("warning", "w")];
+    expect(groupFindings(all, "", new Set(["warning"])).map((g) => g.severity)).toEqual(["error", "info"]);
+    expect(groupFindings(all, "", new Set(["error", "warning", "info"]))).toEqual([]);
+    expect(groupFindings(all, "e", new Set(["info"])).map((g) => g.items.map((x) => x.code))).toEqual([["e"]]);
+  });
+});

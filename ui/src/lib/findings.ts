@@ -16,10 +16,16 @@ export function matches(d: Diagnostic, query: string): boolean {
   return words.every((w) => hay.includes(w));
 }
 
-/** Groups by severity, errors first; empty groups are left out. */
-export function groupFindings(diagnostics: Diagnostic[], query: string): FindingGroup[] {
-  return SEVERITIES.map((severity) => ({
-    severity,
-    items: diagnostics.filter((d) => d.severity === severity && matches(d, query)),
-  })).filter((g) => g.items.length > 0);
+/** Groups by severity, errors first; empty groups and hidden severities are left out. */
+export function groupFindings(
+  diagnostics: Diagnostic[],
+  query: string,
+  hidden: ReadonlySet<Severity> = new Set(),
+): FindingGroup[] {
+  return SEVERITIES.filter((severity) => !hidden.has(severity))
+    .map((severity) => ({
+      severity,
+      items: diagnostics.filter((d) => d.severity === severity && matches(d, query)),
+    }))
+    .filter((g) => g.items.length > 0);
 }
