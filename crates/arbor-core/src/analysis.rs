@@ -413,22 +413,6 @@ fn malformed_why(bytes: &[u8]) -> String {
     }
 }
 
-const BOUNDARY_CODES: &[Code] = &[
-    Code::SeqNotIncreasing,
-    Code::TurnStartWhileOpen,
-    Code::TurnNumberSkipped,
-    Code::StepNumberSkipped,
-    Code::StepOutsideTurn,
-    Code::StepStartWhileOpen,
-    Code::BoundaryMismatch,
-    Code::EventOutsideStep,
-    Code::ToolResultWithoutCall,
-    Code::TurnEndWithOpenStep,
-    Code::UnclosedAtEnd,
-    Code::BoundaryMirrorEvent,
-    Code::UnknownEventType,
-];
-
 impl Analysis {
     fn place(&self, at: Loc) -> Place {
         Place { file: self.files[at.file as usize].display.clone(), line: at.line }
@@ -620,10 +604,7 @@ impl Analysis {
             .findings
             .list
             .iter()
-            .filter(|f| {
-                !(BOUNDARY_CODES.contains(&f.code)
-                    && f.session.is_some_and(|s| self.superseded_by_durable(f.at.file, s)))
-            })
+            .filter(|f| !(f.code.is_boundary() && f.session.is_some_and(|s| self.superseded_by_durable(f.at.file, s))))
             .collect();
         findings.sort_by_key(|f| f.at);
         let diagnostics = findings

@@ -116,6 +116,28 @@ impl Code {
         }
     }
 
+    /// A finding of the boundary checker (SPEC 2.3): what a durable log says supersedes these
+    /// when they come from a recording of the same session.
+    pub fn is_boundary(self) -> bool {
+        use Code::*;
+        matches!(
+            self,
+            SeqNotIncreasing
+                | TurnStartWhileOpen
+                | TurnNumberSkipped
+                | StepNumberSkipped
+                | StepOutsideTurn
+                | StepStartWhileOpen
+                | BoundaryMismatch
+                | EventOutsideStep
+                | ToolResultWithoutCall
+                | TurnEndWithOpenStep
+                | UnclosedAtEnd
+                | BoundaryMirrorEvent
+                | UnknownEventType
+        )
+    }
+
     pub fn severity(self) -> Severity {
         use Code::*;
         match self {
