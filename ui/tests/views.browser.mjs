@@ -143,6 +143,15 @@ try {
   await page.keyboard.press("/");
   await page.waitForFunction(() => document.activeElement?.getAttribute("aria-label") === "Search the log");
   console.log("ok: j/k and Enter in the tree, the severity switches, and / to search");
+
+  // The inspector lists every run of the selected session with the parent it ran under.
+  await page.getByRole("tab", { name: /Findings/ }).click();
+  await page.locator('.node[data-session="worker-7"]').click();
+  const runs = await page.getByTestId("run").allTextContents();
+  assert.equal(runs.length, 2, "worker-7 has two runs");
+  assert.match(runs[0], /run 1 under\s*lead\s*ok/);
+  assert.match(runs[1], /run 2 under\s*planner\s*error/);
+  console.log("ok: the inspector lists worker-7's runs under lead (ok) and planner (error)");
 } catch (e) {
   failed = true;
   console.error(e);
