@@ -621,11 +621,6 @@ impl Analysis {
 
         Report { report_version: 1, inputs, sessions, turns, replies, waits, diagnostics }
     }
-
-    /// Counts by session id, for callers that index sessions by name.
-    pub fn session_index(&self) -> HashMap<String, usize> {
-        self.cx.graph.report_order().into_iter().enumerate().map(|(i, s)| (self.name(s).to_owned(), i)).collect()
-    }
 }
 
 /// What a delta says of one session: enough to draw it in a tree before the analysis ends.

@@ -10,8 +10,6 @@ use crate::intern::Sym;
 use crate::intern::{HashMap, HashSet};
 use crate::report::Outcome;
 use petgraph::stable_graph::{NodeIndex, StableDiGraph};
-use petgraph::visit::EdgeRef;
-use petgraph::Direction;
 
 #[derive(Debug, Clone)]
 pub struct RunData {
@@ -211,15 +209,6 @@ impl SessionGraph {
             visit(n.id, &mut out, &mut done);
         }
         out
-    }
-
-    /// The runs of children started under `parent` (from the immutable run edges).
-    pub fn runs_under(&self, parent: Sym) -> Vec<(Sym, usize)> {
-        let Some(&pi) = self.index.get(&parent) else { return Vec::new() };
-        self.graph
-            .edges_directed(pi, Direction::Outgoing)
-            .map(|e| (self.graph[e.target()].id, *e.weight() as usize))
-            .collect()
     }
 }
 

@@ -34,9 +34,4 @@ impl Interner {
     pub fn name(&self, sym: Sym) -> &str {
         &self.names[sym.0 as usize]
     }
-
-    /// Bytes held by the interned names (for memory accounting in benchmarks).
-    pub fn heap_bytes(&self) -> usize {
-        self.names.iter().map(|n| n.len() * 2 + 48).sum()
-    }
 }
