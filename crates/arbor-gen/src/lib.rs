@@ -570,6 +570,17 @@ impl Gen {
         self.agents[i].as_mut().expect("live agent")
     }
 
+    /// The agent's tokens that a text or reasoning block writes (a text block its reply, any
+    /// other its reasoning).
+    fn tokens_of(&mut self, i: usize, kind: Blk) -> &mut Vec<u16> {
+        let a = self.ag(i);
+        if kind == Blk::Text {
+            &mut a.text
+        } else {
+            &mut a.reasoning
+        }
+    }
+
     fn new_session_id(&mut self) -> String {
         let id = self.uuid();
         self.stats.sessions += 1;
@@ -1329,12 +1340,7 @@ impl Gen {
                         self.q(TOKENS[t as usize]);
                     }
                     self.raw("]");
-                    let a = self.ag(i);
-                    if kind == Blk::Text {
-                        a.text = toks;
-                    } else {
-                        a.reasoning = toks;
-                    }
+                    *self.tokens_of(i, kind) = toks;
                 }
                 self.dsh_close("");
             }
@@ -1355,19 +1361,10 @@ impl Gen {
                         self.raw(r#"\"}""#);
                     }
                     _ => {
-                        let toks = if kind == Blk::Text {
-                            std::mem::take(&mut self.ag(i).text)
-                        } else {
-                            std::mem::take(&mut self.ag(i).reasoning)
-                        };
+                        let toks = std::mem::take(self.tokens_of(i, kind));
                         self.raw(r#","text":"#);
                         self.write_text(&toks);
-                        let a = self.ag(i);
-                        if kind == Blk::Text {
-                            a.text = toks;
-                        } else {
-                            a.reasoning = toks;
-                        }
+                        *self.tokens_of(i, kind) = toks;
                     }
                 }
                 self.raw("}}");
