@@ -13,6 +13,11 @@ fn main() {
         "raw_line",
         "records_around",
         "search",
+        "settings",
+        "remember_opened",
+        "set_theme",
+        "view_state",
+        "save_view_state",
     ]);
     tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest))
         .expect("tauri-build failed (see tauri.conf.json and capabilities/)");

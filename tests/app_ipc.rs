@@ -16,10 +16,19 @@ fn case(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/cases").join(name).join("input")
 }
 
-/// Builds the app on the mock runtime with its `main` window, as the capabilities expect.
+/// Builds the app on the mock runtime with its `main` window, as the capabilities expect. Its
+/// settings file is a fresh one in a temporary folder.
 fn main_window(launch: &[&str]) -> (App<MockRuntime>, WebviewWindow<MockRuntime>) {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = dir.path().join("settings.json");
+    // The folder outlives the test (the app may write to it until it is dropped).
+    std::mem::forget(dir);
+    window_with_settings(launch, settings)
+}
+
+fn window_with_settings(launch: &[&str], settings: PathBuf) -> (App<MockRuntime>, WebviewWindow<MockRuntime>) {
     let launch = LaunchPaths(launch.iter().map(|s| s.to_string()).collect());
-    let app = arbor_app::app_builder(mock_builder(), launch)
+    let app = arbor_app::app_builder(mock_builder(), launch, Some(settings))
         .build(tauri::generate_context!())
         .expect("the app builds on the mock runtime");
     let window = WebviewWindowBuilder::new(&app, "main", Default::default()).build().expect("the main window builds");
@@ -196,4 +205,55 @@ fn a_plugin_command_the_capabilities_do_not_grant_is_refused() {
 fn an_unknown_command_is_refused() {
     let (_app, window) = main_window(&[]);
     assert!(invoke(&window, "no_such_command", json!({})).is_err());
+}
+
+#[test]
+fn settings_are_kept_by_the_app_and_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("settings.json");
+    {
+        let (_app, window) = window_with_settings(&[], file.clone());
+        let first = invoke(&window, "settings", json!({})).expect("settings is allowed");
+        assert_eq!(first, json!({"recent": [], "theme": "system", "notice": null}));
+        let recent = invoke(&window, "remember_opened", json!({"paths": ["/logs/a.jsonl", "/logs/b"]})).unwrap();
+        assert_eq!(recent[0]["paths"], json!(["/logs/a.jsonl", "/logs/b"]));
+        invoke(&window, "set_theme", json!({"theme": "dark"})).unwrap();
+        let key = json!(["/logs/a.jsonl", "/logs/b"]);
+        invoke(&window, "save_view_state", json!({"key": key, "view": {"session": "kid", "tab": "replies"}})).unwrap();
+        assert!(invoke(&window, "set_theme", json!({"theme": "purple"})).is_err(), "an unknown theme is refused");
+    }
+    let (_app, window) = window_with_settings(&[], file);
+    let again = invoke(&window, "settings", json!({})).unwrap();
+    assert_eq!(again["theme"], "dark");
+    assert_eq!(again["recent"][0]["paths"], json!(["/logs/a.jsonl", "/logs/b"]));
+    let view = invoke(&window, "view_state", json!({"key": ["/logs/a.jsonl", "/logs/b"]})).unwrap();
+    assert_eq!(view, json!({"session": "kid", "tab": "replies"}));
+    assert_eq!(invoke(&window, "view_state", json!({"key": ["/elsewhere"]})).unwrap(), Value::Null);
+}
+
+#[test]
+fn a_corrupt_settings_file_is_reported_once_and_reset() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("settings.json");
+    std::fs::write(&file, b"{\"recent\": [tru").unwrap();
+    let (_app, window) = window_with_settings(&[], file.clone());
+    let first = invoke(&window, "settings", json!({})).unwrap();
+    assert!(first["notice"].as_str().unwrap().contains("could not be read"), "{first}");
+    assert_eq!(first["recent"], json!([]));
+    assert_eq!(invoke(&window, "settings", json!({})).unwrap()["notice"], Value::Null);
+    assert!(dir.path().join("settings.json.corrupt").exists());
+}
+
+#[test]
+fn the_web_view_cannot_name_a_settings_file() {
+    // The store plugin's `load` took a path from the page; the app's settings commands take none,
+    // and no store plugin command exists any more.
+    let (_app, window) = main_window(&[]);
+    for (cmd, body) in [
+        ("plugin:store|load", json!({"path": "/etc/passwd"})),
+        ("plugin:store|set", json!({"rid": 1, "key": "k", "value": 1})),
+        ("plugin:store|save", json!({"rid": 1})),
+    ] {
+        assert!(invoke(&window, cmd, body).is_err(), "{cmd} must be refused");
+    }
 }

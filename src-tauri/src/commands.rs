@@ -11,19 +11,21 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, Runtime, State};
+use ts_rs::TS;
 
 use crate::engine::{self, Analysis, Delta, Hit, LoadFailure, Observer, Progress, RecordView, Report};
 use crate::places::{self, FoundLog};
+use crate::settings::{RecentEntry, SettingsSlot, SettingsStore, SettingsView, Theme, ViewState};
 
 /// What the first screen shows: the engine's version and the formats it reads.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
 pub struct EngineInfo {
     pub version: &'static str,
     pub formats: &'static [arbor_core::FormatInfo],
 }
 
 /// How every command fails: a code the UI may branch on, and a sentence for people.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 pub struct CommandError {
     pub code: &'static str,
     pub message: String,
@@ -50,7 +52,7 @@ impl From<LoadFailure> for CommandError {
 
 /// What streams to the UI while a log is read: progress (at most a few times a second) and
 /// deltas (new sessions, run edges and findings). The final report supersedes them all.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum LoadEvent {
     Progress(Progress),
@@ -237,6 +239,65 @@ pub async fn search(query: String, limit: usize, opened: State<'_, Opened>) -> R
     tauri::async_runtime::spawn_blocking(move || analysis.search(query.trim(), limit.min(500)))
         .await
         .map_err(CommandError::stopped)
+}
+
+fn unsaved(e: std::io::Error) -> CommandError {
+    CommandError::new("settings-unsaved", format!("the settings could not be saved: {e}"))
+}
+
+fn settings_of<'a, R: Runtime>(app: &AppHandle<R>, slot: &'a SettingsSlot) -> Result<&'a SettingsStore, CommandError> {
+    slot.get(app).map_err(|e| CommandError::new("internal", e))
+}
+
+/// The recent list and theme; `notice` says, once, that a corrupt settings file was set aside.
+#[tauri::command]
+pub fn settings<R: Runtime>(app: AppHandle<R>, slot: State<'_, SettingsSlot>) -> Result<SettingsView, CommandError> {
+    Ok(settings_of(&app, &slot)?.view())
+}
+
+/// Records `paths` as opened now; returns the new recent list.
+#[tauri::command]
+pub fn remember_opened<R: Runtime>(
+    paths: Vec<String>,
+    app: AppHandle<R>,
+    slot: State<'_, SettingsSlot>,
+) -> Result<Vec<RecentEntry>, CommandError> {
+    if paths.is_empty() {
+        return Err(CommandError::new("no-paths", "nothing to remember"));
+    }
+    settings_of(&app, &slot)?.remember_opened(paths).map_err(unsaved)
+}
+
+#[tauri::command]
+pub fn set_theme<R: Runtime>(
+    theme: Theme,
+    app: AppHandle<R>,
+    slot: State<'_, SettingsSlot>,
+) -> Result<(), CommandError> {
+    settings_of(&app, &slot)?.set_theme(theme).map_err(unsaved)
+}
+
+/// The view state last saved for the log `key` names (the paths it was opened with).
+#[tauri::command]
+pub fn view_state<R: Runtime>(
+    key: Vec<String>,
+    app: AppHandle<R>,
+    slot: State<'_, SettingsSlot>,
+) -> Result<Option<ViewState>, CommandError> {
+    Ok(settings_of(&app, &slot)?.view_state(&key))
+}
+
+#[tauri::command]
+pub fn save_view_state<R: Runtime>(
+    key: Vec<String>,
+    view: ViewState,
+    app: AppHandle<R>,
+    slot: State<'_, SettingsSlot>,
+) -> Result<(), CommandError> {
+    if key.is_empty() {
+        return Err(CommandError::new("no-paths", "a view state needs the log it belongs to"));
+    }
+    settings_of(&app, &slot)?.save_view_state(key, view).map_err(unsaved)
 }
 
 #[cfg(test)]

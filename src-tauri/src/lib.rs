@@ -6,15 +6,23 @@
 pub mod commands;
 pub mod engine;
 pub mod places;
+pub mod settings;
+
+use std::path::PathBuf;
 
 use tauri::Runtime;
 
 /// Everything the app registers on a builder: plugins, state and the command list. Tests call it
 /// with `tauri::test::mock_builder()`, so the real permission checks run without a window.
-pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, launch: commands::LaunchPaths) -> tauri::Builder<R> {
+/// `settings` is the settings file; `None` is `settings.json` in the app's data folder.
+pub fn app_builder<R: Runtime>(
+    builder: tauri::Builder<R>,
+    launch: commands::LaunchPaths,
+    settings: Option<PathBuf>,
+) -> tauri::Builder<R> {
     builder
-        .plugin(tauri_plugin_store::Builder::default().build())
         .plugin(tauri_plugin_dialog::init())
+        .manage(settings::SettingsSlot::new(settings))
         .manage(launch)
         .manage(commands::Opened::default())
         .invoke_handler(tauri::generate_handler![
@@ -27,13 +35,18 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, launch: commands::Lau
             commands::raw_line,
             commands::records_around,
             commands::search,
+            commands::settings,
+            commands::remember_opened,
+            commands::set_theme,
+            commands::view_state,
+            commands::save_view_state,
         ])
 }
 
 /// Runs the app until its last window closes. `arbor-app PATH...` opens those paths; with none,
 /// the UI opens the built-in sample.
 pub fn run() {
-    app_builder(tauri::Builder::default(), commands::LaunchPaths::from_args(std::env::args()))
+    app_builder(tauri::Builder::default(), commands::LaunchPaths::from_args(std::env::args()), None)
         .run(tauri::generate_context!())
         .expect("error while running the Arbor app");
 }

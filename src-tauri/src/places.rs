@@ -6,13 +6,15 @@ use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use serde::Serialize;
+use ts_rs::TS;
 
 /// A session log (a file or a folder) found in a harness's default place.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct FoundLog {
     /// What to pass to `open_paths`.
     pub path: String,
     /// `copilot` or `dsh`.
+    #[ts(type = "\"copilot\" | \"dsh\"")]
     pub harness: &'static str,
     /// The file or folder name, for the menu.
     pub name: String,

@@ -238,7 +238,7 @@ const TESTS = [
       await sleep(700); // a completion popup swallows an early Return
       xdo("key", "--window", win, "Return");
       await s.waitForText(["run.jsonl", "child-id-reused"]);
-      // The previous test chose Dark in another app process: settings persist in the store.
+      // The previous test chose Dark in another app process: settings persist in settings.json.
       const theme = await s.call("POST", "/execute/sync", { script: "return document.documentElement.dataset.theme;", args: [] });
       if (theme !== "dark") throw new Error(`the saved theme did not persist: ${theme}`);
       await s.screenshot("dialog-opened");

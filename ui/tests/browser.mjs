@@ -40,11 +40,12 @@ export async function launch() {
  * `files` (name to text) are the logs `raw_line` and `records_around` read, approximating the
  * engine's records as one per line (kind: the event type or method; session: its sessionId);
  * `launch` are the launch paths; `hits` what `search` answers. Every call is kept, in order, in
- * `window.__ipcCalls` as `[command, args]` (channels left out).
+ * `window.__ipcCalls` as `[command, args]` (channels left out). `answers` (command to a JSON value)
+ * override the default answers, for example the settings or the open dialog's choice.
  */
-export async function mockIpc(page, { report, build, files, launch, hits }) {
+export async function mockIpc(page, { report, build, files, launch, hits, answers }) {
   await page.addInitScript(
-    ({ report, build, files, launch, hits }) => {
+    ({ report, build, files, launch, hits, answers }) => {
       let next = 1;
       const answer = () => report ?? (report = new Function(`return (${build})()`)());
       const lines = Object.fromEntries(Object.entries(files).map(([name, text]) => [name, text.split("\n").filter((l) => l !== "")]));
@@ -73,9 +74,11 @@ export async function mockIpc(page, { report, build, files, launch, hits }) {
         },
         search: () => hits,
         cancel_load: () => null,
-        "plugin:store|load": () => 1,
-        "plugin:store|get": () => [null, false],
-        "plugin:store|set": () => null,
+        settings: () => ({ recent: [], theme: "system", notice: null }),
+        remember_opened: (a) => [{ paths: a.paths, openedAt: 0 }],
+        set_theme: () => null,
+        view_state: () => null,
+        save_view_state: () => null,
         "plugin:event|listen": () => next++,
         "plugin:event|unlisten": () => null,
       };
@@ -96,11 +99,12 @@ export async function mockIpc(page, { report, build, files, launch, hits }) {
             const { onEvent, ...kept } = args ?? {};
             window.__ipcCalls.push([cmd, kept]);
           }
+          if (Object.hasOwn(answers, cmd)) return structuredClone(answers[cmd]);
           const f = commands[cmd];
           return f ? f(args ?? {}) : null;
         },
       };
     },
-    { report: report ?? null, build: build ?? null, files: files ?? {}, launch: launch ?? [], hits: hits ?? [] },
+    { report: report ?? null, build: build ?? null, files: files ?? {}, launch: launch ?? [], hits: hits ?? [], answers: answers ?? {} },
   );
 }

@@ -3,28 +3,17 @@
 import { Channel, invoke } from "@tauri-apps/api/core";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open } from "@tauri-apps/plugin-dialog";
-import { load, type Store } from "@tauri-apps/plugin-store";
-import type { LoadEvent } from "./loading";
+import type { CommandError, EngineInfo, FoundLog, LoadEvent, RecentEntry, SettingsView, Theme, ViewState } from "./generated/app";
+import type { Hit, RecordView } from "./generated/engine";
 import type { Report } from "./report";
-import { parseRecent, parseTheme, pushRecent, type RecentEntry, type Theme } from "./settings";
 
-/** A format the engine reads (`arbor_core::FormatInfo`). */
-export interface FormatInfo {
-  id: string;
-  description: string;
-}
-
-/** The `engine_info` command's answer (`commands::EngineInfo`). */
-export interface EngineInfo {
-  version: string;
-  formats: FormatInfo[];
-}
+// The IPC's types are generated from the Rust ones (ts-rs): the app's in generated/app.ts, the
+// engine's in generated/engine.ts and generated/report.ts.
+export type { EngineInfo, FoundLog, RecentEntry, SettingsView, Theme, ViewState } from "./generated/app";
+export type { FormatInfo, Hit, RecordView } from "./generated/engine";
 
 /** How every command error reaches the UI (`commands::CommandError`): a code and a sentence. */
-export interface IpcError {
-  code: string;
-  message: string;
-}
+export type IpcError = CommandError;
 
 /** Turns whatever a rejected call gave (an `{code, message}` object, a string, an Error) into an IpcError. */
 export function toIpcError(raw: unknown): IpcError {
@@ -39,27 +28,6 @@ export function toIpcError(raw: unknown): IpcError {
   return { code: "internal", message: String(raw) };
 }
 
-/** A session log found in a harness's default place (`places::FoundLog`). */
-export interface FoundLog {
-  path: string;
-  harness: "copilot" | "dsh";
-  name: string;
-  modified: number | null;
-}
-
-/** One record as the engine shows it (`arbor_core::RecordView`). */
-export interface RecordView {
-  index: number;
-  file: string;
-  line: number;
-  session: string | null;
-  kind: string;
-  time: number | null;
-}
-
-/** A search hit (`arbor_core::Hit`): a session by id or label, or a record by kind or text. */
-export type Hit = { type: "session"; id: string; label: string | null } | { type: "record"; record: RecordView; text: string };
-
 /** The app's commands and their arguments (src-tauri/src/commands.rs). */
 interface Commands {
   engine_info: { args: Record<string, never>; answer: EngineInfo };
@@ -71,6 +39,11 @@ interface Commands {
   raw_line: { args: { file: string; line: number }; answer: string | null };
   records_around: { args: { file: string; line: number; before: number; after: number }; answer: RecordView[] };
   search: { args: { query: string; limit: number }; answer: Hit[] };
+  settings: { args: Record<string, never>; answer: SettingsView };
+  remember_opened: { args: { paths: string[] }; answer: RecentEntry[] };
+  set_theme: { args: { theme: Theme }; answer: null };
+  view_state: { args: { key: string[] }; answer: ViewState | null };
+  save_view_state: { args: { key: string[]; view: ViewState }; answer: null };
 }
 
 async function call<C extends keyof Commands>(command: C, args: Commands[C]["args"]): Promise<Commands[C]["answer"]> {
@@ -157,50 +130,52 @@ export function chooseFolder(): Promise<string | null> {
 }
 
 /**
- * Calls `onHover(true)` while files are dragged over the window, `onHover(false)` when they leave,
- * and `onDrop(paths)` when they are dropped. Resolves to a function that stops listening.
+ * Calls `onHover(true, x)` while files are dragged over the window, `onHover(false, x)` when they
+ * leave, and `onDrop(paths, x)` when they are dropped; `x` is the pointer's distance from the
+ * window's left edge in CSS pixels. Resolves to a function that stops listening.
  */
-export function onDroppedPaths(onHover: (over: boolean) => void, onDrop: (paths: string[]) => void): Promise<() => void> {
+export function onDroppedPaths(
+  onHover: (over: boolean, x: number) => void,
+  onDrop: (paths: string[], x: number) => void,
+): Promise<() => void> {
+  // Tauri gives physical pixels; the page lays out in CSS pixels.
+  const css = (x: number) => x / (window.devicePixelRatio || 1);
   return guard(() =>
     getCurrentWebview().onDragDropEvent((event) => {
       const p = event.payload;
-      if (p.type === "enter") onHover(true);
-      else if (p.type === "leave") onHover(false);
+      if (p.type === "enter" || p.type === "over") onHover(true, css(p.position.x));
+      else if (p.type === "leave") onHover(false, 0);
       else if (p.type === "drop") {
-        onHover(false);
-        if (p.paths.length) onDrop(p.paths);
+        onHover(false, css(p.position.x));
+        if (p.paths.length) onDrop(p.paths, css(p.position.x));
       }
     }),
   );
 }
 
-const SETTINGS_FILE = "settings.json";
-let settings: Promise<Store> | null = null;
-
-function store(): Promise<Store> {
-  settings ??= load(SETTINGS_FILE, { defaults: {}, autoSave: 200 });
-  return settings;
-}
-
-/** The recent list, newest first. */
-export function recentList(): Promise<RecentEntry[]> {
-  return guard(async () => parseRecent(await (await store()).get("recent")));
+/**
+ * The settings the app keeps (settings.json in its data folder, written atomically by the Rust
+ * side): the recent list, the theme, and `notice`, a sentence given once when a corrupt settings
+ * file was set aside.
+ */
+export function settings(): Promise<SettingsView> {
+  return call("settings", {});
 }
 
 /** Records `paths` as opened now and returns the new recent list. */
 export function rememberOpened(paths: string[]): Promise<RecentEntry[]> {
-  return guard(async () => {
-    const s = await store();
-    const list = pushRecent(parseRecent(await s.get("recent")), paths, Date.now());
-    await s.set("recent", list);
-    return list;
-  });
+  return call("remember_opened", { paths });
 }
 
-export function savedTheme(): Promise<Theme> {
-  return guard(async () => parseTheme(await (await store()).get("theme")));
+export async function saveTheme(theme: Theme): Promise<void> {
+  await call("set_theme", { theme });
 }
 
-export function saveTheme(theme: Theme): Promise<void> {
-  return guard(async () => (await store()).set("theme", theme));
+/** The view state last saved for a log, named by the paths it was opened with. */
+export function viewState(key: string[]): Promise<ViewState | null> {
+  return call("view_state", { key });
+}
+
+export async function saveViewState(key: string[], view: ViewState): Promise<void> {
+  await call("save_view_state", { key, view });
 }

@@ -2,14 +2,15 @@
 // (new sessions, run edges, findings); this folds them into a provisional session list that the
 // tree can draw at once. The final report replaces it.
 
-import type { Delta, Progress, SessionDelta } from "./generated/engine";
+import type { LoadEvent } from "./generated/app";
+import type { Progress, SessionDelta } from "./generated/engine";
 import type { Diagnostic, Session } from "./report";
 
 // The stream's payloads are generated from the engine's Rust types (generated/engine.ts).
 export type { Delta, EdgeDelta, Progress, SessionDelta } from "./generated/engine";
 
 /** One message of the load stream (`commands::LoadEvent`, tagged by `type`). */
-export type LoadEvent = ({ type: "progress" } & Progress) | ({ type: "delta" } & Delta);
+export type { LoadEvent } from "./generated/app";
 
 export interface Partial {
   progress: Progress | null;

@@ -1,0 +1,58 @@
+//! The app's own IPC types (what its commands take and answer, beyond the engine's report and
+//! payloads) are generated for the UI by ts-rs into `ui/src/lib/generated/app.ts`, committed. This
+//! test fails when the committed file differs from what the Rust types generate;
+//! `ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-app --test app_ts_bindings` rewrites it.
+
+use arbor_app::commands::{CommandError, EngineInfo, LoadEvent};
+use arbor_app::places::FoundLog;
+use arbor_app::settings::{RecentEntry, SettingsView, Theme, ViewState};
+use ts_rs::{Config, TS};
+
+const FILE: &str = "ui/src/lib/generated/app.ts";
+
+fn bindings() -> String {
+    let cfg = Config::new();
+    let decls = [
+        EngineInfo::decl(&cfg),
+        CommandError::decl(&cfg),
+        LoadEvent::decl(&cfg),
+        FoundLog::decl(&cfg),
+        RecentEntry::decl(&cfg),
+        Theme::decl(&cfg),
+        ViewState::decl(&cfg),
+        SettingsView::decl(&cfg),
+    ];
+    let mut out = String::from(
+        "// Generated from arbor-app's Rust types by ts-rs (tests/app_ts_bindings.rs).\n\
+         // Do not edit: change the Rust types, then ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-app --test app_ts_bindings\n\n\
+         import type { Delta, FormatInfo, Progress } from \"./engine\";\n\n",
+    );
+    for d in decls {
+        out.push_str("export ");
+        out.push_str(d.trim());
+        out.push_str("\n\n");
+    }
+    out.truncate(out.trim_end().len());
+    out.push('\n');
+    out
+}
+
+#[test]
+fn the_committed_typescript_app_types_are_generated_from_the_rust_ones() {
+    let want = bindings();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(FILE);
+    if std::env::var_os("ARBOR_UPDATE_BINDINGS").is_some() {
+        std::fs::write(&path, &want).unwrap();
+    }
+    let got = std::fs::read_to_string(&path).unwrap_or_default().replace("\r\n", "\n");
+    assert!(
+        got == want,
+        "{FILE} is out of date: run ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-app --test app_ts_bindings\n--- generated ---\n{want}"
+    );
+}
+
+#[test]
+fn no_type_is_a_bigint() {
+    // JSON numbers arrive in the UI as `number`; a `bigint` type would be a lie.
+    assert!(!bindings().contains("bigint"));
+}

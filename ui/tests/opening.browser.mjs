@@ -1,0 +1,92 @@
+// Opening logs in headless Chromium (IPC mocked, tests/browser.mjs), over the built-in sample's
+// recorded report: a corrupt-settings notice is shown and dismissed; a log opened again comes back
+// to the session and tab last shown; a change of selection is saved as that log's view state;
+// "Add… › Files…" reads the chosen files together with what is open, "Open files…" instead of it; and
+// nothing can be added to the built-in sample.
+// usage: node tests/opening.browser.mjs   (from ui/; needs /usr/bin/chromium or $CHROMIUM)
+import assert from "node:assert/strict";
+import { launch, mockIpc, startUi } from "./browser.mjs";
+
+const LOGS = "/home/user/logs/arbor-sample";
+const MORE = "/home/user/logs/more.jsonl";
+const NOTICE = "Arbor's settings file could not be read: it is not JSON. It was kept as settings.json.corrupt";
+
+const ui = await startUi();
+const browser = await launch();
+let failed = false;
+try {
+  const { REPORTS } = await ui.load("/src/lib/fixtures/reports.ts");
+  const report = REPORTS[0];
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.on("pageerror", (e) => {
+    failed = true;
+    console.error("page error:", e.message);
+  });
+  await mockIpc(page, {
+    report,
+    launch: [LOGS],
+    answers: {
+      settings: { recent: [], theme: "system", notice: NOTICE },
+      view_state: { session: "planner", tab: "replies" },
+      "plugin:dialog|open": [MORE],
+    },
+  });
+  await page.goto(ui.url);
+  const calls = (cmd) => page.evaluate((cmd) => window.__ipcCalls.filter(([c]) => c === cmd).map(([, a]) => a), cmd);
+
+  // The settings notice, once, until dismissed.
+  await page.getByTestId("notice").waitFor();
+  assert.match(await page.getByTestId("notice").textContent(), /settings\.json\.corrupt/);
+  await page.getByTestId("notice").getByRole("button", { name: "Dismiss" }).click();
+  assert.equal(await page.getByTestId("notice").count(), 0, "dismissed");
+  console.log("ok: a corrupt settings file is reported, and the notice dismissed");
+
+  // The saved view state of this log comes back: its session selected, its tab shown.
+  await page.locator('.node[data-session="planner"][aria-selected="true"]').waitFor();
+  assert.deepEqual(await calls("view_state"), [{ key: [LOGS] }]);
+  assert.equal(await page.getByTestId("tab-replies").getAttribute("aria-selected"), "true");
+  console.log("ok: reopening a log restores its selected session (planner) and tab (replies)");
+
+  // Choosing another session saves it as this log's view state (a moment later).
+  await page.locator('.node[data-session="researcher"]').click();
+  await page.waitForFunction(() =>
+    window.__ipcCalls.some(([c, a]) => c === "save_view_state" && a.view.session === "researcher"),
+  );
+  const saved = (await calls("save_view_state")).at(-1);
+  assert.deepEqual(saved, { key: [LOGS], view: { session: "researcher", tab: "replies" } });
+  console.log("ok: the new selection is saved as the log's view state");
+
+  // Add… › Files… reads the chosen files together with what is open; Open files… instead of it.
+  await page.getByTestId("add").selectOption("files");
+  await page.waitForFunction(() => window.__ipcCalls.filter(([c]) => c === "open_paths").length === 2);
+  assert.deepEqual((await calls("open_paths")).at(-1), { paths: [LOGS, MORE] });
+  await page.locator('.node[data-session="planner"]').waitFor();
+  await page.getByTestId("open-files").click();
+  await page.waitForFunction(() => window.__ipcCalls.filter(([c]) => c === "open_paths").length === 3);
+  assert.deepEqual((await calls("open_paths")).at(-1), { paths: [MORE] });
+  assert.deepEqual(
+    (await calls("remember_opened")).map((a) => a.paths),
+    [[LOGS], [LOGS, MORE], [MORE]],
+    "each open is remembered with the paths it read",
+  );
+  console.log("ok: Add… › Files… adds to what is open; Open files… replaces it");
+
+  // The sample has no paths to add to.
+  await page.getByRole("button", { name: "Sample" }).click();
+  await page.waitForFunction(() => window.__ipcCalls.some(([c]) => c === "open_sample"));
+  await page.locator('.node[data-session="planner"]').waitFor();
+  await page.waitForFunction(() => document.querySelector('[data-testid="add"]')?.disabled === true);
+  assert.deepEqual((await calls("view_state")).at(-1), { key: ["arbor:sample"] }, "the sample keeps a view state of its own");
+  console.log("ok: nothing can be added to the built-in sample");
+} catch (e) {
+  failed = true;
+  console.error(e);
+} finally {
+  await browser.close();
+  await ui.close();
+}
+if (failed) {
+  console.error("FAIL: opening browser test");
+  process.exit(1);
+}
+console.log("PASS: opening browser test");
