@@ -56,6 +56,6 @@ ui_install() {
 }
 
 BUILD_PACKAGES=(build-essential pkg-config libwebkit2gtk-4.1-dev)
-TEST_PACKAGES=(xvfb xauth webkit2gtk-driver imagemagick x11-utils xdotool)
+TEST_PACKAGES=(xvfb xauth webkit2gtk-driver imagemagick x11-utils xdotool strace)
 # The browser tests use $CHROMIUM when set (CI images ship Chrome; Ubuntu's chromium is a snap).
 [[ -n ${CHROMIUM:-} ]] || TEST_PACKAGES+=(chromium)
