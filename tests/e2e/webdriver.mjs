@@ -25,8 +25,13 @@ function caseInput(name, file) {
   throw new Error(`no conformance case ${name}`);
 }
 
-/** Markup that must stay text: an image whose error handler would rename the page, and bold. */
-const MARKUP = "<img src=x onerror=document.title=1><b>Plan</b>";
+/**
+ * Log text that must stay text: an image whose error handler would rename the page, bold, an inline
+ * script, a `javascript:` link, and ANSI escapes (red, then a window-title change).
+ */
+const MARKUP =
+  "<img src=x onerror=document.title=1><b>Plan</b><script>document.title=2</script>" +
+  "<a href=javascript:document.title=3>go</a>\u001b[31mred\u001b[0m\u001b]0;pwned\u0007";
 
 const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
 
@@ -250,18 +255,23 @@ const TESTS = [
       // The sample's delegation log with a label and a reply that are HTML.
       const src = readFileSync(caseInput("builtin-sample", "delegation.jsonl"), "utf8");
       if (!src.includes('"label":"Plan the audit"')) throw new Error("the sample changed: pick another label");
-      const hostile = src.replaceAll('"label":"Plan the audit"', `"label":"${MARKUP}"`);
+      const hostile = src.replaceAll('"label":"Plan the audit"', `"label":${JSON.stringify(MARKUP)}`);
       const path = join(OUT, "hostile.jsonl");
       writeFileSync(path, hostile);
       return [path];
     },
     async run(s) {
+      // The whole text, escapes included, as the tree shows the label.
       await s.waitForText([MARKUP]);
-      const [imgs, bolds, title] = await s.call("POST", "/execute/sync", {
-        script: "return [document.querySelectorAll('img').length, document.querySelectorAll('b').length, document.title];",
+      const [imgs, bolds, inline, links, title] = await s.call("POST", "/execute/sync", {
+        script:
+          "return [document.querySelectorAll('img').length, document.querySelectorAll('b').length," +
+          " document.querySelectorAll('script:not([src])').length, document.querySelectorAll('a[href]').length, document.title];",
         args: [],
       });
-      if (imgs || bolds || title !== "Arbor") throw new Error(`log markup reached the DOM: img=${imgs} b=${bolds} title=${title}`);
+      if (imgs || bolds || inline || links || title !== "Arbor") {
+        throw new Error(`log markup reached the DOM: img=${imgs} b=${bolds} inline script=${inline} a=${links} title=${title}`);
+      }
       await s.screenshot("hostile-markup");
     },
   },
