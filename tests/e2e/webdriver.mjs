@@ -295,6 +295,15 @@ const TESTS = [
         return rows.length > 0;
       }, 60_000);
       await s.waitForText(["Reading", "large.jsonl", "records", "Cancel"]);
+      // A figure, never judged: from the open command to the first streamed sessions on screen.
+      const [deltaMs, firstMs] = await s.call("POST", "/execute/sync", {
+        script: "return ['arbor-first-delta', 'arbor-first-sessions'].map((n) => performance.getEntriesByName(n)[0]?.duration);",
+        args: [],
+      });
+      if (typeof firstMs !== "number") throw new Error("the UI did not mark its first sessions");
+      console.log(
+        `  first sessions: in the page ${deltaMs.toFixed(0)} ms, on screen ${firstMs.toFixed(0)} ms after the open (95 MB log, real webview)`,
+      );
       await s.screenshot("large-loading");
       await s.click('[data-testid="loading"] button');
       await waitFor("the loading panel to close", async () => (await s.attributes('[data-testid="loading"]', "class")).length === 0, 10_000);
