@@ -437,8 +437,22 @@ fn nothing_is_lost_in_any_shipped_log_plain_or_zstd() {
     assert!(files >= 50, "only {files} files");
 }
 
-/// Inputs the fuzz targets once failed on (`tests/regressions/`, see its README): each loads, plain
-/// and as zstd, within the test's time, and nothing is lost.
+/// The fuzz targets' bodies (`fuzz/targets.rs`), so that kept crashes and seeds replay here.
+#[path = "../../../fuzz/targets.rs"]
+mod fuzz_targets;
+
+/// `data` through all four fuzz targets, as the fuzzer runs them (each panics on a broken promise).
+fn replay_fuzz_targets(data: &[u8], scratch: &std::path::Path) {
+    fuzz_targets::detect(data);
+    fuzz_targets::parse_line(data);
+    fuzz_targets::analyze_jsonl(data, &scratch.join("input.jsonl"));
+    fuzz_targets::analyze_zst(data, &scratch.join("input.jsonl.zst"));
+}
+
+/// Inputs the fuzz targets once failed on (`tests/regressions/`, see its README): each goes
+/// through all four fuzz targets (`detect`, `parse_line`, `analyze_jsonl`, `analyze_zst`: a crash
+/// file is the fuzzer's input, whichever target found it), and loads as a file, plain and as zstd,
+/// with nothing lost.
 #[test]
 fn every_fuzz_regression_loads() {
     let dir = common::repo().join("crates/arbor-core/tests/regressions");
@@ -450,12 +464,45 @@ fn every_fuzz_regression_loads() {
             continue;
         }
         n += 1;
+        replay_fuzz_targets(&std::fs::read(&p).unwrap(), tmp.path());
         nothing_lost(std::slice::from_ref(&p));
         let z = tmp.path().join(format!("{n}.jsonl.zst"));
         std::fs::write(&z, zstd::encode_all(&contents(&p)[..], 3).unwrap()).unwrap();
         nothing_lost(&[z]);
     }
     assert!(n >= 1);
+}
+
+/// The seeds `fuzz/run` gives every fuzz target (the same folders and extensions: corpus,
+/// conformance inputs, regressions), each through all four targets. A crash the fuzzer would hit
+/// before mutating anything fails here, on stable, without cargo-fuzz.
+#[test]
+fn every_fuzz_seed_passes_every_fuzz_target() {
+    let repo = common::repo();
+    let mut stack = vec![
+        repo.join("tests/corpus"),
+        repo.join("tests/conformance/cases"),
+        repo.join("crates/arbor-core/tests/regressions"),
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    let mut seeds = 0;
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            let seeded = [".jsonl", ".json", ".zst", ".bin"].iter().any(|x| name.ends_with(x));
+            if !seeded || name == "expected.json" {
+                continue;
+            }
+            seeds += 1;
+            replay_fuzz_targets(&std::fs::read(&p).unwrap(), tmp.path());
+        }
+    }
+    assert!(seeds >= 50, "only {seeds} seeds");
 }
 
 /// Each `dsh-session` file of a child is one run, from its header to its last `turn/end` (SPEC
