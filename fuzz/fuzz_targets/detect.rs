@@ -1,14 +1,7 @@
-//! Format detection on raw bytes: the file's lines, as the reader splits them, vote.
+//! Format detection on raw bytes (`targets::detect`).
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
+#[path = "../targets.rs"]
+mod targets;
 
-fuzz_target!(|data: &[u8]| {
-    let lines: Vec<&[u8]> = data.split(|b| *b == b'\n').map(|l| l.strip_suffix(b"\r").unwrap_or(l)).collect();
-    let _ = arbor_core::detect::detect(lines.iter().copied());
-    for l in &lines {
-        if let Some(line) = arbor_core::wire::parse_line(l) {
-            let _ = arbor_core::detect::vote(&line);
-        }
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| targets::detect(data));

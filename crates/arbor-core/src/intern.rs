@@ -35,3 +35,16 @@ impl Interner {
         &self.names[sym.0 as usize]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every interner keys its map afresh (see `tests/hostile.rs` for the maps and the keys' source).
+    #[test]
+    fn two_interners_hash_an_id_differently() {
+        let (a, b) = (Interner::default(), Interner::default());
+        let [x, y] = [&a, &b].map(|i| i.map.hasher().hash_one("session-1"));
+        assert_ne!(x, y);
+    }
+}

@@ -437,8 +437,22 @@ fn nothing_is_lost_in_any_shipped_log_plain_or_zstd() {
     assert!(files >= 50, "only {files} files");
 }
 
-/// Inputs the fuzz targets once failed on (`tests/regressions/`, see its README): each loads, plain
-/// and as zstd, within the test's time, and nothing is lost.
+/// The fuzz targets' bodies (`fuzz/targets.rs`), so that kept crashes and seeds replay here.
+#[path = "../../../fuzz/targets.rs"]
+mod fuzz_targets;
+
+/// `data` through all four fuzz targets, as the fuzzer runs them (each panics on a broken promise).
+fn replay_fuzz_targets(data: &[u8], scratch: &std::path::Path) {
+    fuzz_targets::detect(data);
+    fuzz_targets::parse_line(data);
+    fuzz_targets::analyze_jsonl(data, &scratch.join("input.jsonl"));
+    fuzz_targets::analyze_zst(data, &scratch.join("input.jsonl.zst"));
+}
+
+/// Inputs the fuzz targets once failed on (`tests/regressions/`, see its README): each goes
+/// through all four fuzz targets (`detect`, `parse_line`, `analyze_jsonl`, `analyze_zst`: a crash
+/// file is the fuzzer's input, whichever target found it), and loads as a file, plain and as zstd,
+/// with nothing lost.
 #[test]
 fn every_fuzz_regression_loads() {
     let dir = common::repo().join("crates/arbor-core/tests/regressions");
@@ -450,12 +464,45 @@ fn every_fuzz_regression_loads() {
             continue;
         }
         n += 1;
+        replay_fuzz_targets(&std::fs::read(&p).unwrap(), tmp.path());
         nothing_lost(std::slice::from_ref(&p));
         let z = tmp.path().join(format!("{n}.jsonl.zst"));
         std::fs::write(&z, zstd::encode_all(&contents(&p)[..], 3).unwrap()).unwrap();
         nothing_lost(&[z]);
     }
     assert!(n >= 1);
+}
+
+/// The seeds `fuzz/run` gives every fuzz target (the same folders and extensions: corpus,
+/// conformance inputs, regressions), each through all four targets. A crash the fuzzer would hit
+/// before mutating anything fails here, on stable, without cargo-fuzz.
+#[test]
+fn every_fuzz_seed_passes_every_fuzz_target() {
+    let repo = common::repo();
+    let mut stack = vec![
+        repo.join("tests/corpus"),
+        repo.join("tests/conformance/cases"),
+        repo.join("crates/arbor-core/tests/regressions"),
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    let mut seeds = 0;
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            let seeded = [".jsonl", ".json", ".zst", ".bin"].iter().any(|x| name.ends_with(x));
+            if !seeded || name == "expected.json" {
+                continue;
+            }
+            seeds += 1;
+            replay_fuzz_targets(&std::fs::read(&p).unwrap(), tmp.path());
+        }
+    }
+    assert!(seeds >= 50, "only {seeds} seeds");
 }
 
 /// Each `dsh-session` file of a child is one run, from its header to its last `turn/end` (SPEC
@@ -604,4 +651,162 @@ fn a_search_snippet_contains_its_match() {
         .collect();
     assert_eq!(texts.len(), 1);
     assert!(texts[0].to_lowercase().contains("needle"), "snippet: {:?}", texts[0]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hash flooding (threat 6): ids crafted to collide cannot make the engine's id maps quadratic,
+// because every map is keyed with fresh random keys (`intern::HashMap`, ahash with `runtime-rng`).
+// ---------------------------------------------------------------------------------------------
+
+/// The engine's maps and sets are ahash's `RandomState`, and each one gets its own keys: two maps
+/// built one after the other hash the same id differently. A fixed-seed hasher (FxHash, SipHash
+/// with zero keys, `ahash::RandomState::with_seeds`) would hash it alike and fail here.
+#[test]
+fn each_engine_map_hashes_an_id_with_its_own_keys() {
+    let map: arbor_core::intern::HashMap<Box<str>, u32> = Default::default();
+    let set: arbor_core::intern::HashSet<Box<str>> = Default::default();
+    let again: arbor_core::intern::HashMap<Box<str>, u32> = Default::default();
+    // This stops compiling if the aliases stop naming ahash's randomly keyed state.
+    let hashers: [&ahash::RandomState; 3] = [map.hasher(), set.hasher(), again.hasher()];
+    for id in ["s", "session-1", "0196a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b"] {
+        let [a, b, c] = hashers.map(|h| h.hash_one(id));
+        assert!(a != b && b != c && a != c, "{id}: {a:x} {b:x} {c:x}");
+    }
+}
+
+/// Each map's keys are derived from process-wide keys that ahash's `runtime-rng` feature reads from
+/// the operating system once per run. Without it (`compile-time-rng`, `no-rng`, or default
+/// features off) those keys are constants in the binary, the same in every run, and a log could be
+/// crafted against them. `RandomState::with_seed(0)` depends on those keys alone, so this test runs
+/// its own binary again and checks that the two runs hash an id differently.
+#[test]
+fn the_process_wide_hash_keys_differ_between_runs_of_the_same_binary() {
+    let name = "the_process_wide_hash_keys_differ_between_runs_of_the_same_binary";
+    let probe = ahash::RandomState::with_seed(0).hash_one("session-1");
+    if std::env::var_os("ARBOR_HASH_PROBE").is_some() {
+        println!("\nprobe={probe}");
+        return;
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .env("ARBOR_HASH_PROBE", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let other: u64 = stdout
+        .split_once("probe=")
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .expect(&stdout)
+        .parse()
+        .unwrap();
+    assert_ne!(other, probe, "ahash's keys are fixed at compile time: enable its runtime-rng feature");
+}
+
+/// FxHash as rustc-hash 1.x hashes a `str` (the hasher rustc uses, and a tempting choice for id
+/// maps): the bytes in 8-, 4-, 2- and 1-byte little-endian words, then a 0xff. No keys at all.
+fn fx_hash(s: &str) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let step = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(K);
+    let (mut h, mut b) = (0, s.as_bytes());
+    while let Some((w, rest)) = b.split_first_chunk::<8>() {
+        (h, b) = (step(h, u64::from_le_bytes(*w)), rest);
+    }
+    if let Some((w, rest)) = b.split_first_chunk::<4>() {
+        (h, b) = (step(h, u32::from_le_bytes(*w).into()), rest);
+    }
+    if let Some((w, rest)) = b.split_first_chunk::<2>() {
+        (h, b) = (step(h, u16::from_le_bytes(*w).into()), rest);
+    }
+    if let Some(&w) = b.first() {
+        h = step(h, w.into());
+    }
+    step(h, 0xff)
+}
+
+/// `2^blocks` distinct ids that all have one FxHash: `session-`, then `blocks` pieces of 16
+/// characters from `[0-9A-Za-z_-]`, each piece one of a pair that takes the hash from the same
+/// state to the same state (a Joux multicollision). FxHash's step `(rotl(h, 5) ^ w) * K` is
+/// invertible, so words `a1 a2` and `b1 b2` collide when `a2 ^ b2 == rotl(step(h, a1), 5) ^
+/// rotl(step(h, b1), 5)`: random `a1`, `b1` until that difference is spelled by two id characters
+/// in every byte (a few hundred tries a piece).
+fn fx_colliding_ids(blocks: usize) -> Vec<String> {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    const ID: &[u8; 64] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_-";
+    let step = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(K);
+    let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut word = || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        std::array::from_fn::<u8, 8, _>(|i| ID[(rng >> (6 * i)) as usize & 63])
+    };
+    let mut h = step(0, u64::from_le_bytes(*b"session-"));
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    while pairs.len() < blocks {
+        let (a1, b1) = (word(), word());
+        let (pa, pb) = [a1, b1].map(|w| step(h, u64::from_le_bytes(w)).rotate_left(5)).into();
+        let d = (pa ^ pb).to_le_bytes();
+        // Each byte of a2 is the first id character whose partner (itself xor d) is one too.
+        let spell = |x: u8| ID.iter().copied().find(|c| ID.contains(&(c ^ x)));
+        let Some(a2) = d.iter().map(|&x| spell(x)).collect::<Option<Vec<u8>>>() else { continue };
+        let a2: [u8; 8] = a2.try_into().unwrap();
+        let b2: [u8; 8] = std::array::from_fn(|i| a2[i] ^ d[i]);
+        if (a1, a2) == (b1, b2) {
+            continue;
+        }
+        h = (pa ^ u64::from_le_bytes(a2)).wrapping_mul(K);
+        let text = |w1: [u8; 8], w2: [u8; 8]| String::from_utf8([w1, w2].concat()).unwrap();
+        pairs.push((text(a1, a2), text(b1, b2)));
+    }
+    (0..1u32 << blocks)
+        .map(|bits| {
+            let pieces = pairs.iter().enumerate().map(|(i, (a, b))| if bits >> i & 1 == 0 { a } else { b });
+            pieces.fold("session-".to_owned(), |id, piece| id + piece)
+        })
+        .collect()
+}
+
+/// A log built to flood a naive id map: 16,384 sub-agents whose ids all share one FxHash (checked
+/// here), and 2,048 whose ids share a 600-character prefix (for hashers that read only the start).
+/// Under a keyless hasher every lookup would walk every colliding id; with the engine's randomly
+/// keyed maps the test finishes like any other (no timer: finishing is the proof), and the analysis
+/// is complete: every sub-agent is a session with one run under the root, settled ok, nothing lost.
+#[test]
+fn sixteen_thousand_ids_that_collide_under_fxhash_are_all_analyzed() {
+    let colliding = fx_colliding_ids(14);
+    let fx = fx_hash(&colliding[0]);
+    assert!(colliding.iter().all(|id| fx_hash(id) == fx), "the ids must collide under FxHash");
+    let prefix = "p".repeat(600);
+    let ids: Vec<String> = colliding.into_iter().chain((0..2048).map(|i| format!("{prefix}{i}"))).collect();
+    let distinct: std::collections::BTreeSet<&str> = ids.iter().map(|s| s.as_str()).collect();
+    assert_eq!(distinct.len(), ids.len());
+
+    let mut log = String::with_capacity(ids.len() * 2 * 330);
+    log.push_str("{\"method\":\"session.status\",\"params\":{\"sessionId\":\"r\",\"status\":\"running\"}}\n");
+    for id in &ids {
+        writeln!(
+            log,
+            "{{\"method\":\"subagent.started\",\"params\":{{\"parentSessionId\":\"r\",\"childSessionId\":\"{id}\"}}}}"
+        )
+        .unwrap();
+    }
+    for id in &ids {
+        writeln!(log, "{{\"method\":\"subagent.finished\",\"params\":{{\"parentSessionId\":\"r\",\"childSessionId\":\"{id}\",\"status\":\"ok\"}}}}").unwrap();
+    }
+    log.push_str("{\"method\":\"session.status\",\"params\":{\"sessionId\":\"r\",\"status\":\"idle\"}}\n");
+    let (_d, p) = common::log("flood.jsonl", &log);
+    let r = nothing_lost(&[p]);
+
+    assert_eq!(r.inputs[0].records, 2 * ids.len() as u64 + 2);
+    assert_eq!(common::findings(&r), Vec::<String>::new());
+    assert_eq!(r.sessions.len(), ids.len() + 1);
+    let mut seen = std::collections::BTreeSet::new();
+    for s in r.sessions.iter().filter(|s| s.id != "r") {
+        let runs: Vec<_> = s.runs.iter().map(|run| (run.parent.as_deref(), run.outcome)).collect();
+        assert_eq!(runs, [(Some("r"), Outcome::Ok)], "{}", s.id);
+        assert_eq!((s.root.as_deref(), s.depth), (Some("r"), Some(1)), "{}", s.id);
+        seen.insert(s.id.as_str());
+    }
+    assert_eq!(seen, distinct);
 }

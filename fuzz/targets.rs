@@ -1,0 +1,77 @@
+//! The bodies of the four fuzz targets, one function each, shared by the targets in
+//! `fuzz_targets/` and by arbor-core's `tests/hostile.rs` (both include this file with `#[path]`).
+//! Sharing them is what lets an ordinary `cargo test` on stable replay every kept crash and every
+//! seed through exactly the code the fuzzer ran, with no cargo-fuzz and no nightly flags.
+//!
+//! Each function panics when the engine breaks one of its promises on `data`; it returns
+//! normally otherwise. Only arbor-core and its own dependencies (zstd, serde_json) are used.
+#![allow(dead_code)] // each fuzz target uses one of the four
+
+use std::path::Path;
+
+/// Format detection on raw bytes: the file's lines, as the reader splits them, vote.
+pub fn detect(data: &[u8]) {
+    let lines: Vec<&[u8]> = data.split(|b| *b == b'\n').map(|l| l.strip_suffix(b"\r").unwrap_or(l)).collect();
+    let _ = arbor_core::detect::detect(lines.iter().copied());
+    for l in &lines {
+        if let Some(line) = arbor_core::wire::parse_line(l) {
+            let _ = arbor_core::detect::vote(&line);
+        }
+    }
+}
+
+/// One line through the lenient wire shapes (`wire::parse_line` parses the nested payloads the
+/// format modules read), then the format vote. Each line of the input is also tried alone.
+pub fn parse_line(data: &[u8]) {
+    fn one(bytes: &[u8]) {
+        if let Some(line) = arbor_core::wire::parse_line(bytes) {
+            let _ = arbor_core::detect::vote(&line);
+            // Touch every field the parse produced.
+            let _ = format!("{line:?}");
+        }
+    }
+    one(data);
+    for l in data.split(|b| *b == b'\n') {
+        one(l);
+    }
+}
+
+/// The whole pipeline on a plain `.jsonl` file, written to `path`: read, detect, normalize,
+/// graph, report. Beyond "no panic", nothing is lost: every non-blank line is a record or a bad line.
+pub fn analyze_jsonl(data: &[u8], path: &Path) {
+    std::fs::write(path, data).unwrap();
+    let a = arbor_core::analyze(&[path.to_path_buf()], &mut ());
+    let r = a.report();
+    let _ = serde_json::to_string(&r).unwrap();
+    let input = &r.inputs[0];
+    if input.format != "unknown" {
+        let mut parts: Vec<&[u8]> = data.split(|b| *b == b'\n').collect();
+        if data.ends_with(b"\n") {
+            parts.pop();
+        }
+        let lines = parts.iter().filter(|l| !l.iter().all(|b| b.is_ascii_whitespace())).count() as u64;
+        assert_eq!(input.records + input.bad_lines, lines, "lines lost");
+        assert_eq!(a.records().len() as u64, input.records);
+    }
+}
+
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
+
+/// The whole pipeline on a `.jsonl.zst` file, written to `path`. An even first byte: the rest is
+/// compressed into a valid frame (the fuzzer drives the decompressed content). An odd one: the zstd
+/// magic followed by the rest, raw (the fuzzer drives the decoder with corrupt frames).
+pub fn analyze_zst(data: &[u8], path: &Path) {
+    let Some((&mode, rest)) = data.split_first() else { return };
+    let bytes = if mode % 2 == 0 {
+        zstd::encode_all(rest, 1).unwrap()
+    } else {
+        let mut b = ZSTD_MAGIC.to_vec();
+        b.extend_from_slice(rest);
+        b
+    };
+    std::fs::write(path, &bytes).unwrap();
+    let a = arbor_core::analyze(&[path.to_path_buf()], &mut ());
+    let r = a.report();
+    let _ = serde_json::to_string(&r).unwrap();
+    assert_eq!(a.records().len() as u64, r.inputs.iter().map(|i| i.records).sum::<u64>());
+}
