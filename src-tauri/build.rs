@@ -13,6 +13,7 @@ fn main() {
         "raw_line",
         "records_around",
         "search",
+        "naive_dropped",
     ]);
     tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest))
         .expect("tauri-build failed (see tauri.conf.json and capabilities/)");

@@ -12,7 +12,7 @@ use serde::Serialize;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, Runtime, State};
 
-use crate::engine::{self, Analysis, Delta, Hit, LoadFailure, Observer, Progress, RecordView, Report};
+use crate::engine::{self, Analysis, Delta, Hit, LoadFailure, Observer, Progress, RecordPage, RecordView, Report};
 use crate::places::{self, FoundLog};
 
 /// What the first screen shows: the engine's version and the formats it reads.
@@ -237,6 +237,24 @@ pub async fn search(query: String, limit: usize, opened: State<'_, Opened>) -> R
     tauri::async_runtime::spawn_blocking(move || analysis.search(query.trim(), limit.min(500)))
         .await
         .map_err(CommandError::stopped)
+}
+
+/// The notifications of the dsh-rpc root turn of `root` that starts at `file:line` that the naive
+/// reading drops (attributed to the root through a descendant): `limit` (capped at 500) of them
+/// from `offset`, and how many there are, so that a huge turn crosses the IPC a page at a time.
+#[tauri::command]
+pub fn naive_dropped(
+    root: String,
+    file: String,
+    line: u64,
+    offset: usize,
+    limit: usize,
+    opened: State<'_, Opened>,
+) -> Result<RecordPage, CommandError> {
+    let analysis = opened.current().ok_or_else(|| CommandError::new("not-open", "no log is open"))?;
+    analysis
+        .naive_dropped(&root, &file, line, offset, limit.min(500))
+        .ok_or_else(|| CommandError::new("no-such-wait", format!("no root turn of {root} starts at {file}:{line}")))
 }
 
 #[cfg(test)]

@@ -27,6 +27,7 @@ pub fn app_builder<R: Runtime>(builder: tauri::Builder<R>, launch: commands::Lau
             commands::raw_line,
             commands::records_around,
             commands::search,
+            commands::naive_dropped,
         ])
 }
 

@@ -39,12 +39,13 @@ export async function launch() {
  * the source of a function that builds one in the page (for reports too large to pass in).
  * `files` (name to text) are the logs `raw_line` and `records_around` read, approximating the
  * engine's records as one per line (kind: the event type or method; session: its sessionId);
- * `launch` are the launch paths; `hits` what `search` answers. Every call is kept, in order, in
- * `window.__ipcCalls` as `[command, args]` (channels left out).
+ * `launch` are the launch paths; `hits` what `search` answers; `dropped` what the engine answered
+ * `naive_dropped` for root turns (`fixtures/dropped.ts`: whole lists, paged here). Every call is
+ * kept, in order, in `window.__ipcCalls` as `[command, args]` (channels left out).
  */
-export async function mockIpc(page, { report, build, files, launch, hits }) {
+export async function mockIpc(page, { report, build, files, launch, hits, dropped }) {
   await page.addInitScript(
-    ({ report, build, files, launch, hits }) => {
+    ({ report, build, files, launch, hits, dropped }) => {
       let next = 1;
       const answer = () => report ?? (report = new Function(`return (${build})()`)());
       const lines = Object.fromEntries(Object.entries(files).map(([name, text]) => [name, text.split("\n").filter((l) => l !== "")]));
@@ -72,6 +73,11 @@ export async function mockIpc(page, { report, build, files, launch, hits }) {
           return out;
         },
         search: () => hits,
+        naive_dropped: (a) => {
+          const d = dropped.find((d) => d.root === a.root && d.file === a.file && d.line === a.line);
+          if (!d) throw { code: "no-such-wait", message: `no root turn of ${a.root} starts at ${a.file}:${a.line}` };
+          return { total: d.page.total, offset: a.offset, records: d.page.records.slice(a.offset, a.offset + Math.min(a.limit, 500)) };
+        },
         cancel_load: () => null,
         "plugin:store|load": () => 1,
         "plugin:store|get": () => [null, false],
@@ -101,6 +107,6 @@ export async function mockIpc(page, { report, build, files, launch, hits }) {
         },
       };
     },
-    { report: report ?? null, build: build ?? null, files: files ?? {}, launch: launch ?? [], hits: hits ?? [] },
+    { report: report ?? null, build: build ?? null, files: files ?? {}, launch: launch ?? [], hits: hits ?? [], dropped: dropped ?? [] },
   );
 }

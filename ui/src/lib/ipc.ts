@@ -4,8 +4,9 @@ import { Channel, invoke } from "@tauri-apps/api/core";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open } from "@tauri-apps/plugin-dialog";
 import { load, type Store } from "@tauri-apps/plugin-store";
+import type { RecordPage } from "./generated/engine";
 import type { LoadEvent } from "./loading";
-import type { Report } from "./report";
+import type { Place, Report } from "./report";
 import { parseRecent, parseTheme, pushRecent, type RecentEntry, type Theme } from "./settings";
 
 /** A format the engine reads (`arbor_core::FormatInfo`). */
@@ -71,6 +72,7 @@ interface Commands {
   raw_line: { args: { file: string; line: number }; answer: string | null };
   records_around: { args: { file: string; line: number; before: number; after: number }; answer: RecordView[] };
   search: { args: { query: string; limit: number }; answer: Hit[] };
+  naive_dropped: { args: { root: string; file: string; line: number; offset: number; limit: number }; answer: RecordPage };
 }
 
 async function call<C extends keyof Commands>(command: C, args: Commands[C]["args"]): Promise<Commands[C]["answer"]> {
@@ -131,6 +133,16 @@ export async function cancelLoad(): Promise<void> {
 /** Sessions, then records, of what is open that contain `query` (ignoring case). */
 export function search(query: string, limit = 200): Promise<Hit[]> {
   return call("search", { query, limit });
+}
+
+export type { RecordPage };
+
+/**
+ * The notifications of a dsh-rpc root turn (the wait of `root` starting at `start`) that the naive
+ * reading drops, `limit` (at most 500) from `offset`, with how many there are in all.
+ */
+export function naiveDropped(root: string, start: Place, offset = 0, limit = 50): Promise<RecordPage> {
+  return call("naive_dropped", { root, file: start.file, line: start.line, offset, limit });
 }
 
 /** The raw text of a line of an open log (1-based), or null when there is no such line. */
