@@ -29,11 +29,17 @@ const DROPPED_HEAD: &str =
 import type { RecordPage } from \"../generated/engine\";\n\n\
 export const DROPPED: Array<{ root: string; file: string; line: number; page: RecordPage }> = ";
 
-/// The logs recorded: the built-in sample (copilot-rpc, dsh-rpc) and two cases.
+/// The logs recorded: the built-in sample (copilot-rpc, dsh-rpc), two cases, and a log whose text
+/// is markup (`tests/hostile`, for the UI's browser test that it stays text).
 fn inputs(scratch: &Path) -> Vec<PathBuf> {
     let sample = arbor_core::sample::write_to(scratch).unwrap();
     let cases = root().join("tests/conformance/cases");
-    vec![sample, cases.join("copilot-events-saved/input"), cases.join("dsh-session-folder/input")]
+    vec![
+        sample,
+        cases.join("copilot-events-saved/input"),
+        cases.join("dsh-session-folder/input"),
+        root().join("tests/hostile"),
+    ]
 }
 
 /// Every dsh-rpc root turn's dropped notifications, whole, in the order of the reports' waits.
