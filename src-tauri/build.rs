@@ -18,6 +18,7 @@ fn main() {
         "set_theme",
         "view_state",
         "save_view_state",
+        "naive_dropped",
     ]);
     tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest))
         .expect("tauri-build failed (see tauri.conf.json and capabilities/)");

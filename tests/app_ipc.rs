@@ -175,6 +175,25 @@ fn search_finds_sessions_and_records_of_what_is_open() {
 }
 
 #[test]
+fn naive_dropped_pages_the_notifications_a_direct_parent_filter_loses() {
+    let (_app, window) = main_window(&[]);
+    let args = json!({"root": "root", "file": "run.jsonl", "line": 2, "offset": 0, "limit": 5});
+    assert_eq!(invoke(&window, "naive_dropped", args.clone()).unwrap_err()["code"], "not-open");
+    let report =
+        invoke(&window, "open_paths", json!({"paths": [case("dsh-rpc-two-level")], "onEvent": CHANNEL})).unwrap();
+    let wait = &report["waits"][0];
+    let args = json!({"root": wait["root"], "file": wait["start"]["file"], "line": wait["start"]["line"], "offset": 3, "limit": 5});
+    let page = invoke(&window, "naive_dropped", args).expect("naive_dropped is allowed");
+    let dropped = wait["notifications"].as_u64().unwrap() - wait["naive"]["notifications"].as_u64().unwrap();
+    assert_eq!((page["total"].as_u64(), page["offset"].as_u64()), (Some(dropped), Some(3)), "{page}");
+    let lines: Vec<u64> = page["records"].as_array().unwrap().iter().map(|r| r["line"].as_u64().unwrap()).collect();
+    assert_eq!(lines, [10, 11, 12, 13, 14], "kid's and grand's lines, from the fourth");
+    let args =
+        json!({"root": "kid", "file": wait["start"]["file"], "line": wait["start"]["line"], "offset": 0, "limit": 5});
+    assert_eq!(invoke(&window, "naive_dropped", args).unwrap_err()["code"], "no-such-wait");
+}
+
+#[test]
 fn cancel_load_is_allowed_when_nothing_loads() {
     let (_app, window) = main_window(&[]);
     invoke(&window, "cancel_load", json!({})).expect("cancel_load is allowed");

@@ -13,7 +13,7 @@ use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, Runtime, State};
 use ts_rs::TS;
 
-use crate::engine::{self, Analysis, Delta, Hit, LoadFailure, Observer, Progress, RecordView, Report};
+use crate::engine::{self, Analysis, Delta, Hit, LoadFailure, Observer, Progress, RecordPage, RecordView, Report};
 use crate::places::{self, FoundLog};
 use crate::settings::{RecentEntry, SettingsSlot, SettingsStore, SettingsView, Theme, ViewState};
 
@@ -298,6 +298,24 @@ pub fn save_view_state<R: Runtime>(
         return Err(CommandError::new("no-paths", "a view state needs the log it belongs to"));
     }
     settings_of(&app, &slot)?.save_view_state(key, view).map_err(unsaved)
+}
+
+/// The notifications of the dsh-rpc root turn of `root` that starts at `file:line` that the naive
+/// reading drops (attributed to the root through a descendant): `limit` (capped at 500) of them
+/// from `offset`, and how many there are, so that a huge turn crosses the IPC a page at a time.
+#[tauri::command]
+pub fn naive_dropped(
+    root: String,
+    file: String,
+    line: u64,
+    offset: usize,
+    limit: usize,
+    opened: State<'_, Opened>,
+) -> Result<RecordPage, CommandError> {
+    let analysis = opened.current().ok_or_else(|| CommandError::new("not-open", "no log is open"))?;
+    analysis
+        .naive_dropped(&root, &file, line, offset, limit.min(500))
+        .ok_or_else(|| CommandError::new("no-such-wait", format!("no root turn of {root} starts at {file}:{line}")))
 }
 
 #[cfg(test)]

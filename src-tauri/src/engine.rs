@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-pub use arbor_core::{Analysis, Delta, Hit, LoadError, Observer, Progress, RecordView, Report};
+pub use arbor_core::{Analysis, Delta, Hit, LoadError, Observer, Progress, RecordPage, RecordView, Report};
 
 /// Why a load produced no analysis.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -40,6 +40,7 @@ pub fn app_builder<R: Runtime>(
             commands::set_theme,
             commands::view_state,
             commands::save_view_state,
+            commands::naive_dropped,
         ])
 }
 

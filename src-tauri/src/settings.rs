@@ -58,7 +58,7 @@ pub struct ViewState {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub session: Option<String>,
-    /// The side pane's tab (`findings`, `timeline`, `replies`, `search`).
+    /// The side pane's tab (`findings`, `replies`, `search`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub tab: Option<String>,

@@ -169,6 +169,8 @@ const TESTS = [
       // The sample's Copilot recording has a sub-agent idle that a naive waiter would take as the end.
       await s.click('[data-testid="tab-replies"]');
       await s.waitForText(["naive reading differs", "Correct reading", "Naive reading"]);
+      // The dsh-rpc root turn lists what the naive reading drops, asked of the engine (naive_dropped).
+      await s.waitForText(["The naive reading drops 52 notifications", "delegation.jsonl:8", "more"]);
       await s.screenshot("sample-replies");
     },
   },

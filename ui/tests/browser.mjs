@@ -39,13 +39,15 @@ export async function launch() {
  * the source of a function that builds one in the page (for reports too large to pass in).
  * `files` (name to text) are the logs `raw_line` and `records_around` read, approximating the
  * engine's records as one per line (kind: the event type or method; session: its sessionId);
- * `launch` are the launch paths; `hits` what `search` answers. Every call is kept, in order, in
- * `window.__ipcCalls` as `[command, args]` (channels left out). `answers` (command to a JSON value)
- * override the default answers, for example the settings or the open dialog's choice.
+ * `launch` are the launch paths; `hits` what `search` answers; `dropped` what the engine answered
+ * `naive_dropped` for root turns (`fixtures/dropped.ts`: whole lists, paged here). Every call is
+ * kept, in order, in `window.__ipcCalls` as `[command, args]` (channels left out). `answers`
+ * (command to a JSON value) override the default answers, for example the settings or the open
+ * dialog's choice.
  */
-export async function mockIpc(page, { report, build, files, launch, hits, answers }) {
+export async function mockIpc(page, { report, build, files, launch, hits, dropped, answers }) {
   await page.addInitScript(
-    ({ report, build, files, launch, hits, answers }) => {
+    ({ report, build, files, launch, hits, dropped, answers }) => {
       let next = 1;
       const answer = () => report ?? (report = new Function(`return (${build})()`)());
       const lines = Object.fromEntries(Object.entries(files).map(([name, text]) => [name, text.split("\n").filter((l) => l !== "")]));
@@ -73,6 +75,11 @@ export async function mockIpc(page, { report, build, files, launch, hits, answer
           return out;
         },
         search: () => hits,
+        naive_dropped: (a) => {
+          const d = dropped.find((d) => d.root === a.root && d.file === a.file && d.line === a.line);
+          if (!d) throw { code: "no-such-wait", message: `no root turn of ${a.root} starts at ${a.file}:${a.line}` };
+          return { total: d.page.total, offset: a.offset, records: d.page.records.slice(a.offset, a.offset + Math.min(a.limit, 500)) };
+        },
         cancel_load: () => null,
         settings: () => ({ recent: [], theme: "system", notice: null }),
         remember_opened: (a) => [{ paths: a.paths, openedAt: 0 }],
@@ -105,6 +112,6 @@ export async function mockIpc(page, { report, build, files, launch, hits, answer
         },
       };
     },
-    { report: report ?? null, build: build ?? null, files: files ?? {}, launch: launch ?? [], hits: hits ?? [], answers: answers ?? {} },
+    { report: report ?? null, build: build ?? null, files: files ?? {}, launch: launch ?? [], hits: hits ?? [], dropped: dropped ?? [], answers: answers ?? {} },
   );
 }

@@ -1,6 +1,7 @@
 // The boundary timeline in headless Chromium (IPC mocked, tests/browser.mjs): the built-in sample's
 // recorded report draws in every lane, the keyboard zooms and fits, a click on a span selects its
-// session everywhere, and the view is photographed in light and dark (docs/screenshots/).
+// session everywhere, the full-width pane it opens in resizes on its divider, and the window with
+// it is photographed in light and dark (docs/screenshots/).
 // usage: node tests/timeline.browser.mjs   (from ui/; needs /usr/bin/chromium or $CHROMIUM)
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
@@ -228,14 +229,53 @@ try {
 
   // Opening the tab after a selection elsewhere shows the selected lane (checked on a tall report below).
 
-  // Screenshots in both themes.
+  // The pane spans the window under the tree and the tabs; the divider above it resizes it (drag
+  // or arrows), and the height is kept when it is closed and opened again ("t" and the button).
+  const pane = page.locator(".pane.timeline");
+  const paneBox = await pane.boundingBox();
+  const treeBox = await page.locator(".pane.tree").boundingBox();
+  const sideBox = await page.locator(".pane.side").boundingBox();
+  assert.ok(paneBox.y >= treeBox.y + treeBox.height, "the timeline is under the tree");
+  assert.ok(Math.abs(paneBox.width - (sideBox.x + sideBox.width - treeBox.x)) <= 2, `the timeline is as wide as tree and tabs: ${paneBox.width}`);
+  const divider = page.getByTestId("timeline-divider");
+  const db = await divider.boundingBox();
+  await page.mouse.move(db.x + 200, db.y + 3);
+  await page.mouse.down();
+  await page.mouse.move(db.x + 200, db.y + 3 - 60, { steps: 5 });
+  await page.mouse.up();
+  await frame();
+  const dragged = await pane.boundingBox();
+  const after = await divider.boundingBox();
+  assert.ok(Math.abs(after.y - (db.y - 60)) <= 2, `the divider follows the pointer: ${db.y} -> ${after.y}`);
+  assert.ok(dragged.height > paneBox.height + 60, `dragging up makes the timeline taller: ${paneBox.height} -> ${dragged.height}`);
+  await divider.focus();
+  await page.keyboard.press("ArrowDown");
+  await frame();
+  const keyed = (await pane.boundingBox()).height;
+  assert.ok(Math.abs(dragged.height - 24 - keyed) <= 1, `ArrowDown on the divider takes 24 px: ${dragged.height} -> ${keyed}`);
+  await page.getByTestId("tab-timeline").click();
+  await pane.waitFor({ state: "detached" });
+  await page.locator(".pane.tree").click({ position: { x: 5, y: 5 } });
+  await page.keyboard.press("t");
+  await pane.waitFor();
+  await frame();
+  assert.ok(Math.abs((await pane.boundingBox()).height - keyed) <= 1, "the height is kept while the app runs");
+  console.log(`ok: the timeline pane spans ${Math.round(paneBox.width)} px; its divider resizes it (${Math.round(paneBox.height)} -> ${Math.round(keyed)} px), kept across t`);
+
+  // Screenshots in both themes: the window (at the other screenshots' size and scale), with the
+  // timeline in its pane and a session selected.
   mkdirSync(SHOTS, { recursive: true });
+  const shot = await browser.newPage({ viewport: { width: 1280, height: 960 } });
+  await mockIpc(shot, { report });
+  await shot.goto(ui.url);
+  await shot.getByTestId("tab-timeline").click();
+  await shot.locator('.node[data-session="planner"]').click();
   for (const theme of ["light", "dark"]) {
-    await page.getByLabel("Theme").selectOption(theme);
-    await frame();
-    await frame();
-    await page.locator(".pane.side").screenshot({ path: `${SHOTS}/timeline-${theme}.png` });
+    await shot.getByLabel("Theme").selectOption(theme);
+    await shot.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    await shot.screenshot({ path: `${SHOTS}/timeline-${theme}.png` });
   }
+  await shot.close();
   console.log(`ok: screenshots in ${SHOTS}`);
 
   // The same log with a clock: every span timed, so the axis is time and every lane still drawn.

@@ -1,6 +1,8 @@
 // The app's views in headless Chromium (IPC mocked, tests/browser.mjs) over the built-in sample's
 // recorded report and its real log lines: the event inspector shows the records around the
-// selected one and a click on one moves the selection; Reload (the button, Ctrl+R, F5) opens the
+// selected one and a click on one moves the selection; the replies view puts the lines that make
+// the naive reading differ beside it (where each reading ends, the child message it returns, the
+// notifications it drops, paged) and each selects its line; Reload (the button, Ctrl+R, F5) opens the
 // same paths again and keeps the selected session; and each view is photographed in light and
 // dark (docs/screenshots/: overview, replies, inspector, search).
 // usage: node tests/views.browser.mjs   (from ui/; needs /usr/bin/chromium or $CHROMIUM)
@@ -19,6 +21,7 @@ const browser = await launch();
 let failed = false;
 try {
   const { REPORTS } = await ui.load("/src/lib/fixtures/reports.ts");
+  const { DROPPED } = await ui.load("/src/lib/fixtures/dropped.ts");
   const report = REPORTS[0];
   const files = Object.fromEntries(report.inputs.map((i) => [i.file, readFileSync(`${SAMPLE}/${i.file}`, "utf8")]));
 
@@ -41,7 +44,7 @@ try {
     failed = true;
     console.error("page error:", e.message);
   });
-  await mockIpc(page, { report, files, launch: [LOGS], hits });
+  await mockIpc(page, { report, files, launch: [LOGS], hits, dropped: DROPPED });
   await page.goto(ui.url);
   const calls = (cmd) => page.evaluate((cmd) => window.__ipcCalls.filter(([c]) => c === cmd).map(([, a]) => a), cmd);
   await page.locator('.node[data-session="planner"]').waitFor();
@@ -77,6 +80,49 @@ try {
   await page.getByTestId("records-before").getByTestId("neighbour").last().waitFor();
   assert.ok((await page.getByTestId("records-before").getByTestId("neighbour").last().textContent()).includes(place), "the old place is now before");
   console.log(`ok: a click on the next record selects ${file}:${line + 1}`);
+
+  // Replies: the dsh-rpc root turn lists the notifications the naive reading drops, a page at a
+  // time, each selecting its line; the Copilot wait's naive end selects that line.
+  const lead = report.waits.find((w) => w.notifications !== undefined && w.notifications > w.naive.notifications);
+  const all = DROPPED.find((d) => d.root === lead.root && d.file === lead.start.file && d.line === lead.start.line).page.records;
+  assert.equal(all.length, lead.notifications - lead.naive.notifications, "the fixture lists every dropped notification");
+  await page.getByTestId("tab-replies").click();
+  const dropped = page.getByTestId("dropped-line");
+  await dropped.first().waitFor();
+  assert.equal(await dropped.count(), Math.min(20, all.length), "the first page");
+  const row = (r) => `${r.kind}${r.session ?? "—"}${r.file}:${r.line}`;
+  assert.equal((await dropped.first().textContent()).replace(/\s+/g, ""), row(all[0]).replace(/\s+/g, ""));
+  assert.equal(await page.getByTestId("dropped-more").textContent(), `${all.length - 20} more`);
+  await page.getByTestId("dropped-more").click();
+  await page.waitForFunction((n) => document.querySelectorAll("[data-testid=dropped-line]").length === n, Math.min(40, all.length));
+  const pages = (await calls("naive_dropped")).map((a) => [a.offset, a.limit]);
+  assert.deepEqual(pages, [[0, 20], [20, 20]], "asked a page at a time");
+  const pick = all[25];
+  await dropped.nth(25).click();
+  await page.waitForFunction((want) => document.querySelector("[data-testid=inspector-place]")?.textContent === want, `${pick.file}:${pick.line}`);
+  assert.equal(await page.locator(".node.selected").getAttribute("data-session"), pick.session, "a dropped line selects its session");
+  const sdk = report.waits.find((w) => w.naive.end !== undefined && w.naive.end !== null);
+  await page.getByTestId("naive-end").first().click();
+  await page.waitForFunction((want) => document.querySelector("[data-testid=inspector-place]")?.textContent === want, `${sdk.naive.end.file}:${sdk.naive.end.line}`);
+  // A saved Copilot log: the naive waiter returns a sub-agent's message; its line is a link.
+  const saved = REPORTS[1];
+  const savedDir = resolve(UI, "../tests/conformance/cases/copilot-events-saved/input");
+  const other = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  other.on("pageerror", (e) => {
+    failed = true;
+    console.error("page error:", e.message);
+  });
+  const savedFiles = Object.fromEntries(saved.inputs.map((i) => [i.file, readFileSync(`${savedDir}/${i.file}`, "utf8")]));
+  await mockIpc(other, { report: saved, files: savedFiles, launch: [savedDir] });
+  await other.goto(ui.url);
+  await other.getByTestId("tab-replies").click();
+  const childReply = saved.diagnostics.find((d) => d.code === "child-reply-would-replace-root-reply").at;
+  assert.equal(await other.getByTestId("naive-reply").first().textContent(), `${childReply.file}:${childReply.line}`);
+  await other.getByTestId("naive-reply").first().click();
+  await other.waitForFunction((want) => document.querySelector("[data-testid=inspector-place]")?.textContent === want, `${childReply.file}:${childReply.line}`);
+  assert.ok((await other.getByTestId("raw-line").textContent()).includes("assistant.message"), "the child's message is in the inspector");
+  await other.close();
+  console.log(`ok: replies list ${all.length} dropped notifications of ${lead.root}'s turn a page at a time; lines select their place`);
 
   // Reload: the button, Ctrl+R and F5 open the same paths again; the selected session stays.
   await page.locator('.node[data-session="fact-checker"]').click();

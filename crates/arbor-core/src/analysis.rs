@@ -713,6 +713,16 @@ pub enum Hit {
     Record { record: RecordView, text: String },
 }
 
+/// A page of records: `records` are those from `offset` on, of `total` in all.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
+pub struct RecordPage {
+    #[ts(type = "number")]
+    pub total: usize,
+    #[ts(type = "number")]
+    pub offset: usize,
+    pub records: Vec<RecordView>,
+}
+
 impl Analysis {
     pub fn record_view(&self, index: usize) -> Option<RecordView> {
         let r = self.cx.records.get(index)?;
@@ -737,6 +747,22 @@ impl Analysis {
         let lo = index.saturating_sub(before);
         let hi = index.saturating_add(after).saturating_add(1).min(self.cx.records.len());
         (lo..hi).filter_map(|i| self.record_view(i)).collect()
+    }
+
+    /// The notifications of a dsh-rpc root turn that the naive reading drops (SPEC 2.1): those
+    /// attributed to the root during the turn whose `sessionId` (for lifecycle, `parentSessionId`)
+    /// is not the root's, i.e. a descendant's events and statuses and the lifecycle of its
+    /// children. The turn is named by its root and its start place, as the report's `waits` name
+    /// it. Records `offset..offset + limit` of them in wire order, and how many there are; `None`
+    /// when there is no such root turn (a Copilot wait drops nothing: `total` 0).
+    pub fn naive_dropped(&self, root: &str, file: &str, line: u64, offset: usize, limit: usize) -> Option<RecordPage> {
+        let f = self.files.iter().position(|f| f.display == file)? as u32;
+        let start = Loc { file: f, line };
+        let wait = self.cx.waits.iter().find(|w| w.start == Some(start) && self.cx.ids.name(w.root) == root)?;
+        let total = wait.dropped.len();
+        let records =
+            wait.dropped.iter().skip(offset).take(limit).filter_map(|i| self.record_view(i as usize)).collect();
+        Some(RecordPage { total, offset, records })
     }
 
     /// Sessions whose id or label contains `query`, then records whose kind or raw text does

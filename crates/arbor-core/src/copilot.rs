@@ -377,6 +377,7 @@ impl Copilot {
                         reply: Some(naive_reply),
                         notifications: None,
                     },
+                    dropped: Default::default(),
                 });
             }
         }

@@ -96,6 +96,73 @@ pub struct WaitRec {
     pub notifications: Option<u64>,
     pub events: Option<u64>,
     pub naive: NaiveRec,
+    /// dsh-rpc only: the records of the notifications of this root turn that the naive reading
+    /// drops (those attributed to the root through a descendant).
+    pub dropped: IndexList,
+}
+
+/// Record indices in increasing order, each kept as its distance from the one before in LEB128:
+/// one byte a record while they are fewer than 128 apart. A root turn's dropped notifications can
+/// be most of a huge log, so this costs about a byte for each of them, not four or eight.
+#[derive(Debug, Clone, Default)]
+pub struct IndexList {
+    bytes: Vec<u8>,
+    len: usize,
+    last: Option<u32>,
+}
+
+impl IndexList {
+    /// Adds `index`, which must be greater than the last one added.
+    pub fn push(&mut self, index: u32) {
+        let mut gap = self.last.map_or(index, |l| index.saturating_sub(l));
+        self.last = Some(index);
+        self.len += 1;
+        loop {
+            let byte = (gap & 0x7f) as u8;
+            gap >>= 7;
+            if gap == 0 {
+                self.bytes.push(byte);
+                return;
+            }
+            self.bytes.push(byte | 0x80);
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Gives back the spare capacity (a finished list grows no more).
+    pub fn shrink_to_fit(&mut self) {
+        self.bytes.shrink_to_fit();
+    }
+
+    /// The indices, in the order they were added.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        let mut at = 0;
+        let mut index = 0u32;
+        let mut first = true;
+        std::iter::from_fn(move || {
+            let mut gap = 0u32;
+            let mut shift = 0;
+            loop {
+                let byte = *self.bytes.get(at)?;
+                at += 1;
+                gap |= u32::from(byte & 0x7f) << shift;
+                shift += 7;
+                if byte & 0x80 == 0 {
+                    break;
+                }
+            }
+            index = if first { gap } else { index + gap };
+            first = false;
+            Some(index)
+        })
+    }
 }
 
 #[derive(Debug, Clone, Default)]

@@ -6,7 +6,7 @@
 //! edge); the graph and findings it writes live in `Ctx`.
 
 use crate::boundary::{Checker, EventView};
-use crate::ctx::{Ctx, Kind, NaiveRec, TextRef, WaitRec};
+use crate::ctx::{Ctx, IndexList, Kind, NaiveRec, TextRef, WaitRec};
 use crate::finding::{Code, Loc};
 use crate::graph::Ancestry;
 use crate::intern::Sym;
@@ -58,6 +58,8 @@ struct RootTurn {
     notifications: u64,
     events: u64,
     naive: u64,
+    /// The records of what the naive reading drops (see `WaitRec::dropped`).
+    dropped: IndexList,
     reply: Option<TextRef>,
     finish_reason: Option<String>,
 }
@@ -114,20 +116,23 @@ impl DshRpc {
         }
     }
 
-    /// Count a notification into its root's turn, opening one when the root has none.
+    /// Count a notification into its root's turn, opening one when the root has none. Its record
+    /// is the last one made; one the naive reading drops is remembered for `Analysis::naive_dropped`.
     fn attribute(&mut self, cx: &mut Ctx, root: Sym, naive: bool, at: Loc) -> &mut RootTurn {
-        let _ = cx;
         let t = self.open_turns.entry(root).or_insert_with(|| RootTurn {
             start: at,
             notifications: 0,
             events: 0,
             naive: 0,
+            dropped: IndexList::default(),
             reply: None,
             finish_reason: None,
         });
         t.notifications += 1;
         if naive {
             t.naive += 1;
+        } else {
+            t.dropped.push(cx.records.len().saturating_sub(1) as u32);
         }
         t
     }
@@ -326,7 +331,8 @@ impl DshRpc {
     }
 }
 
-fn wait_of(root: Sym, t: RootTurn, end: Option<Loc>, outcome: WaitOutcome) -> WaitRec {
+fn wait_of(root: Sym, mut t: RootTurn, end: Option<Loc>, outcome: WaitOutcome) -> WaitRec {
+    t.dropped.shrink_to_fit();
     WaitRec {
         root,
         start: Some(t.start),
@@ -337,6 +343,7 @@ fn wait_of(root: Sym, t: RootTurn, end: Option<Loc>, outcome: WaitOutcome) -> Wa
         notifications: Some(t.notifications),
         events: Some(t.events),
         naive: NaiveRec { notifications: Some(t.naive), ..NaiveRec::default() },
+        dropped: t.dropped,
     }
 }
 

@@ -25,7 +25,9 @@ pub mod wire;
 
 use std::path::PathBuf;
 
-pub use analysis::{analyze, Analysis, Delta, EdgeDelta, Hit, Observer, Progress, RecordView, SessionDelta};
+pub use analysis::{
+    analyze, Analysis, Delta, EdgeDelta, Hit, Observer, Progress, RecordPage, RecordView, SessionDelta,
+};
 pub use report::Report;
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -120,3 +120,113 @@ fn search_finds_sessions_by_label_and_records_by_text() {
     assert_eq!(a.search("retracted paper", 2).len(), 2, "the limit holds");
     assert!(a.search("", 10).is_empty());
 }
+
+/// `kind@line session` for each record of a page.
+fn rows(page: &arbor_core::RecordPage) -> Vec<String> {
+    page.records.iter().map(|r| format!("{}@{} {}", r.kind, r.line, r.session.as_deref().unwrap_or("-"))).collect()
+}
+
+#[test]
+fn naive_dropped_lists_what_a_direct_parent_filter_loses_from_a_root_turn() {
+    // root → kid → grand (SPEC 2.1): the naive reader keeps root's own notifications and the
+    // lifecycle whose parent is root (lines 2–6, 23–30), and drops everything from kid and grand,
+    // including grand's lifecycle, which names kid as its parent (lines 7–22).
+    let case = common::repo().join("tests/conformance/cases/dsh-rpc-two-level/input/run.jsonl");
+    let a = arbor_core::analyze(std::slice::from_ref(&case), &mut ());
+    let r = a.report();
+    let w = &r.waits[0];
+    let start = w.start.as_ref().unwrap();
+    let all = a.naive_dropped("root", &start.file, start.line, 0, 100).unwrap();
+    assert_eq!(all.total as u64, w.notifications.unwrap() - w.naive.notifications.unwrap());
+    let lines: Vec<u64> = all.records.iter().map(|r| r.line).collect();
+    assert_eq!(lines, (7..=22).collect::<Vec<u64>>());
+    let got = rows(&all);
+    assert_eq!(got[0], "turn/start@7 kid");
+    assert_eq!(got[3], "subagent.started@10 kid", "grand's start edge is attributed through kid");
+    assert_eq!(got[10], "subagent.finished@17 kid");
+    assert_eq!(got[15], "status@22 kid");
+    assert!(got.iter().all(|g| !g.ends_with(" root")), "{got:#?}");
+
+    // Paged: a window of the same list, with the same total.
+    let page = a.naive_dropped("root", &start.file, start.line, 5, 4).unwrap();
+    assert_eq!((page.total, page.offset), (16, 5));
+    assert_eq!(page.records, all.records[5..9]);
+    let tail = a.naive_dropped("root", &start.file, start.line, 14, 10).unwrap();
+    assert_eq!(tail.records, all.records[14..]);
+    assert!(a.naive_dropped("root", &start.file, start.line, 16, 10).unwrap().records.is_empty());
+    // Named by root and start place: another root or place is no turn.
+    assert!(a.naive_dropped("kid", &start.file, start.line, 0, 10).is_none());
+    assert!(a.naive_dropped("root", &start.file, start.line + 1, 0, 10).is_none());
+}
+
+#[test]
+fn naive_dropped_keeps_interleaved_roots_apart() {
+    // Two roots whose turns overlap: each turn's dropped list has only its own descendants.
+    let n =
+        |s: &str, t: &str| format!(r#"{{"method":"session.status","params":{{"sessionId":"{s}","status":"{t}"}}}}"#);
+    let e = |p: &str, c: &str| {
+        format!(r#"{{"method":"subagent.started","params":{{"parentSessionId":"{p}","childSessionId":"{c}"}}}}"#)
+    };
+    let log = [
+        n("a", "running"),  // 1: a's turn starts
+        n("b", "running"),  // 2: b's turn starts
+        e("a", "a1"),       // 3
+        e("b", "b1"),       // 4
+        n("a1", "running"), // 5: dropped from a's turn
+        n("b1", "running"), // 6: dropped from b's turn
+        e("a1", "a2"),      // 7: dropped from a's turn (a grandchild's start edge)
+        n("a2", "idle"),    // 8: dropped from a's turn
+        n("b1", "idle"),    // 9: dropped from b's turn
+        n("a", "idle"),     // 10: a's turn ends
+        n("a1", "idle"),    // 11: a1 outlives it and opens a's next turn
+        n("b", "idle"),     // 12: b's turn ends
+    ]
+    .join("\n");
+    let (_d, p) = common::log("two-roots.jsonl", &format!("{log}\n"));
+    let a = arbor_core::analyze(std::slice::from_ref(&p), &mut ());
+    let r = a.report();
+    let file = &r.inputs[0].file;
+    let turn = |root: &str, line: u64| {
+        let page = a.naive_dropped(root, file, line, 0, 50).unwrap();
+        page.records.iter().map(|r| r.line).collect::<Vec<_>>()
+    };
+    assert_eq!(turn("a", 1), [5, 7, 8]);
+    assert_eq!(turn("b", 2), [6, 9]);
+    assert_eq!(turn("a", 11), [11], "a descendant that outlives a turn opens the root's next one");
+    for w in &r.waits {
+        let s = w.start.as_ref().unwrap();
+        let total = a.naive_dropped(&w.root, &s.file, s.line, 0, 0).unwrap().total as u64;
+        assert_eq!(total, w.notifications.unwrap() - w.naive.notifications.unwrap(), "{w:?}");
+    }
+}
+
+#[test]
+fn naive_dropped_adds_up_to_the_reports_counts_in_every_dsh_rpc_case() {
+    let cases = common::repo().join("tests/conformance/cases");
+    let (_d, sample) = sample();
+    let inputs =
+        ["dsh-rpc-two-level", "dsh-rpc-reused-child-id", "dsh-rpc-bad-ancestry"].map(|c| cases.join(c).join("input"));
+    for input in inputs.iter().chain([&sample]) {
+        let a = arbor_core::analyze(std::slice::from_ref(input), &mut ());
+        for w in a.report().waits {
+            let s = w.start.as_ref().unwrap();
+            let page = a.naive_dropped(&w.root, &s.file, s.line, 0, usize::MAX).unwrap();
+            let want = w.notifications.map_or(0, |n| n - w.naive.notifications.unwrap());
+            assert_eq!((page.total as u64, page.records.len() as u64), (want, want), "{} {w:?}", input.display());
+            assert!(page.records.iter().all(|r| r.session.as_deref() != Some(w.root.as_str())), "{page:?}");
+        }
+    }
+}
+
+#[test]
+fn an_index_list_gives_back_what_was_pushed() {
+    let want = [0, 1, 2, 129, 130, 300, 70_000, 70_127, 4_000_000_000, u32::MAX];
+    let mut list = arbor_core::ctx::IndexList::default();
+    want.iter().for_each(|&i| list.push(i));
+    assert_eq!(list.iter().collect::<Vec<u32>>(), want);
+    assert_eq!(list.len(), want.len());
+    let mut dense = arbor_core::ctx::IndexList::default();
+    (5..10_005).step_by(3).for_each(|i| dense.push(i));
+    assert_eq!(dense.iter().collect::<Vec<u32>>(), (5..10_005).step_by(3).collect::<Vec<u32>>());
+    assert!(arbor_core::ctx::IndexList::default().iter().next().is_none());
+}

@@ -28,7 +28,7 @@ fn file_of(imports: &str, decls: &[String]) -> String {
 /// The payloads of the app's IPC that the engine defines: progress and deltas while loading,
 /// record views, search hits, formats.
 fn engine_bindings() -> String {
-    use arbor_core::{Delta, EdgeDelta, FormatInfo, Hit, Progress, RecordView, SessionDelta};
+    use arbor_core::{Delta, EdgeDelta, FormatInfo, Hit, Progress, RecordPage, RecordView, SessionDelta};
     let cfg = Config::new();
     let decls = [
         Progress::decl(&cfg),
@@ -36,6 +36,7 @@ fn engine_bindings() -> String {
         EdgeDelta::decl(&cfg),
         Delta::decl(&cfg),
         RecordView::decl(&cfg),
+        RecordPage::decl(&cfg),
         Hit::decl(&cfg),
         FormatInfo::decl(&cfg),
     ];

@@ -4,8 +4,8 @@ import { Channel, invoke } from "@tauri-apps/api/core";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open } from "@tauri-apps/plugin-dialog";
 import type { CommandError, EngineInfo, FoundLog, LoadEvent, RecentEntry, SettingsView, Theme, ViewState } from "./generated/app";
-import type { Hit, RecordView } from "./generated/engine";
-import type { Report } from "./report";
+import type { Hit, RecordPage, RecordView } from "./generated/engine";
+import type { Place, Report } from "./report";
 
 // The IPC's types are generated from the Rust ones (ts-rs): the app's in generated/app.ts, the
 // engine's in generated/engine.ts and generated/report.ts.
@@ -44,6 +44,7 @@ interface Commands {
   set_theme: { args: { theme: Theme }; answer: null };
   view_state: { args: { key: string[] }; answer: ViewState | null };
   save_view_state: { args: { key: string[]; view: ViewState }; answer: null };
+  naive_dropped: { args: { root: string; file: string; line: number; offset: number; limit: number }; answer: RecordPage };
 }
 
 async function call<C extends keyof Commands>(command: C, args: Commands[C]["args"]): Promise<Commands[C]["answer"]> {
@@ -104,6 +105,16 @@ export async function cancelLoad(): Promise<void> {
 /** Sessions, then records, of what is open that contain `query` (ignoring case). */
 export function search(query: string, limit = 200): Promise<Hit[]> {
   return call("search", { query, limit });
+}
+
+export type { RecordPage };
+
+/**
+ * The notifications of a dsh-rpc root turn (the wait of `root` starting at `start`) that the naive
+ * reading drops, `limit` (at most 500) from `offset`, with how many there are in all.
+ */
+export function naiveDropped(root: string, start: Place, offset = 0, limit = 50): Promise<RecordPage> {
+  return call("naive_dropped", { root, file: start.file, line: start.line, offset, limit });
 }
 
 /** The raw text of a line of an open log (1-based), or null when there is no such line. */

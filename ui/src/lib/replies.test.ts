@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Reply, Wait } from "./report";
-import { compareWait, repliesBySession } from "./replies";
+import { REPORTS } from "./fixtures/reports";
+import { compareWait, dropsNotifications, findingsAt, naiveReplyPlace, repliesBySession } from "./replies";
 
 const wait = (over: Partial<Wait>): Wait => ({
   root: "s1",
@@ -35,5 +36,25 @@ describe("repliesBySession", () => {
     const r = (session: string, turn: number): Reply => ({ session, root: session === "s1", turn, text: "t", at: { file: "f", line: turn } });
     const groups = repliesBySession([r("c1", 1), r("s1", 1), r("c1", 2)], ["s1", "c1"]);
     expect(groups.map((g) => [g.session, g.replies.length])).toEqual([["s1", 1], ["c1", 2]]);
+  });
+});
+
+describe("naiveReplyPlace", () => {
+  const d = (code: string, line: number, file = "f") => ({ code, severity: "warning" as const, at: { file, line }, session: null, message: "m" });
+  it("is the child-reply finding between the wait's start and the naive end", () => {
+    const w = wait({ start: { file: "f", line: 2 }, naive: { end: { file: "f", line: 6 }, outcome: "inferred", reply: "child" } });
+    const diags = [d("child-reply-would-replace-root-reply", 1), d("child-idle-would-resolve-wait", 5), d("child-reply-would-replace-root-reply", 6), d("child-reply-would-replace-root-reply", 9)];
+    expect(naiveReplyPlace(w, diags)).toEqual({ file: "f", line: 6 });
+    expect(naiveReplyPlace(w, [d("child-reply-would-replace-root-reply", 6, "g")])).toBeNull();
+    expect(findingsAt({ file: "f", line: 5 }, diags).map((x) => x.code)).toEqual(["child-idle-would-resolve-wait"]);
+  });
+  it("finds the saved events.jsonl's child reply in the recorded report", () => {
+    const r = REPORTS[1];
+    expect(naiveReplyPlace(r.waits[0], r.diagnostics)).toEqual({ file: "events.jsonl", line: 15 });
+  });
+  it("knows which dsh-rpc root turns drop notifications", () => {
+    expect(dropsNotifications(wait({ notifications: 5, naive: { notifications: 2 } }))).toBe(true);
+    expect(dropsNotifications(wait({ notifications: 5, naive: { notifications: 5 } }))).toBe(false);
+    expect(dropsNotifications(wait({ naive: { end: null } }))).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 // The replies view's model: for each wait of a root, the reply it settled on beside what the naive
 // reading would have taken; and each session's own replies per turn.
 
-import type { Reply, Wait } from "./report";
+import type { Diagnostic, Place, Reply, Wait } from "./report";
 
 export interface WaitComparison {
   wait: Wait;
@@ -40,4 +40,31 @@ export function repliesBySession(replies: Reply[], order: string[]): Array<{ ses
   return [...groups.entries()]
     .sort(([a], [b]) => (rank.get(a) ?? Infinity) - (rank.get(b) ?? Infinity))
     .map(([session, list]) => ({ session, replies: list }));
+}
+
+/**
+ * Where the message the naive waiter would have returned is: the `child-reply-would-replace-root-reply`
+ * finding inside the wait (from its start to the naive end, same file). Null when there is none
+ * (the naive reply is the root's own, or the naive waiter failed or stayed open).
+ */
+export function naiveReplyPlace(wait: Wait, diagnostics: Diagnostic[]): Place | null {
+  const start = wait.start;
+  const end = wait.naive.end;
+  if (!start || !end || end.file !== start.file) return null;
+  let found: Place | null = null;
+  for (const d of diagnostics) {
+    if (d.code !== "child-reply-would-replace-root-reply" || d.at.file !== start.file) continue;
+    if (d.at.line >= start.line && d.at.line <= end.line) found = d.at;
+  }
+  return found;
+}
+
+/** The findings at a place (what makes the naive waiter stop there, say). */
+export function findingsAt(place: Place | null | undefined, diagnostics: Diagnostic[]): Diagnostic[] {
+  return place ? diagnostics.filter((d) => d.at.file === place.file && d.at.line === place.line) : [];
+}
+
+/** True when the naive reading of a dsh-rpc root turn drops notifications (the engine can list them). */
+export function dropsNotifications(wait: Wait): boolean {
+  return wait.notifications !== undefined && wait.naive.notifications !== undefined && wait.notifications > wait.naive.notifications;
 }

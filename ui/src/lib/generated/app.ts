@@ -37,7 +37,7 @@ export type ViewState = {
  */
 session?: string, 
 /**
- * The side pane's tab (`findings`, `timeline`, `replies`, `search`).
+ * The side pane's tab (`findings`, `replies`, `search`).
  */
 tab?: string, };
 

@@ -21,6 +21,8 @@ index: number, file: string, line: number, session: string | null, kind: string,
  */
 time: number | null, };
 
+export type RecordPage = { total: number, offset: number, records: Array<RecordView>, };
+
 export type Hit = { "type": "session", id: string, label: string | null, } | { "type": "record", record: RecordView, text: string, };
 
 export type FormatInfo = { id: string, description: string, };
