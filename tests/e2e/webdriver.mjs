@@ -298,6 +298,10 @@ const TESTS = [
       }, 60_000);
       await s.waitForText(["Reading", "large.jsonl", "records", "Cancel"]);
       // A figure, never judged: from the open command to the first streamed sessions on screen.
+      // The measure lands a frame after the rows: wait for it rather than race it.
+      await waitFor("the first-sessions measure", async () =>
+        (await s.call("POST", "/execute/sync", { script: "return performance.getEntriesByName('arbor-first-sessions').length;", args: [] })) > 0,
+      10_000);
       const [deltaMs, firstMs] = await s.call("POST", "/execute/sync", {
         script: "return ['arbor-first-delta', 'arbor-first-sessions'].map((n) => performance.getEntriesByName(n)[0]?.duration);",
         args: [],
