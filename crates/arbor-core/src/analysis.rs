@@ -13,6 +13,7 @@ use crate::intern::HashMap;
 use crate::intern::Sym;
 use crate::reader::{self, InputFile, Lines};
 use crate::report::{self, Place, Report};
+use crate::report_parts::ReportParts;
 use crate::wire::{parse_line, Line};
 use std::path::PathBuf;
 
@@ -414,13 +415,9 @@ fn malformed_why(bytes: &[u8]) -> String {
 }
 
 impl Analysis {
-    fn place(&self, at: Loc) -> Place {
-        Place { file: self.files[at.file as usize].display.clone(), line: at.line }
-    }
-
     /// A recording's turns, replies and boundary findings for a session that also has a durable
     /// log are left out: the durable log is the fact log (SPEC 2.3).
-    fn superseded_by_durable(&self, file: u32, session: Sym) -> bool {
+    pub(crate) fn superseded_by_durable(&self, file: u32, session: Sym) -> bool {
         self.files[file as usize].format == Some(Format::DshRpc) && self.cx.durable.contains(&session)
     }
 
@@ -444,7 +441,7 @@ impl Analysis {
     }
 
     /// The wire time of the record at a place (records are in wire order: a binary search).
-    fn time_at(&self, at: Loc) -> Option<f64> {
+    pub(crate) fn time_at(&self, at: Loc) -> Option<f64> {
         let i = self.cx.records.binary_search_by(|r| (r.file, r.line as u64).cmp(&(at.file, at.line))).ok()?;
         let t = self.cx.records[i].time;
         (!t.is_nan()).then_some(t)
@@ -452,7 +449,7 @@ impl Analysis {
 
     /// The texts of every reply the report shows, read back from the files: each file once, in
     /// offset order (a seek per reply for plain files, one pass for zstd).
-    fn reply_texts(&self) -> HashMap<TextRef, String> {
+    pub(crate) fn reply_texts(&self) -> HashMap<TextRef, String> {
         let cx = &self.cx;
         let mut refs: Vec<TextRef> = cx.turns.list.iter().filter_map(|t| t.reply).collect();
         refs.extend(cx.loose_replies.iter().map(|r| r.text));
@@ -474,152 +471,15 @@ impl Analysis {
         out
     }
 
+    /// The owned report (the app sends it over IPC; tests read it).
     pub fn report(&self) -> Report {
-        let texts = self.reply_texts();
-        let cx = &self.cx;
-        let placements = cx.graph.placements();
-        let run_count = |s: Sym| cx.graph.get(s).map_or(0, |n| n.runs.len());
-        let is_root = |s: Sym| placements.get(&s).and_then(|p| p.root) == Some(s);
-        let name = |s: Sym| cx.ids.name(s).to_owned();
+        ReportParts::new(self).to_report()
+    }
 
-        let inputs = self
-            .files
-            .iter()
-            .map(|f| report::Input {
-                file: f.display.clone(),
-                format: f.format.map_or("unknown", Format::id).to_owned(),
-                records: f.records,
-                bad_lines: f.bad_lines,
-                bytes: f.bytes,
-            })
-            .collect();
-
-        let sessions = cx
-            .graph
-            .report_order()
-            .into_iter()
-            .filter_map(|s| cx.graph.get(s))
-            .map(|n| {
-                let p = placements.get(&n.id).copied();
-                report::Session {
-                    id: name(n.id),
-                    parent: n.parent.map(name),
-                    root: p.and_then(|p| p.root).map(name),
-                    depth: p.and_then(|p| p.depth),
-                    label: n.label.clone(),
-                    runs: n
-                        .runs
-                        .iter()
-                        .map(|r| report::Run {
-                            parent: r.parent.map(name),
-                            start: r.start.map(|l| self.place(l)),
-                            end: r.end.map(|l| self.place(l)),
-                            outcome: r.outcome,
-                            start_time: r.start.and_then(|l| self.time_at(l)),
-                            end_time: r.end.and_then(|l| self.time_at(l)),
-                        })
-                        .collect(),
-                    events: n.events,
-                    inferred_parent: n.inferred_parent,
-                }
-            })
-            .collect();
-
-        let mut turns = Vec::new();
-        let mut replies = Vec::new();
-        for t in &cx.turns.list {
-            let file = t.start.or(t.end).map_or(0, |l| l.file);
-            if self.superseded_by_durable(file, t.session) {
-                continue;
-            }
-            let run = t.run.filter(|_| run_count(t.session) > 1);
-            turns.push(report::Turn {
-                session: name(t.session),
-                turn: t.turn.clone(),
-                run,
-                start: t.start.map(|l| self.place(l)),
-                end: t.end.map(|l| self.place(l)),
-                reason: t.reason.clone(),
-                steps: t.steps,
-                start_time: t.start_time,
-                end_time: t.end_time,
-                step_spans: t
-                    .step_spans
-                    .iter()
-                    .map(|(step, start, end)| report::StepSpan {
-                        step: *step,
-                        start: self.place(*start),
-                        end: end.map(|l| self.place(l)),
-                        start_time: self.time_at(*start),
-                        end_time: end.and_then(|l| self.time_at(l)),
-                    })
-                    .collect(),
-            });
-            if let Some(r) = &t.reply {
-                let (text, at) = (texts.get(r).cloned().unwrap_or_default(), r.at);
-                replies.push(report::Reply {
-                    session: name(t.session),
-                    root: is_root(t.session),
-                    turn: t.turn.clone(),
-                    run,
-                    text: text.clone(),
-                    at: self.place(at),
-                });
-            }
-        }
-        for r in &cx.loose_replies {
-            replies.push(report::Reply {
-                session: name(r.session),
-                root: is_root(r.session),
-                turn: serde_json::Value::Null,
-                run: None,
-                text: texts.get(&r.text).cloned().unwrap_or_default(),
-                at: self.place(r.text.at),
-            });
-        }
-
-        let mut waits: Vec<&crate::ctx::WaitRec> = cx.waits.iter().collect();
-        waits.sort_by_key(|w| w.start);
-        let waits = waits
-            .into_iter()
-            .map(|w| report::Wait {
-                root: name(w.root),
-                start: w.start.map(|l| self.place(l)),
-                end: w.end.map(|l| self.place(l)),
-                outcome: w.outcome,
-                reply: w.reply.map(|r| texts.get(&r).cloned().unwrap_or_default()),
-                finish_reason: w.finish_reason.clone(),
-                notifications: w.notifications,
-                events: w.events,
-                naive: report::NaiveWait {
-                    end: w.naive.end.map(|e| e.map(|l| self.place(l))),
-                    outcome: w.naive.outcome,
-                    reply: w.naive.reply.map(|n| n.map(|r| texts.get(&r).cloned().unwrap_or_default())),
-                    notifications: w.naive.notifications,
-                },
-            })
-            .collect();
-
-        let mut findings: Vec<&crate::finding::Finding> = cx
-            .findings
-            .list
-            .iter()
-            .filter(|f| !(f.code.is_boundary() && f.session.is_some_and(|s| self.superseded_by_durable(f.at.file, s))))
-            .collect();
-        findings.sort_by_key(|f| f.at);
-        let diagnostics = findings
-            .into_iter()
-            .map(|f| report::Diagnostic {
-                code: f.code.as_str().to_owned(),
-                severity: f.code.severity(),
-                at: self.place(f.at),
-                session: f.session.map(name),
-                message: f.message.clone(),
-                time: self.time_at(f.at),
-            })
-            .collect();
-
-        Report { report_version: 1, inputs, sessions, turns, replies, waits, diagnostics }
+    /// The report as pretty JSON, written straight from the analysis: the same bytes as
+    /// serialising `report()`, without materialising it.
+    pub fn write_report_json<W: std::io::Write>(&self, out: W) -> serde_json::Result<()> {
+        serde_json::to_writer_pretty(out, &ReportParts::new(self))
     }
 }
 
