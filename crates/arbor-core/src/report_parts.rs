@@ -7,7 +7,7 @@
 //! borrows its file's display name instead of copying it, and a turn, reply or wait exists only
 //! while it is written. The owned `Report` stays the one shape of the IPC and the generated types.
 
-use crate::analysis::Analysis;
+use crate::analysis::{Analysis, ReplyTexts};
 use crate::ctx::{TextRef, WaitRec};
 use crate::detect::Format;
 use crate::finding::Loc;
@@ -144,7 +144,7 @@ pub struct DiagnosticRef<'a> {
 /// and every session's root and depth.
 pub struct ReportParts<'a> {
     a: &'a Analysis,
-    texts: HashMap<TextRef, String>,
+    texts: ReplyTexts,
     placements: HashMap<Sym, Placement>,
 }
 
@@ -162,7 +162,7 @@ impl<'a> ReportParts<'a> {
     }
 
     fn text(&self, r: &TextRef) -> &str {
-        self.texts.get(r).map_or("", String::as_str)
+        self.texts.get(r)
     }
 
     fn is_root(&self, s: Sym) -> bool {
