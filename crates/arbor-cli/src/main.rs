@@ -57,7 +57,22 @@ fn main() -> ExitCode {
     }
 }
 
+/// Keep freed heap memory instead of returning it to the kernel at once. The engine's parse
+/// threads allocate and free a few megabytes of parsed lines per chunk of input; with glibc's
+/// defaults each arena was trimmed and grown again for every chunk, and the page faults cost
+/// about as much system time as reading the file. A 16 MiB trim threshold (and a fixed mmap
+/// threshold, which otherwise moves) keeps a few chunks' worth mapped.
+fn tune_allocator() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets allocator parameters; it is called before any other thread exists.
+    unsafe {
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 16 << 20);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 4 << 20);
+    }
+}
+
 fn run(check: bool, json: bool, paths: &[PathBuf]) -> ExitCode {
+    tune_allocator();
     for p in paths {
         if !p.exists() {
             return fail(&format!("no such file or folder: {}", p.display()));
