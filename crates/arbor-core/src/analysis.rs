@@ -13,7 +13,7 @@ use crate::intern::Sym;
 use crate::reader::{self, InputFile, Lines};
 use crate::report::{self, Place, Report};
 use crate::report_parts::ReportParts;
-use crate::wire::{parse_line, Line};
+use crate::wire::Line;
 use std::path::PathBuf;
 
 /// What the engine has done so far, for a progress bar.
@@ -886,7 +886,8 @@ fn snippet(text: &str, q: &str, width: usize) -> String {
 /// none), or a Copilot `assistant.message`'s content; the event may be wrapped in an RPC
 /// notification's `params.event`.
 fn reply_text(bytes: &[u8]) -> String {
-    let Some(line) = parse_line(bytes) else { return String::new() };
+    // Only the reply's fields are decoded: the line parsed as a whole `Line` when it was routed.
+    let Some(line) = crate::wire::parse_reply_line(bytes) else { return String::new() };
     let event = line.params.0.as_deref().and_then(|p| p.event.0.as_deref()).unwrap_or(&line);
     let Some(data) = event.data.0.as_deref() else { return String::new() };
     match &data.message.0 {
