@@ -46,13 +46,27 @@ pub trait Observer {
     fn delta(&mut self, _d: Delta) -> bool {
         true
     }
+
+    /// Whether `delta` reads what it is given; when not, no delta is built (each copies the
+    /// names of every new session and finding).
+    fn wants_deltas(&self) -> bool {
+        true
+    }
 }
 
-impl Observer for () {}
+impl Observer for () {
+    fn wants_deltas(&self) -> bool {
+        false
+    }
+}
 
 impl<F: FnMut(&Progress) -> bool> Observer for F {
     fn progress(&mut self, p: &Progress) -> bool {
         self(p)
+    }
+
+    fn wants_deltas(&self) -> bool {
+        false
     }
 }
 
@@ -368,7 +382,9 @@ pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
             bad_lines: 0,
             bytes: 0,
         });
-        let mut tell = |cx: &Ctx, p: &Progress| observer.progress(p) && observer.delta(mark.take(cx, &names, p));
+        let mut tell = |cx: &Ctx, p: &Progress| {
+            observer.progress(p) && (!observer.wants_deltas() || observer.delta(mark.take(cx, &names, p)))
+        };
         if !read_file(&mut cx, &input, file, &mut files[file as usize], &mut progress, &mut tell) {
             cancelled = true;
             break;
@@ -379,7 +395,9 @@ pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
     progress.sessions = cx.graph.len();
     progress.findings = cx.findings.list.len();
     observer.progress(&progress);
-    observer.delta(mark.take(&cx, &names, &progress));
+    if observer.wants_deltas() {
+        observer.delta(mark.take(&cx, &names, &progress));
+    }
     Analysis { cx, files, cancelled }
 }
 
