@@ -57,25 +57,47 @@ fn main() -> ExitCode {
     }
 }
 
+/// Keep freed heap memory instead of returning it to the kernel at once. The engine's parse
+/// threads allocate and free a few megabytes of parsed lines per chunk of input; with glibc's
+/// defaults each arena was trimmed and grown again for every chunk, and the page faults cost
+/// about as much system time as reading the file. A 16 MiB trim threshold (and a fixed mmap
+/// threshold, which otherwise moves) keeps a few chunks' worth mapped.
+fn tune_allocator() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets allocator parameters; it is called before any other thread exists.
+    unsafe {
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 16 << 20);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 4 << 20);
+    }
+}
+
 fn run(check: bool, json: bool, paths: &[PathBuf]) -> ExitCode {
+    tune_allocator();
     for p in paths {
         if !p.exists() {
             return fail(&format!("no such file or folder: {}", p.display()));
         }
     }
     let analysis = arbor_core::analyze(paths, &mut ());
-    let report = analysis.report();
-    let readable = report.inputs.iter().any(|i| i.format != "unknown");
+    let readable = analysis.files.iter().any(|f| f.format.is_some());
     // Stdout is line-buffered: a report of many lines needs its own buffer.
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let mut errors = false;
     let written = if json {
-        serde_json::to_writer_pretty(&mut out, &report).map_err(std::io::Error::from).and_then(|_| writeln!(out))
-    } else if check {
-        summary::findings(&mut out, &report)
+        // Written straight from the analysis: the whole `Report` is never held in memory.
+        analysis.write_report_json(&mut out).map_err(std::io::Error::from).and_then(|_| writeln!(out))
     } else {
-        summary::full(&mut out, &report)
+        let report = analysis.report();
+        errors = report.diagnostics.iter().any(|d| d.severity == Severity::Error);
+        if check {
+            summary::findings(&mut out, &report)
+        } else {
+            summary::full(&mut out, &report)
+        }
     };
     let written = written.and_then(|_| out.flush());
+    // The process ends here: freeing the analysis piece by piece would only cost time.
+    std::mem::forget(analysis);
     if let Err(e) = written {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
             return fail(&format!("cannot write the report: {e}"));
@@ -85,7 +107,7 @@ fn run(check: bool, json: bool, paths: &[PathBuf]) -> ExitCode {
         eprintln!("arbor: nothing could be read in a known format");
         return ExitCode::from(2);
     }
-    if check && report.diagnostics.iter().any(|d| d.severity == Severity::Error) {
+    if check && errors {
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS

@@ -224,45 +224,63 @@ pub fn raw_line_at(path: &Path, offset: u64) -> io::Result<Vec<u8>> {
     Ok(out)
 }
 
+/// Whether a file is zstd-compressed (by its magic bytes); `false` when it cannot be read.
+pub fn is_zstd(path: &Path) -> bool {
+    let mut magic = [0u8; 4];
+    File::open(path).and_then(|mut f| read_up_to(&mut f, &mut magic)).is_ok_and(|n| n == 4 && magic == ZSTD_MAGIC)
+}
+
 /// Read back the lines that start at each of `offsets` (ascending), opening the file once: a
-/// seek per line for a plain file, one streaming pass for zstd. A line that cannot be read is
-/// `None`; a line longer than `MAX_LINE` is cut there.
-pub fn lines_at(path: &Path, offsets: &[u64]) -> io::Result<Vec<Option<Vec<u8>>>> {
+/// seek per line for a plain file, one streaming pass for zstd. `each` is given every line in
+/// turn (by its index in `offsets`), without its line end; `None` for a line that cannot be read.
+/// A line longer than `MAX_LINE` is cut there. Only one line is held at a time.
+pub fn each_line_at(path: &Path, offsets: &[u64], mut each: impl FnMut(usize, Option<&[u8]>)) -> io::Result<()> {
     let mut f = File::open(path)?;
     let mut magic = [0u8; 4];
     let n = read_up_to(&mut f, &mut magic)?;
     f.seek(SeekFrom::Start(0))?;
-    let mut out = Vec::with_capacity(offsets.len());
-    let trim = |mut v: Vec<u8>| {
-        while matches!(v.last(), Some(b'\n' | b'\r')) {
-            v.pop();
+    let trim = |v: &[u8]| {
+        let mut end = v.len();
+        while end > 0 && matches!(v[end - 1], b'\n' | b'\r') {
+            end -= 1;
         }
-        v
+        end
     };
+    let mut line = Vec::new();
     if n == 4 && magic == ZSTD_MAGIC {
         let mut dec = BufReader::new(zstd::stream::read::Decoder::new(f)?);
         let mut pos = 0u64;
-        for &o in offsets {
+        for (i, &o) in offsets.iter().enumerate() {
             if o < pos {
-                out.push(None);
+                each(i, None);
                 continue;
             }
             io::copy(&mut (&mut dec).take(o - pos), &mut io::sink())?;
-            let mut line = Vec::new();
+            line.clear();
             let k = (&mut dec).take(MAX_LINE as u64).read_until(b'\n', &mut line)?;
             pos = o + k as u64;
-            out.push(Some(trim(line)));
+            each(i, Some(&line[..trim(&line)]));
         }
     } else {
-        let mut r = BufReader::new(f);
-        for &o in offsets {
-            let mut line = Vec::new();
-            let ok = r.seek(SeekFrom::Start(o)).is_ok()
-                && (&mut r).take(MAX_LINE as u64).read_until(b'\n', &mut line).is_ok();
-            out.push(ok.then(|| trim(line)));
+        // Replies are a few kilobytes apart: a forward seek within the buffer keeps it, so most
+        // lines cost no system call (a plain seek would drop the buffer every time).
+        let mut r = BufReader::with_capacity(64 << 10, f);
+        let mut pos = 0u64;
+        for (i, &o) in offsets.iter().enumerate() {
+            line.clear();
+            let moved = match o.checked_sub(pos).and_then(|d| i64::try_from(d).ok()) {
+                Some(d) => r.seek_relative(d).is_ok(),
+                None => r.seek(SeekFrom::Start(o)).is_ok(),
+            };
+            let read = if moved { (&mut r).take(MAX_LINE as u64).read_until(b'\n', &mut line).ok() } else { None };
+            pos = match read {
+                Some(k) => o + k as u64,
+                None => r.stream_position().unwrap_or(u64::MAX),
+            };
+            each(i, read.map(|_| &line[..trim(&line)]));
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Read back line `number` (1-based) of a file by scanning it: for callers that have no index.

@@ -516,6 +516,43 @@ impl Data<'static> {
     }
 }
 
+/// Only the fields a reply's text is read from (`params.event`, `data.message`, `data.content`),
+/// with the types `Line` gives them, so a line reads the same either way; every other field is
+/// skipped unread. For reading reply texts back when the report is built.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+pub struct ReplyLine<'a> {
+    #[serde(borrow)]
+    pub params: Obj<Box<ReplyParams<'a>>>,
+    #[serde(borrow)]
+    pub data: Obj<Box<ReplyData<'a>>>,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+pub struct ReplyParams<'a> {
+    #[serde(borrow)]
+    pub event: Obj<Box<ReplyLine<'a>>>,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+pub struct ReplyData<'a> {
+    #[serde(borrow)]
+    pub message: Obj<Message<'a>>,
+    #[serde(borrow)]
+    pub content: Content<'a>,
+}
+
+/// Parse a line for its reply text only: `None` when it is not a JSON object in valid UTF-8.
+pub fn parse_reply_line(bytes: &[u8]) -> Option<ReplyLine<'_>> {
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace())?;
+    if *first != b'{' {
+        return None;
+    }
+    serde_json::from_slice(bytes).ok()
+}
+
 /// The text blocks of a content list, concatenated without a separator.
 pub fn text_of(blocks: &[Block]) -> String {
     let mut out = String::new();

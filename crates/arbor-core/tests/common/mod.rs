@@ -12,11 +12,23 @@ pub fn repo() -> PathBuf {
 /// Analyze paths into the JSON report, as `arbor analyze --json` prints it.
 pub fn report_json(paths: &[PathBuf]) -> serde_json::Value {
     let a = arbor_core::analyze(paths, &mut ());
-    serde_json::to_value(a.report()).unwrap()
+    serde_json::from_slice(&streamed_as_owned(&a)).unwrap()
 }
 
 pub fn report(paths: &[PathBuf]) -> Report {
-    arbor_core::analyze(paths, &mut ()).report()
+    let a = arbor_core::analyze(paths, &mut ());
+    streamed_as_owned(&a);
+    a.report()
+}
+
+/// The report as the CLI writes it, straight from the analysis, after checking that it is the
+/// same bytes as serialising the owned `report()` (what the app sends).
+pub fn streamed_as_owned(a: &arbor_core::Analysis) -> Vec<u8> {
+    let mut streamed = Vec::new();
+    a.write_report_json(&mut streamed).unwrap();
+    let owned = serde_json::to_vec_pretty(&a.report()).unwrap();
+    assert_eq!(String::from_utf8_lossy(&streamed), String::from_utf8_lossy(&owned));
+    streamed
 }
 
 /// Write `text` to a file named `name` in a new temporary folder; returns the folder and path.

@@ -1,0 +1,481 @@
+//! The report as borrowed parts, made from a finished `Analysis` on demand: written straight to
+//! JSON (`arbor analyze --json`), or collected into the owned `Report` (the app, the tests).
+//!
+//! Both front ends read the same parts, so the two cannot disagree; the borrowed shapes mirror the
+//! `report` types field for field (names, order and serde attributes), and the tests compare the
+//! two serialisations byte for byte. Writing from the parts never holds the whole report: a place
+//! borrows its file's display name instead of copying it, and a turn, reply or wait exists only
+//! while it is written. The owned `Report` stays the one shape of the IPC and the generated types.
+
+use crate::analysis::{Analysis, ReplyTexts};
+use crate::ctx::{TextRef, WaitRec};
+use crate::detect::Format;
+use crate::finding::Loc;
+use crate::graph::Placement;
+use crate::intern::{HashMap, Sym};
+use crate::report::{self, Outcome, Report, Severity, WaitOutcome};
+use serde::ser::{SerializeStruct, Serializer};
+use serde::Serialize;
+use std::cell::RefCell;
+
+/// `turn` of a reply outside any turn.
+static NULL: serde_json::Value = serde_json::Value::Null;
+
+#[derive(Serialize)]
+pub struct PlaceRef<'a> {
+    pub file: &'a str,
+    pub line: u64,
+}
+
+#[derive(Serialize)]
+pub struct InputRef<'a> {
+    pub file: &'a str,
+    pub format: &'static str,
+    pub records: u64,
+    pub bad_lines: u64,
+    pub bytes: u64,
+}
+
+#[derive(Serialize)]
+pub struct SessionRef<'a> {
+    pub id: &'a str,
+    pub parent: Option<&'a str>,
+    pub root: Option<&'a str>,
+    pub depth: Option<u32>,
+    pub label: Option<&'a str>,
+    pub runs: Vec<RunRef<'a>>,
+    pub events: u64,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub inferred_parent: bool,
+}
+
+#[derive(Serialize)]
+pub struct RunRef<'a> {
+    pub parent: Option<&'a str>,
+    pub start: Option<PlaceRef<'a>>,
+    pub end: Option<PlaceRef<'a>>,
+    pub outcome: Outcome,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_time: Option<f64>,
+}
+
+#[derive(Serialize)]
+pub struct TurnRef<'a> {
+    pub session: &'a str,
+    pub turn: &'a serde_json::Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run: Option<u32>,
+    pub start: Option<PlaceRef<'a>>,
+    pub end: Option<PlaceRef<'a>>,
+    pub reason: Option<&'a str>,
+    pub steps: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_time: Option<f64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub step_spans: Vec<StepSpanRef<'a>>,
+}
+
+#[derive(Serialize)]
+pub struct StepSpanRef<'a> {
+    pub step: u32,
+    pub start: PlaceRef<'a>,
+    pub end: Option<PlaceRef<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_time: Option<f64>,
+}
+
+#[derive(Serialize)]
+pub struct ReplyRef<'a> {
+    pub session: &'a str,
+    pub root: bool,
+    pub turn: &'a serde_json::Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run: Option<u32>,
+    pub text: &'a str,
+    pub at: PlaceRef<'a>,
+}
+
+#[derive(Serialize)]
+pub struct WaitRef<'a> {
+    pub root: &'a str,
+    pub start: Option<PlaceRef<'a>>,
+    pub end: Option<PlaceRef<'a>>,
+    pub outcome: WaitOutcome,
+    pub reply: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notifications: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub events: Option<u64>,
+    pub naive: NaiveWaitRef<'a>,
+}
+
+#[derive(Serialize)]
+pub struct NaiveWaitRef<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end: Option<Option<PlaceRef<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<WaitOutcome>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reply: Option<Option<&'a str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notifications: Option<u64>,
+}
+
+#[derive(Serialize)]
+pub struct DiagnosticRef<'a> {
+    pub code: &'static str,
+    pub severity: Severity,
+    pub at: PlaceRef<'a>,
+    pub session: Option<&'a str>,
+    pub message: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time: Option<f64>,
+}
+
+/// What the parts of one report share: the analysis, the reply texts read back from the files,
+/// and every session's root and depth.
+pub struct ReportParts<'a> {
+    a: &'a Analysis,
+    texts: ReplyTexts,
+    placements: HashMap<Sym, Placement>,
+}
+
+impl<'a> ReportParts<'a> {
+    pub fn new(a: &'a Analysis) -> Self {
+        ReportParts { a, texts: a.reply_texts(), placements: a.cx.graph.placements() }
+    }
+
+    fn name(&self, s: Sym) -> &'a str {
+        self.a.cx.ids.name(s)
+    }
+
+    fn place(&self, at: Loc) -> PlaceRef<'a> {
+        PlaceRef { file: &self.a.files[at.file as usize].display, line: at.line }
+    }
+
+    fn text(&self, r: &TextRef) -> &str {
+        self.texts.get(r)
+    }
+
+    fn is_root(&self, s: Sym) -> bool {
+        self.placements.get(&s).and_then(|p| p.root) == Some(s)
+    }
+
+    /// A turn's run number, shown only for sessions that ran more than once.
+    fn run_of(&self, t: &crate::boundary::TurnRec) -> Option<u32> {
+        t.run.filter(|_| self.a.cx.graph.get(t.session).map_or(0, |n| n.runs.len()) > 1)
+    }
+
+    /// The turns the report shows: a recording's turns of a session with a durable log are left
+    /// out (SPEC 2.3).
+    fn shown_turns(&self) -> impl Iterator<Item = &'a crate::boundary::TurnRec> + '_ {
+        self.a.cx.turns.list.iter().filter(|t| {
+            let file = t.start.or(t.end).map_or(0, |l| l.file);
+            !self.a.superseded_by_durable(file, t.session)
+        })
+    }
+
+    pub fn inputs(&self) -> impl Iterator<Item = InputRef<'a>> + '_ {
+        self.a.files.iter().map(|f| InputRef {
+            file: &f.display,
+            format: f.format.map_or("unknown", Format::id),
+            records: f.records,
+            bad_lines: f.bad_lines,
+            bytes: f.bytes,
+        })
+    }
+
+    pub fn sessions(&self) -> impl Iterator<Item = SessionRef<'a>> + '_ {
+        let g = &self.a.cx.graph;
+        g.report_order().into_iter().filter_map(|s| g.get(s)).map(|n| {
+            let p = self.placements.get(&n.id).copied();
+            SessionRef {
+                id: self.name(n.id),
+                parent: n.parent.map(|s| self.name(s)),
+                root: p.and_then(|p| p.root).map(|s| self.name(s)),
+                depth: p.and_then(|p| p.depth),
+                label: n.label.as_deref(),
+                runs: n
+                    .runs
+                    .iter()
+                    .map(|r| RunRef {
+                        parent: r.parent.map(|s| self.name(s)),
+                        start: r.start.map(|l| self.place(l)),
+                        end: r.end.map(|l| self.place(l)),
+                        outcome: r.outcome,
+                        start_time: r.start.and_then(|l| self.a.time_at(l)),
+                        end_time: r.end.and_then(|l| self.a.time_at(l)),
+                    })
+                    .collect(),
+                events: n.events,
+                inferred_parent: n.inferred_parent,
+            }
+        })
+    }
+
+    pub fn turns(&self) -> impl Iterator<Item = TurnRef<'a>> + '_ {
+        self.shown_turns().map(|t| TurnRef {
+            session: self.name(t.session),
+            turn: &t.turn,
+            run: self.run_of(t),
+            start: t.start.map(|l| self.place(l)),
+            end: t.end.map(|l| self.place(l)),
+            reason: t.reason.as_deref(),
+            steps: t.steps,
+            start_time: t.start_time,
+            end_time: t.end_time,
+            step_spans: t
+                .step_spans
+                .iter()
+                .map(|&(step, start, end)| StepSpanRef {
+                    step,
+                    start: self.place(start),
+                    end: end.map(|l| self.place(l)),
+                    start_time: self.a.time_at(start),
+                    end_time: end.and_then(|l| self.a.time_at(l)),
+                })
+                .collect(),
+        })
+    }
+
+    /// The turns' replies in turn order, then the replies outside any turn.
+    pub fn replies(&self) -> impl Iterator<Item = ReplyRef<'_>> + '_ {
+        let in_turns = self.shown_turns().filter_map(|t| {
+            let r = t.reply.as_ref()?;
+            Some(ReplyRef {
+                session: self.name(t.session),
+                root: self.is_root(t.session),
+                turn: &t.turn,
+                run: self.run_of(t),
+                text: self.text(r),
+                at: self.place(r.at),
+            })
+        });
+        let loose = self.a.cx.loose_replies.iter().map(|r| ReplyRef {
+            session: self.name(r.session),
+            root: self.is_root(r.session),
+            turn: &NULL,
+            run: None,
+            text: self.text(&r.text),
+            at: self.place(r.text.at),
+        });
+        in_turns.chain(loose)
+    }
+
+    pub fn waits(&self) -> impl Iterator<Item = WaitRef<'_>> + '_ {
+        let mut waits: Vec<&WaitRec> = self.a.cx.waits.iter().collect();
+        waits.sort_by_key(|w| w.start);
+        waits.into_iter().map(|w| WaitRef {
+            root: self.name(w.root),
+            start: w.start.map(|l| self.place(l)),
+            end: w.end.map(|l| self.place(l)),
+            outcome: w.outcome,
+            reply: w.reply.map(|r| self.text(&r)),
+            finish_reason: w.finish_reason.as_deref(),
+            notifications: w.notifications,
+            events: w.events,
+            naive: NaiveWaitRef {
+                end: w.naive.end.map(|e| e.map(|l| self.place(l))),
+                outcome: w.naive.outcome,
+                reply: w.naive.reply.map(|n| n.map(|r| self.text(&r))),
+                notifications: w.naive.notifications,
+            },
+        })
+    }
+
+    pub fn diagnostics(&self) -> impl Iterator<Item = DiagnosticRef<'a>> + '_ {
+        let mut findings: Vec<&crate::finding::Finding> = self
+            .a
+            .cx
+            .findings
+            .list
+            .iter()
+            .filter(|f| {
+                !(f.code.is_boundary() && f.session.is_some_and(|s| self.a.superseded_by_durable(f.at.file, s)))
+            })
+            .collect();
+        findings.sort_by_key(|f| f.at);
+        findings.into_iter().map(|f| DiagnosticRef {
+            code: f.code.as_str(),
+            severity: f.code.severity(),
+            at: self.place(f.at),
+            session: f.session.map(|s| self.name(s)),
+            message: &f.message,
+            time: self.a.time_at(f.at),
+        })
+    }
+
+    /// The owned report, every string copied.
+    pub fn to_report(&self) -> Report {
+        Report {
+            report_version: 1,
+            inputs: self.inputs().map(Into::into).collect(),
+            sessions: self.sessions().map(Into::into).collect(),
+            turns: self.turns().map(Into::into).collect(),
+            replies: self.replies().map(Into::into).collect(),
+            waits: self.waits().map(Into::into).collect(),
+            diagnostics: self.diagnostics().map(Into::into).collect(),
+        }
+    }
+}
+
+/// A sequence serialised from an iterator, element by element, never collected.
+struct Seq<I>(RefCell<Option<I>>);
+
+impl<I: Iterator<Item = T>, T: Serialize> Serialize for Seq<I> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0.borrow_mut().take() {
+            Some(items) => s.collect_seq(items),
+            None => s.collect_seq(std::iter::empty::<T>()),
+        }
+    }
+}
+
+fn seq<I: Iterator>(items: I) -> Seq<I> {
+    Seq(RefCell::new(Some(items)))
+}
+
+/// Serialises as `Report` does, field for field.
+impl Serialize for ReportParts<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut r = s.serialize_struct("Report", 7)?;
+        r.serialize_field("report_version", &1u32)?;
+        r.serialize_field("inputs", &seq(self.inputs()))?;
+        r.serialize_field("sessions", &seq(self.sessions()))?;
+        r.serialize_field("turns", &seq(self.turns()))?;
+        r.serialize_field("replies", &seq(self.replies()))?;
+        r.serialize_field("waits", &seq(self.waits()))?;
+        r.serialize_field("diagnostics", &seq(self.diagnostics()))?;
+        r.end()
+    }
+}
+
+impl From<PlaceRef<'_>> for report::Place {
+    fn from(p: PlaceRef<'_>) -> Self {
+        report::Place { file: p.file.to_owned(), line: p.line }
+    }
+}
+
+impl From<InputRef<'_>> for report::Input {
+    fn from(i: InputRef<'_>) -> Self {
+        report::Input {
+            file: i.file.to_owned(),
+            format: i.format.to_owned(),
+            records: i.records,
+            bad_lines: i.bad_lines,
+            bytes: i.bytes,
+        }
+    }
+}
+
+impl From<RunRef<'_>> for report::Run {
+    fn from(r: RunRef<'_>) -> Self {
+        report::Run {
+            parent: r.parent.map(str::to_owned),
+            start: r.start.map(Into::into),
+            end: r.end.map(Into::into),
+            outcome: r.outcome,
+            start_time: r.start_time,
+            end_time: r.end_time,
+        }
+    }
+}
+
+impl From<SessionRef<'_>> for report::Session {
+    fn from(s: SessionRef<'_>) -> Self {
+        report::Session {
+            id: s.id.to_owned(),
+            parent: s.parent.map(str::to_owned),
+            root: s.root.map(str::to_owned),
+            depth: s.depth,
+            label: s.label.map(str::to_owned),
+            runs: s.runs.into_iter().map(Into::into).collect(),
+            events: s.events,
+            inferred_parent: s.inferred_parent,
+        }
+    }
+}
+
+impl From<StepSpanRef<'_>> for report::StepSpan {
+    fn from(s: StepSpanRef<'_>) -> Self {
+        report::StepSpan {
+            step: s.step,
+            start: s.start.into(),
+            end: s.end.map(Into::into),
+            start_time: s.start_time,
+            end_time: s.end_time,
+        }
+    }
+}
+
+impl From<TurnRef<'_>> for report::Turn {
+    fn from(t: TurnRef<'_>) -> Self {
+        report::Turn {
+            session: t.session.to_owned(),
+            turn: t.turn.clone(),
+            run: t.run,
+            start: t.start.map(Into::into),
+            end: t.end.map(Into::into),
+            reason: t.reason.map(str::to_owned),
+            steps: t.steps,
+            start_time: t.start_time,
+            end_time: t.end_time,
+            step_spans: t.step_spans.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+impl From<ReplyRef<'_>> for report::Reply {
+    fn from(r: ReplyRef<'_>) -> Self {
+        report::Reply {
+            session: r.session.to_owned(),
+            root: r.root,
+            turn: r.turn.clone(),
+            run: r.run,
+            text: r.text.to_owned(),
+            at: r.at.into(),
+        }
+    }
+}
+
+impl From<WaitRef<'_>> for report::Wait {
+    fn from(w: WaitRef<'_>) -> Self {
+        report::Wait {
+            root: w.root.to_owned(),
+            start: w.start.map(Into::into),
+            end: w.end.map(Into::into),
+            outcome: w.outcome,
+            reply: w.reply.map(str::to_owned),
+            finish_reason: w.finish_reason.map(str::to_owned),
+            notifications: w.notifications,
+            events: w.events,
+            naive: report::NaiveWait {
+                end: w.naive.end.map(|e| e.map(Into::into)),
+                outcome: w.naive.outcome,
+                reply: w.naive.reply.map(|r| r.map(str::to_owned)),
+                notifications: w.naive.notifications,
+            },
+        }
+    }
+}
+
+impl From<DiagnosticRef<'_>> for report::Diagnostic {
+    fn from(d: DiagnosticRef<'_>) -> Self {
+        report::Diagnostic {
+            code: d.code.to_owned(),
+            severity: d.severity,
+            at: d.at.into(),
+            session: d.session.map(str::to_owned),
+            message: d.message.to_owned(),
+            time: d.time,
+        }
+    }
+}
