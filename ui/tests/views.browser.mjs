@@ -198,6 +198,25 @@ try {
   assert.match(runs[0], /run 1 under\s*lead\s*ok/);
   assert.match(runs[1], /run 2 under\s*planner\s*error/);
   console.log("ok: the inspector lists worker-7's runs under lead (ok) and planner (error)");
+
+  // Findings are grouped by code inside each severity, and can be narrowed to the selected
+  // session: worker-7 has the sample's two info findings, and no other session has any.
+  const codeGroups = await page.locator("[data-group-code]").evaluateAll((els) => els.map((e) => e.dataset.groupCode));
+  const expected = ["error", "warning", "info"].flatMap((sev) =>
+    [...new Set(report.diagnostics.filter((x) => x.severity === sev).map((x) => x.code))].sort(),
+  );
+  assert.deepEqual(codeGroups, expected, "one group per severity and code, codes in order inside a severity");
+  const listed = () => page.locator(".findings .item").evaluateAll((els) => els.map((e) => e.dataset.code));
+  const every = await listed();
+  await page.getByTestId("only-selected").click();
+  const mine = report.diagnostics.filter((x) => x.session === "worker-7").map((x) => x.code).sort();
+  assert.deepEqual((await listed()).sort(), mine, "only worker-7's findings");
+  assert.ok(mine.length > 0 && mine.length < every.length);
+  await page.locator('.node[data-session="lead"]').click();
+  await page.getByText("No finding matches for lead.").waitFor();
+  await page.getByTestId("only-selected").click();
+  assert.equal((await listed()).length, every.length, "switched off, every finding again");
+  console.log("ok: findings grouped by code; narrowed to the selected session and back");
 } catch (e) {
   failed = true;
   console.error(e);

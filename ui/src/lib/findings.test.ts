@@ -41,3 +41,28 @@ describe("groupFindings with hidden severities", () => {
     expect(groupFindings(all, "e", new Set(["info"])).map((g) => g.items.map((x) => x.code))).toEqual([["e"]]);
   });
 });
+
+describe("groupFindings by code and session", () => {
+  const all = [
+    d("stale-run-settled", "info", "w", 9),
+    d("child-id-reused", "info", "w", 4),
+    d("stale-run-settled", "info", "x", 2),
+    d("ancestry-cycle", "error", "x", 5),
+  ];
+
+  it("splits each severity by code, codes in order, report order inside a code", () => {
+    const [errors, infos] = groupFindings(all, "");
+    expect(errors.codes.map((c) => c.code)).toEqual(["ancestry-cycle"]);
+    expect(infos.codes.map((c) => [c.code, c.items.map((x) => x.at.line)])).toEqual([
+      ["child-id-reused", [4]],
+      ["stale-run-settled", [9, 2]],
+    ]);
+    expect(infos.items.map((x) => x.at.line)).toEqual([9, 4, 2]);
+  });
+
+  it("keeps only one session's findings when asked", () => {
+    const groups = groupFindings(all, "", new Set(), "x");
+    expect(groups.flatMap((g) => g.items.map((x) => `${x.code}@${x.session}`))).toEqual(["ancestry-cycle@x", "stale-run-settled@x"]);
+    expect(groupFindings(all, "", new Set(), "nobody")).toEqual([]);
+  });
+});
