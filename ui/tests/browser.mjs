@@ -43,7 +43,7 @@ export async function launch() {
  * `naive_dropped` for root turns (`fixtures/dropped.ts`: whole lists, paged here). Every call is
  * kept, in order, in `window.__ipcCalls` as `[command, args]` (channels left out). `answers`
  * (command to a JSON value) override the default answers, for example the settings or the open
- * dialog's choice.
+ * dialog's choice; `{ reject: error }` makes the command fail with that error.
  */
 export async function mockIpc(page, { report, build, files, launch, hits, dropped, answers }) {
   await page.addInitScript(
@@ -106,7 +106,11 @@ export async function mockIpc(page, { report, build, files, launch, hits, droppe
             const { onEvent, ...kept } = args ?? {};
             window.__ipcCalls.push([cmd, kept]);
           }
-          if (Object.hasOwn(answers, cmd)) return structuredClone(answers[cmd]);
+          if (Object.hasOwn(answers, cmd)) {
+            const a = structuredClone(answers[cmd]);
+            if (a && typeof a === "object" && "reject" in a) throw a.reject;
+            return a;
+          }
           const f = commands[cmd];
           return f ? f(args ?? {}) : null;
         },

@@ -2,7 +2,7 @@
 // recorded report: a corrupt-settings notice is shown and dismissed; a log opened again comes back
 // to the session and tab last shown; a change of selection is saved as that log's view state;
 // "Add… › Files…" reads the chosen files together with what is open, "Open files…" instead of it; and
-// nothing can be added to the built-in sample.
+// nothing can be added to the built-in sample; and a path that cannot be read says why and what to do next.
 // usage: node tests/opening.browser.mjs   (from ui/; needs /usr/bin/chromium or $CHROMIUM)
 import assert from "node:assert/strict";
 import { launch, mockIpc, startUi } from "./browser.mjs";
@@ -78,6 +78,18 @@ try {
   await page.waitForFunction(() => document.querySelector('[data-testid="add"]')?.disabled === true);
   assert.deepEqual((await calls("view_state")).at(-1), { key: ["arbor:sample"] }, "the sample keeps a view state of its own");
   console.log("ok: nothing can be added to the built-in sample");
+
+  // A path that cannot be read: the error says why and what to do next.
+  const failing = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const why = "/home/user/logs/gone.jsonl: No such file or directory (os error 2)";
+  await mockIpc(failing, { report, launch: ["/home/user/logs/gone.jsonl"], answers: { open_paths: { reject: { code: "load-failed", message: why } } } });
+  await failing.goto(ui.url);
+  const shown = await failing.getByTestId("error").textContent({ timeout: 20_000 });
+  assert.match(shown, /Could not open: .*No such file or directory/);
+  assert.match(shown, /\(load-failed\)/);
+  assert.match(shown, /Choose another file or folder .* or\s+fix the file and press Reload/);
+  await failing.close();
+  console.log("ok: an unreadable path shows the reason and what to do next");
 } catch (e) {
   failed = true;
   console.error(e);
