@@ -1,7 +1,7 @@
 // Opening logs in headless Chromium (IPC mocked, tests/browser.mjs), over the built-in sample's
 // recorded report: a corrupt-settings notice is shown and dismissed; a log opened again comes back
 // to the session and tab last shown; a change of selection is saved as that log's view state;
-// "Add… › Files…" reads the chosen files together with what is open, "Open files…" instead of it; and
+// "Add… › Files…" reads the chosen files together with what is open, "Open files…" instead of it;
 // nothing can be added to the built-in sample; and a path that cannot be read says why and what to do next.
 // usage: node tests/opening.browser.mjs   (from ui/; needs /usr/bin/chromium or $CHROMIUM)
 import assert from "node:assert/strict";
