@@ -35,6 +35,40 @@ export async function launch() {
 }
 
 /**
+ * Runs one browser test: the dev server and Chromium around `body`, which gets
+ * `{ ui, browser, newPage, fail }`. `newPage(options)` opens a page whose uncaught errors fail the
+ * test; `fail(...message)` fails it and goes on. A throw fails it too. Prints `PASS: name` or
+ * `FAIL: name` and exits 1 on failure.
+ */
+export async function browserTest(name, body) {
+  const ui = await startUi();
+  const browser = await launch();
+  let failed = false;
+  const fail = (...message) => {
+    failed = true;
+    console.error(...message);
+  };
+  const newPage = async (options) => {
+    const page = await browser.newPage(options);
+    page.on("pageerror", (e) => fail("page error:", e.message));
+    return page;
+  };
+  try {
+    await body({ ui, browser, newPage, fail });
+  } catch (e) {
+    fail(e);
+  } finally {
+    await browser.close();
+    await ui.close();
+  }
+  if (failed) {
+    console.error(`FAIL: ${name}`);
+    process.exit(1);
+  }
+  console.log(`PASS: ${name}`);
+}
+
+/**
  * Installs the IPC mock in a page before the app's scripts run. `report` is a report object or
  * the source of a function that builds one in the page (for reports too large to pass in).
  * `files` (name to text) are the logs `raw_line` and `records_around` read, approximating the

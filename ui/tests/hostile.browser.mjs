@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { launch, mockIpc, startUi, UI } from "./browser.mjs";
+import { browserTest, mockIpc, UI } from "./browser.mjs";
 
 const DIR = resolve(UI, "../tests/hostile");
 const FILE = "markup.jsonl";
@@ -17,10 +17,7 @@ const IMG = '<img src=x onerror="window.__pwned=1">';
 const JS = "javascript:window.__pwned=1";
 const ANSI = "\x1b[31mred\x1b[0m";
 
-const ui = await startUi();
-const browser = await launch();
-let failed = false;
-try {
+await browserTest("hostile browser test", async ({ ui, newPage, fail }) => {
   const { REPORTS } = await ui.load("/src/lib/fixtures/reports.ts");
   const { DROPPED } = await ui.load("/src/lib/fixtures/dropped.ts");
   const { prettyLine } = await ui.load("/src/lib/inspector.ts");
@@ -48,14 +45,9 @@ try {
     hits.push({ type: "record", record, text: (at > 80 ? "…" : "") + raw.slice(Math.max(0, at - 80), Math.max(0, at - 80) + 240) });
   });
 
-  const page = await browser.newPage({ viewport: { width: 1280, height: 960 } });
-  page.on("pageerror", (e) => {
-    failed = true;
-    console.error("page error:", e.message);
-  });
+  const page = await newPage({ viewport: { width: 1280, height: 960 } });
   page.on("dialog", (d) => {
-    failed = true;
-    console.error("a dialog opened:", d.message());
+    fail("a dialog opened:", d.message());
     d.dismiss();
   });
   await mockIpc(page, { report, files, launch: [DIR], hits, dropped: DROPPED });
@@ -130,15 +122,4 @@ try {
   await page.waitForFunction(() => document.querySelector("[data-testid=timeline-canvas]")?.dataset.viewEnd !== undefined);
   await clean("timeline");
   console.log(`ok: tree, findings, inspector, replies, search and timeline show ${FILE}'s markup as text; nothing ran`);
-} catch (e) {
-  failed = true;
-  console.error(e);
-} finally {
-  await browser.close();
-  await ui.close();
-}
-if (failed) {
-  console.error("FAIL: hostile browser test");
-  process.exit(1);
-}
-console.log("PASS: hostile browser test");
+});

@@ -5,23 +5,16 @@
 // nothing can be added to the built-in sample; and a path that cannot be read says why and what to do next.
 // usage: node tests/opening.browser.mjs   (from ui/; needs /usr/bin/chromium or $CHROMIUM)
 import assert from "node:assert/strict";
-import { launch, mockIpc, startUi } from "./browser.mjs";
+import { browserTest, mockIpc } from "./browser.mjs";
 
 const LOGS = "/home/user/logs/arbor-sample";
 const MORE = "/home/user/logs/more.jsonl";
 const NOTICE = "Arbor's settings file could not be read: it is not JSON. It was kept as settings.json.corrupt";
 
-const ui = await startUi();
-const browser = await launch();
-let failed = false;
-try {
+await browserTest("opening browser test", async ({ ui, newPage }) => {
   const { REPORTS } = await ui.load("/src/lib/fixtures/reports.ts");
   const report = REPORTS[0];
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.on("pageerror", (e) => {
-    failed = true;
-    console.error("page error:", e.message);
-  });
+  const page = await newPage({ viewport: { width: 1280, height: 800 } });
   await mockIpc(page, {
     report,
     launch: [LOGS],
@@ -80,7 +73,7 @@ try {
   console.log("ok: nothing can be added to the built-in sample");
 
   // A path that cannot be read: the error says why and what to do next.
-  const failing = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const failing = await newPage({ viewport: { width: 1280, height: 800 } });
   const why = "/home/user/logs/gone.jsonl: No such file or directory (os error 2)";
   await mockIpc(failing, { report, launch: ["/home/user/logs/gone.jsonl"], answers: { open_paths: { reject: { code: "load-failed", message: why } } } });
   await failing.goto(ui.url);
@@ -90,15 +83,4 @@ try {
   assert.match(shown, /Choose another file or folder .* or\s+fix the file and press Reload/);
   await failing.close();
   console.log("ok: an unreadable path shows the reason and what to do next");
-} catch (e) {
-  failed = true;
-  console.error(e);
-} finally {
-  await browser.close();
-  await ui.close();
-}
-if (failed) {
-  console.error("FAIL: opening browser test");
-  process.exit(1);
-}
-console.log("PASS: opening browser test");
+});

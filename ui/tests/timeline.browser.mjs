@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
-import { launch, mockIpc, startUi, UI } from "./browser.mjs";
+import { browserTest, mockIpc, UI } from "./browser.mjs";
 
 const AXIS = 26;
 const GUTTER = 190;
@@ -73,19 +73,12 @@ function tallReport(n) {
   };
 }
 
-const ui = await startUi();
-const browser = await launch();
-let failed = false;
-try {
+await browserTest("timeline browser test", async ({ ui, newPage }) => {
   const { REPORTS } = await ui.load("/src/lib/fixtures/reports.ts");
   // The sample's report without its times, so the axis (and what this test clicks) is wire order
   // whether or not the recorded fixture has clocks; the clocked case is checked further down.
   const report = withoutClock(REPORTS[0]);
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 2 });
-  page.on("pageerror", (e) => {
-    failed = true;
-    console.error("page error:", e.message);
-  });
+  const page = await newPage({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 2 });
   await mockIpc(page, { report });
   await page.goto(ui.url);
   await page.getByTestId("tab-timeline").click();
@@ -265,7 +258,7 @@ try {
   // Screenshots in both themes: the window (at the other screenshots' size and scale), with the
   // timeline in its pane and a session selected.
   mkdirSync(SHOTS, { recursive: true });
-  const shot = await browser.newPage({ viewport: { width: 1280, height: 960 } });
+  const shot = await newPage({ viewport: { width: 1280, height: 960 } });
   await mockIpc(shot, { report });
   await shot.goto(ui.url);
   await shot.getByTestId("tab-timeline").click();
@@ -280,7 +273,7 @@ try {
 
   // The same log with a clock: every span timed, so the axis is time and every lane still drawn.
   const clocked = withClock(report);
-  const timed = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const timed = await newPage({ viewport: { width: 1280, height: 800 } });
   await mockIpc(timed, { report: clocked });
   await timed.goto(ui.url);
   await timed.getByTestId("tab-timeline").click();
@@ -298,7 +291,7 @@ try {
   // A tall report (400 lanes): choosing a session far down in the tree scrolls the timeline to
   // its lane; a selection made before the tab opens is shown when it opens.
   const tall = tallReport(200);
-  const big = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const big = await newPage({ viewport: { width: 1280, height: 800 } });
   await mockIpc(big, { report: tall });
   await big.goto(ui.url);
   const bc = big.getByTestId("timeline-canvas");
@@ -325,15 +318,4 @@ try {
   assert.ok(back.ok && back.scrollY < opened.scrollY, `lane ${back.lane} in view after a tree selection: scrollY ${back.scrollY}`);
   await big.close();
   console.log("ok: tree selection scrolls the timeline to the lane (400 lanes)");
-} catch (e) {
-  failed = true;
-  console.error(e);
-} finally {
-  await browser.close();
-  await ui.close();
-}
-if (failed) {
-  console.error("FAIL: timeline browser test");
-  process.exit(1);
-}
-console.log("PASS: timeline browser test");
+});

@@ -9,17 +9,14 @@
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { launch, mockIpc, startUi, UI } from "./browser.mjs";
+import { browserTest, mockIpc, UI } from "./browser.mjs";
 
 const SHOTS = resolve(UI, "../docs/screenshots");
 const SAMPLE = resolve(UI, "../tests/conformance/cases/builtin-sample/input");
 const LOGS = "/home/user/logs/arbor-sample";
 const QUERY = "fact-checker";
 
-const ui = await startUi();
-const browser = await launch();
-let failed = false;
-try {
+await browserTest("views browser test", async ({ ui, newPage }) => {
   const { REPORTS } = await ui.load("/src/lib/fixtures/reports.ts");
   const { DROPPED } = await ui.load("/src/lib/fixtures/dropped.ts");
   const report = REPORTS[0];
@@ -39,11 +36,7 @@ try {
     });
   }
 
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.on("pageerror", (e) => {
-    failed = true;
-    console.error("page error:", e.message);
-  });
+  const page = await newPage({ viewport: { width: 1280, height: 800 } });
   await mockIpc(page, { report, files, launch: [LOGS], hits, dropped: DROPPED });
   await page.goto(ui.url);
   const calls = (cmd) => page.evaluate((cmd) => window.__ipcCalls.filter(([c]) => c === cmd).map(([, a]) => a), cmd);
@@ -107,11 +100,7 @@ try {
   // A saved Copilot log: the naive waiter returns a sub-agent's message; its line is a link.
   const saved = REPORTS[1];
   const savedDir = resolve(UI, "../tests/conformance/cases/copilot-events-saved/input");
-  const other = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  other.on("pageerror", (e) => {
-    failed = true;
-    console.error("page error:", e.message);
-  });
+  const other = await newPage({ viewport: { width: 1280, height: 800 } });
   const savedFiles = Object.fromEntries(saved.inputs.map((i) => [i.file, readFileSync(`${savedDir}/${i.file}`, "utf8")]));
   await mockIpc(other, { report: saved, files: savedFiles, launch: [savedDir] });
   await other.goto(ui.url);
@@ -217,15 +206,4 @@ try {
   await page.getByTestId("only-selected").click();
   assert.equal((await listed()).length, every.length, "switched off, every finding again");
   console.log("ok: findings grouped by code; narrowed to the selected session and back");
-} catch (e) {
-  failed = true;
-  console.error(e);
-} finally {
-  await browser.close();
-  await ui.close();
-}
-if (failed) {
-  console.error("FAIL: views browser test");
-  process.exit(1);
-}
-console.log("PASS: views browser test");
+});
