@@ -10,7 +10,7 @@
 // floor 16.7 ms). Long animation frames (> 50 ms) are counted from the performance timeline.
 // Figures only: nothing is asserted (the CPU is shared).
 // usage: node scripts/tree-bench.mjs [frames per action, default 120]   (from ui/)
-import { launch, mockIpc, startUi } from "../tests/browser.mjs";
+import { launch, mockIpc, startUi, stats } from "../tests/browser.mjs";
 
 const FRAMES = Number(process.argv[2] ?? 120);
 
@@ -51,12 +51,6 @@ function buildReport({ trees: TREES, events: EVENTS }) {
     waits: [],
     diagnostics,
   };
-}
-
-function stats(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
-  return `p50 ${q(0.5).toFixed(2)} ms  p95 ${q(0.95).toFixed(2)} ms  max ${s[s.length - 1].toFixed(2)} ms  (n=${s.length})`;
 }
 
 const ui = await startUi();

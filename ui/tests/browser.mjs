@@ -34,6 +34,13 @@ export async function launch() {
   return chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true });
 }
 
+/** "p50 … ms  p95 … ms  max … ms  (n=…)" of a list of durations, for the UI benches. */
+export function stats(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
+  return `p50 ${q(0.5).toFixed(2)} ms  p95 ${q(0.95).toFixed(2)} ms  max ${s[s.length - 1].toFixed(2)} ms  (n=${s.length})`;
+}
+
 /**
  * Runs one browser test: the dev server and Chromium around `body`, which gets
  * `{ ui, browser, newPage, fail }`. `newPage(options)` opens a page whose uncaught errors fail the
