@@ -16,30 +16,22 @@ fn session<'r>(r: &'r Report, id: &str) -> &'r arbor_core::report::Session {
 
 #[test]
 fn every_corpus_file_loads_and_every_line_is_a_record_a_finding_or_blank() {
-    let mut stack = vec![common::repo().join("tests/corpus")];
     let mut files = 0;
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-                continue;
-            }
-            if !p.extension().is_some_and(|x| x == "jsonl" || x == "json") {
-                continue;
-            }
-            files += 1;
-            let a = arbor_core::analyze(std::slice::from_ref(&p), &mut ());
-            let r = a.report();
-            let text = std::fs::read_to_string(&p).unwrap();
-            let lines = text.lines().filter(|l| !l.trim().is_empty()).count() as u64;
-            let input = &r.inputs[0];
-            if input.format == "unknown" {
-                assert!(r.diagnostics.iter().any(|d| d.code == "unknown-format"), "{}", p.display());
-            } else {
-                assert_eq!(input.records + input.bad_lines, lines, "{}: lines lost", p.display());
-                assert_eq!(a.records().len() as u64, input.records, "{}", p.display());
-            }
+    for p in common::files_under(&[common::repo().join("tests/corpus")]) {
+        if !p.extension().is_some_and(|x| x == "jsonl" || x == "json") {
+            continue;
+        }
+        files += 1;
+        let a = arbor_core::analyze(std::slice::from_ref(&p), &mut ());
+        let r = a.report();
+        let text = std::fs::read_to_string(&p).unwrap();
+        let lines = text.lines().filter(|l| !l.trim().is_empty()).count() as u64;
+        let input = &r.inputs[0];
+        if input.format == "unknown" {
+            assert!(r.diagnostics.iter().any(|d| d.code == "unknown-format"), "{}", p.display());
+        } else {
+            assert_eq!(input.records + input.bad_lines, lines, "{}: lines lost", p.display());
+            assert_eq!(a.records().len() as u64, input.records, "{}", p.display());
         }
     }
     assert!(files >= 40, "corpus shrank: {files} files");

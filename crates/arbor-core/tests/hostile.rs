@@ -401,38 +401,24 @@ fn deeply_nested_json_is_a_record_or_a_malformed_line_not_a_stack_overflow() {
 /// recompressed as zstd: nothing is lost.
 #[test]
 fn nothing_is_lost_in_any_shipped_log_plain_or_zstd() {
-    let repo = common::repo();
-    let mut stack = vec![
-        repo.join("tests/corpus"),
-        repo.join("tests/conformance/cases"),
-        repo.join("crates/arbor-core/tests/regressions"),
-    ];
     let tmp = tempfile::tempdir().unwrap();
     let mut files = 0;
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-                continue;
-            }
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            if name == "expected.json" || name.ends_with(".md") {
-                continue;
-            }
-            files += 1;
-            nothing_lost(std::slice::from_ref(&p));
-            let z = tmp.path().join(format!("{files}-{name}.zst"));
-            std::fs::write(&z, zstd::encode_all(&contents(&p)[..], 3).unwrap()).unwrap();
-            let (plain, packed) = (nothing_lost(std::slice::from_ref(&p)), nothing_lost(&[z]));
-            assert_eq!(
-                (plain.inputs[0].records, plain.inputs[0].bad_lines, &plain.inputs[0].format),
-                (packed.inputs[0].records, packed.inputs[0].bad_lines, &packed.inputs[0].format),
-                "{}",
-                p.display()
-            );
+    for p in common::files_under(&common::shipped_log_dirs()) {
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        if name == "expected.json" || name.ends_with(".md") {
+            continue;
         }
+        files += 1;
+        nothing_lost(std::slice::from_ref(&p));
+        let z = tmp.path().join(format!("{files}-{name}.zst"));
+        std::fs::write(&z, zstd::encode_all(&contents(&p)[..], 3).unwrap()).unwrap();
+        let (plain, packed) = (nothing_lost(std::slice::from_ref(&p)), nothing_lost(&[z]));
+        assert_eq!(
+            (plain.inputs[0].records, plain.inputs[0].bad_lines, &plain.inputs[0].format),
+            (packed.inputs[0].records, packed.inputs[0].bad_lines, &packed.inputs[0].format),
+            "{}",
+            p.display()
+        );
     }
     assert!(files >= 50, "only {files} files");
 }
@@ -478,29 +464,16 @@ fn every_fuzz_regression_loads() {
 /// before mutating anything fails here, on stable, without cargo-fuzz.
 #[test]
 fn every_fuzz_seed_passes_every_fuzz_target() {
-    let repo = common::repo();
-    let mut stack = vec![
-        repo.join("tests/corpus"),
-        repo.join("tests/conformance/cases"),
-        repo.join("crates/arbor-core/tests/regressions"),
-    ];
     let tmp = tempfile::tempdir().unwrap();
     let mut seeds = 0;
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-                continue;
-            }
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            let seeded = [".jsonl", ".json", ".zst", ".bin"].iter().any(|x| name.ends_with(x));
-            if !seeded || name == "expected.json" {
-                continue;
-            }
-            seeds += 1;
-            replay_fuzz_targets(&std::fs::read(&p).unwrap(), tmp.path());
+    for p in common::files_under(&common::shipped_log_dirs()) {
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        let seeded = [".jsonl", ".json", ".zst", ".bin"].iter().any(|x| name.ends_with(x));
+        if !seeded || name == "expected.json" {
+            continue;
         }
+        seeds += 1;
+        replay_fuzz_targets(&std::fs::read(&p).unwrap(), tmp.path());
     }
     assert!(seeds >= 50, "only {seeds} seeds");
 }

@@ -10,6 +10,34 @@ pub fn repo() -> PathBuf {
 }
 
 /// Analyze paths into the JSON report, as `arbor analyze --json` prints it.
+/// The folders of logs the project ships: the corpus, the conformance cases, the fuzz regressions.
+pub fn shipped_log_dirs() -> Vec<PathBuf> {
+    let repo = repo();
+    vec![
+        repo.join("tests/corpus"),
+        repo.join("tests/conformance/cases"),
+        repo.join("crates/arbor-core/tests/regressions"),
+    ]
+}
+
+/// Every file below `roots`, at any depth, in path order; a folder that cannot be read is skipped.
+pub fn files_under(roots: &[PathBuf]) -> Vec<PathBuf> {
+    let mut stack = roots.to_vec();
+    let mut files = Vec::new();
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for p in entries.flatten().map(|e| e.path()) {
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
 pub fn report_json(paths: &[PathBuf]) -> serde_json::Value {
     let a = arbor_core::analyze(paths, &mut ());
     serde_json::from_slice(&streamed_as_owned(&a)).unwrap()
