@@ -8,7 +8,13 @@ use arbor_app::places::FoundLog;
 use arbor_app::settings::{RecentEntry, SettingsView, Theme, ViewState};
 use ts_rs::{Config, TS};
 
+#[path = "../crates/arbor-core/tests/support/ts_file.rs"]
+mod ts_file;
+
 const FILE: &str = "ui/src/lib/generated/app.ts";
+
+const HEADER: &str = "// Generated from arbor-app's Rust types by ts-rs (tests/app_ts_bindings.rs).\n\
+     // Do not edit: change the Rust types, then ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-app --test app_ts_bindings\n\n";
 
 fn bindings() -> String {
     let cfg = Config::new();
@@ -22,33 +28,13 @@ fn bindings() -> String {
         ViewState::decl(&cfg),
         SettingsView::decl(&cfg),
     ];
-    let mut out = String::from(
-        "// Generated from arbor-app's Rust types by ts-rs (tests/app_ts_bindings.rs).\n\
-         // Do not edit: change the Rust types, then ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-app --test app_ts_bindings\n\n\
-         import type { Delta, FormatInfo, Progress } from \"./engine\";\n\n",
-    );
-    for d in decls {
-        out.push_str("export ");
-        out.push_str(d.trim());
-        out.push_str("\n\n");
-    }
-    out.truncate(out.trim_end().len());
-    out.push('\n');
-    out
+    ts_file::file_of(HEADER, "import type { Delta, FormatInfo, Progress } from \"./engine\";\n\n", &decls)
 }
 
 #[test]
 fn the_committed_typescript_app_types_are_generated_from_the_rust_ones() {
-    let want = bindings();
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(FILE);
-    if std::env::var_os("ARBOR_UPDATE_BINDINGS").is_some() {
-        std::fs::write(&path, &want).unwrap();
-    }
-    let got = std::fs::read_to_string(&path).unwrap_or_default().replace("\r\n", "\n");
-    assert!(
-        got == want,
-        "{FILE} is out of date: run ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-app --test app_ts_bindings\n--- generated ---\n{want}"
-    );
+    ts_file::check(&path, &bindings(), "ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-app --test app_ts_bindings");
 }
 
 #[test]

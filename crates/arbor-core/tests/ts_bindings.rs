@@ -12,17 +12,13 @@ const ENGINE_FILE: &str = "ui/src/lib/generated/engine.ts";
 const HEADER: &str = "// Generated from arbor-core's Rust types by ts-rs (crates/arbor-core/tests/ts_bindings.rs).\n\
      // Do not edit: change the Rust types, then ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test ts_bindings\n\n";
 
+#[path = "support/ts_file.rs"]
+mod ts_file;
+
+const UPDATE: &str = "ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test ts_bindings";
+
 fn file_of(imports: &str, decls: &[String]) -> String {
-    let mut out = String::from(HEADER);
-    out.push_str(imports);
-    for d in decls {
-        out.push_str("export ");
-        out.push_str(d.trim());
-        out.push_str("\n\n");
-    }
-    out.truncate(out.trim_end().len());
-    out.push('\n');
-    out
+    ts_file::file_of(HEADER, imports, decls)
 }
 
 /// The payloads of the app's IPC that the engine defines: progress and deltas while loading,
@@ -65,13 +61,7 @@ fn bindings() -> String {
 }
 
 fn check(file: &str, want: String) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(file);
-    if std::env::var_os("ARBOR_UPDATE_BINDINGS").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &want).unwrap();
-    }
-    let got = std::fs::read_to_string(&path).unwrap_or_default().replace("\r\n", "\n");
-    assert!(got == want, "{file} is out of date: run ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test ts_bindings\n--- generated ---\n{want}");
+    ts_file::check(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(file), &want, UPDATE);
 }
 
 #[test]
