@@ -119,7 +119,7 @@ impl Settings {
         let Some(root) = value.as_object() else {
             return Parsed::Corrupt("it is not a JSON object".into());
         };
-        let entries = |field: &str| root.get(field).and_then(Value::as_array).cloned().unwrap_or_default();
+        let entries = |field: &str| root.get(field).and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
         let recent = entries("recent")
             .iter()
             .filter_map(|e| {
