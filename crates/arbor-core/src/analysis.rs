@@ -10,7 +10,7 @@ use crate::detect::{detect, Format, DETECT_LINES};
 use crate::dsh::{link_headers, DshRpc, DshSession};
 use crate::finding::{Code, Loc};
 use crate::intern::Sym;
-use crate::reader::{self, InputFile, Lines};
+use crate::reader::{self, InputFile, LineEnd, Lines};
 use crate::report::{self, Place, Report};
 use crate::report_parts::ReportParts;
 use crate::wire::Line;
@@ -112,23 +112,8 @@ impl State {
     }
 }
 
-/// Whole lines of a file, copied out of the stream so another thread can parse them.
-#[derive(Default)]
-struct Chunk {
-    bytes: Vec<u8>,
-    /// Per line: number, offset in the stream, start and end in `bytes`, how it ended.
-    lines: Vec<(u64, u64, usize, usize, LineEnd)>,
-    /// Stream bytes consumed up to the end of this chunk.
-    read_to: u64,
-}
-
-/// How a line ended: with a newline, at the end of the file, or past `reader::MAX_LINE`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum LineEnd {
-    Newline,
-    EndOfFile,
-    Overlong,
-}
+/// Whole lines of a file, read straight into the block's buffer (see `reader::LineBlocks`).
+type Chunk = reader::Block;
 
 /// What the reader thread sends: chunks in order, then the end (with a read error, if any).
 enum Piece {
@@ -136,46 +121,31 @@ enum Piece {
     End(Option<std::io::Error>),
 }
 
-/// About a megabyte of lines a chunk: large enough that a thread hand-off is cheap against it.
-const CHUNK_BYTES: usize = 1 << 20;
-
 /// Read `input` on a thread of its own, sending chunks of whole lines through a small queue.
-fn spawn_reader(mut lines: Lines<Box<dyn std::io::BufRead + Send>>) -> std::sync::mpsc::Receiver<Piece> {
+/// Chunks sent back on the returned sender are filled again instead of new ones being made: a
+/// fresh megabyte is a megabyte of page faults and zeroing, which cost more than reading it.
+fn spawn_reader(
+    input: Box<dyn std::io::BufRead + Send>,
+) -> (std::sync::mpsc::Receiver<Piece>, std::sync::mpsc::Sender<Chunk>) {
     let (tx, rx) = std::sync::mpsc::sync_channel(4);
+    let (recycle, recycled) = std::sync::mpsc::channel::<Chunk>();
     std::thread::spawn(move || {
-        // Sized for a whole chunk up front: growing it by doubling copied every byte again.
-        let fresh = || Chunk {
-            bytes: Vec::with_capacity(CHUNK_BYTES + (64 << 10)),
-            lines: Vec::with_capacity(4096),
-            read_to: 0,
-        };
-        let mut chunk = fresh();
+        let mut blocks = reader::LineBlocks::new(input);
         loop {
-            match lines.next_line() {
-                Ok(Some(l)) => {
-                    let start = chunk.bytes.len();
-                    chunk.bytes.extend_from_slice(l.bytes);
-                    let how = match (l.overlong, l.terminated) {
-                        (true, _) => LineEnd::Overlong,
-                        (false, true) => LineEnd::Newline,
-                        (false, false) => LineEnd::EndOfFile,
-                    };
-                    chunk.lines.push((l.number, l.offset, start, chunk.bytes.len(), how));
-                    if chunk.bytes.len() >= CHUNK_BYTES || chunk.lines.len() >= 1 << 16 {
-                        chunk.read_to = lines.bytes_read();
-                        if tx.send(Piece::Chunk(std::mem::replace(&mut chunk, fresh()))).is_err() {
-                            return; // the analysis was cancelled
-                        }
+            // A buffer that grew for one huge line is let go rather than kept.
+            let mut chunk = recycled.try_recv().ok().filter(|c| c.bytes.capacity() <= 4 << 20).unwrap_or_default();
+            match blocks.next_block(&mut chunk) {
+                Ok(true) => {
+                    if tx.send(Piece::Chunk(chunk)).is_err() {
+                        return; // the analysis was cancelled
                     }
                 }
-                Ok(None) => {
-                    chunk.read_to = lines.bytes_read();
+                Ok(false) => {
                     let _ = tx.send(Piece::Chunk(chunk));
                     let _ = tx.send(Piece::End(None));
                     return;
                 }
                 Err(e) => {
-                    chunk.read_to = lines.bytes_read();
                     let _ = tx.send(Piece::Chunk(chunk));
                     let _ = tx.send(Piece::End(Some(e)));
                     return;
@@ -183,7 +153,7 @@ fn spawn_reader(mut lines: Lines<Box<dyn std::io::BufRead + Send>>) -> std::sync
             }
         }
     });
-    rx
+    (rx, recycle)
 }
 
 /// Parse every line of a chunk: `None` for a line that is not a JSON object in valid UTF-8.
@@ -192,13 +162,13 @@ fn parse_chunk(chunk: &Chunk) -> Vec<Option<Line<'_>>> {
     chunk
         .lines
         .iter()
-        .map(|&(_, _, a, b, how)| {
-            if how == LineEnd::Overlong {
+        .map(|l| {
+            if l.how == LineEnd::Overlong {
                 return None;
             }
             // Validated once here (SIMD); the parser is then given a &str and does not check
             // each string again.
-            simdutf8::basic::from_utf8(&chunk.bytes[a..b]).ok().and_then(crate::wire::parse_line_str)
+            simdutf8::basic::from_utf8(&chunk.bytes[l.start..l.end]).ok().and_then(crate::wire::parse_line_str)
         })
         .collect()
 }
@@ -415,8 +385,8 @@ fn read_file(
     tell: &mut dyn FnMut(&Ctx, &Progress) -> bool,
 ) -> bool {
     let base_bytes = progress.bytes_read;
-    let lines = match reader::open(&input.path) {
-        Ok(r) => Lines::new(r),
+    let stream = match reader::open(&input.path) {
+        Ok(r) => r,
         Err(e) => {
             cx.findings.add(
                 Code::UnreadableInput,
@@ -427,7 +397,7 @@ fn read_file(
             return true;
         }
     };
-    let rx = spawn_reader(lines);
+    let (rx, recycle) = spawn_reader(stream);
     let mut pending: std::collections::VecDeque<Chunk> = std::collections::VecDeque::new();
     let mut end: Option<Option<std::io::Error>> = None;
     // The next chunk from the reader; `None` at the end (and `end` says how it ended).
@@ -455,8 +425,8 @@ fn read_file(
     let mut head: Vec<Vec<u8>> = Vec::new();
     while head.len() < DETECT_LINES {
         let Some(c) = receive(&mut end) else { break };
-        for &(_, _, a, b, _) in c.lines.iter().take(DETECT_LINES - head.len()) {
-            head.push(c.bytes[a..b].to_vec());
+        for l in c.lines.iter().take(DETECT_LINES - head.len()) {
+            head.push(c.bytes[l.start..l.end].to_vec());
         }
         pending.push_back(c);
     }
@@ -482,8 +452,8 @@ fn read_file(
     drop(head);
 
     let mut route = |cx: &mut Ctx, info: &mut FileInfo, chunk: &Chunk, parsed: &[Option<Line>]| {
-        for (&(number, offset, a, b, how), line) in chunk.lines.iter().zip(parsed) {
-            let bytes = &chunk.bytes[a..b];
+        for (&reader::Span { number, offset, start, end, how }, line) in chunk.lines.iter().zip(parsed) {
+            let bytes = &chunk.bytes[start..end];
             let at = Loc { file, line: number };
             match line {
                 Some(line) => {
@@ -548,7 +518,7 @@ fn read_file(
                 route(cx, info, chunk, &parsed);
                 pipe.free(parsed);
                 read_to = chunk.read_to;
-                last_line = chunk.lines.last().map_or(last_line, |l| l.0);
+                last_line = chunk.lines.last().map_or(last_line, |l| l.number);
                 progress.bytes_read = base_bytes + read_to;
                 // Tell the observer early (the first sessions), then about every 16 MB.
                 if last_told == base_bytes || progress.bytes_read - last_told >= 16 << 20 {
@@ -567,6 +537,12 @@ fn read_file(
         });
         if cancelled {
             return false;
+        }
+        // Back to the reader to be filled again (it is gone at the end: then they are freed).
+        for chunk in window {
+            if recycle.send(chunk).is_err() {
+                break;
+            }
         }
     }
     if let Some(Some(e)) = end {
@@ -717,7 +693,8 @@ impl Analysis {
     /// The report as pretty JSON, written straight from the analysis: the same bytes as
     /// serialising `report()`, without materialising it.
     pub fn write_report_json<W: std::io::Write>(&self, out: W) -> serde_json::Result<()> {
-        serde_json::to_writer_pretty(out, &ReportParts::new(self))
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, MAX_WORKERS);
+        ReportParts::new(self).write_pretty(out, threads)
     }
 }
 

@@ -141,11 +141,17 @@ pub struct Lines<R> {
     buf: Vec<u8>,
     number: u64,
     offset: u64,
+    max_line: usize,
 }
 
 impl<R: BufRead> Lines<R> {
     pub fn new(reader: R) -> Self {
-        Lines { reader, buf: Vec::with_capacity(4096), number: 0, offset: 0 }
+        Self::with_max_line(reader, MAX_LINE)
+    }
+
+    /// With a longest line of one's own (the tests use small ones).
+    pub fn with_max_line(reader: R, max_line: usize) -> Self {
+        Lines { reader, buf: Vec::with_capacity(4096), number: 0, offset: 0, max_line }
     }
 
     /// Bytes consumed so far (decompressed).
@@ -172,7 +178,7 @@ impl<R: BufRead> Lines<R> {
                 None => (avail.len(), false),
             };
             if !overlong {
-                if self.buf.len() + take > MAX_LINE + 2 {
+                if self.buf.len() + take > self.max_line + 2 {
                     overlong = true;
                     self.buf = Vec::with_capacity(4096);
                 } else {
@@ -200,6 +206,207 @@ impl<R: BufRead> Lines<R> {
             }
         }
         Ok(Some(LineRef { number: self.number, offset, bytes: &self.buf[..end], terminated, overlong }))
+    }
+}
+
+/// How a line ended: with a newline, at the end of the stream, or past the longest line kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineEnd {
+    Newline,
+    EndOfFile,
+    Overlong,
+}
+
+/// One line of a `Block`: its number, its stream offset, where its bytes are in the block (without
+/// the line ending; empty for an overlong line), and how it ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    pub number: u64,
+    pub offset: u64,
+    pub start: usize,
+    pub end: usize,
+    pub how: LineEnd,
+}
+
+/// Whole lines read as one block. The buffer and the span list are reused from block to block.
+#[derive(Debug, Default)]
+pub struct Block {
+    /// The bytes read; only the spans' ranges mean anything (the rest is stale).
+    pub bytes: Vec<u8>,
+    pub lines: Vec<Span>,
+    /// Stream bytes consumed up to the end of this block's last line.
+    pub read_to: u64,
+}
+
+/// The lines of a stream, read in blocks of whole lines straight into each block's own buffer:
+/// one copy out of the kernel (or the decompressor) and none after, where `Lines` copies every
+/// line twice more. The same lines as `Lines` yields, with the same numbers, offsets, line-end
+/// trimming and overlong rule; a line longer than the longest kept is skipped without being held.
+pub struct LineBlocks<R> {
+    reader: R,
+    /// Bytes a block is filled to before it is handed over.
+    target: usize,
+    /// Lines a block holds at most (their parsed forms are held together downstream).
+    max_lines: usize,
+    max_line: usize,
+    number: u64,
+    /// Stream offset of the first byte not yet in a line.
+    offset: u64,
+    /// The start of a line that the previous block ended inside.
+    carry: Vec<u8>,
+    done: bool,
+}
+
+impl<R: Read> LineBlocks<R> {
+    pub fn new(reader: R) -> Self {
+        Self::with_sizes(reader, 1 << 20, 1 << 16, MAX_LINE)
+    }
+
+    /// With a block size, a line count and a longest line of one's own (the tests use small ones).
+    pub fn with_sizes(reader: R, target: usize, max_lines: usize, max_line: usize) -> Self {
+        LineBlocks {
+            reader,
+            target: target.max(1),
+            max_lines: max_lines.max(1),
+            max_line,
+            number: 0,
+            offset: 0,
+            carry: Vec::new(),
+            done: false,
+        }
+    }
+
+    /// Fill `block` with the next lines: `Ok(false)`, with no lines, at the end of the stream. An
+    /// I/O error ends the stream; the lines of the block before it are kept in `block`.
+    pub fn next_block(&mut self, block: &mut Block) -> io::Result<bool> {
+        block.lines.clear();
+        block.read_to = self.offset;
+        if self.done {
+            return Ok(false);
+        }
+        let buf = &mut block.bytes;
+        // The buffer's length is how much of it was ever initialised: a reused buffer is not
+        // cleared again, so bytes are read straight into it.
+        let want = self.target.max(self.carry.len() + self.target / 4 + 1);
+        if buf.len() < want {
+            buf.resize(want, 0);
+        }
+        buf[..self.carry.len()].copy_from_slice(&self.carry);
+        let mut filled = self.carry.len();
+        self.carry.clear();
+        let (mut line_start, mut scan) = (0usize, 0usize);
+        let result = loop {
+            while block.lines.len() < self.max_lines {
+                let Some(i) = memchr::memchr(b'\n', &buf[scan..filled]) else {
+                    scan = filled;
+                    break;
+                };
+                let nl = scan + i;
+                self.push_line(&mut block.lines, buf, line_start, nl + 1, true);
+                line_start = nl + 1;
+                scan = line_start;
+            }
+            if block.lines.len() >= self.max_lines || (filled >= self.target && !block.lines.is_empty()) {
+                break Ok(());
+            }
+            if filled - line_start > self.max_line + 2 {
+                // Too long to keep: skip to its end, holding nothing.
+                match self.skip_overlong(buf, line_start, filled - line_start, &mut block.lines) {
+                    Ok(Some(rest)) => {
+                        filled = line_start + rest;
+                        scan = line_start;
+                        continue;
+                    }
+                    Ok(None) => break Ok(()),
+                    Err(e) => break Err(e),
+                }
+            }
+            if filled == buf.len() {
+                if !block.lines.is_empty() {
+                    break Ok(());
+                }
+                // One line fills the buffer: grow it, up to what the longest line needs.
+                let grown = (buf.len() * 2).min(line_start + self.max_line + 3 + self.target).max(buf.len() + 1);
+                buf.resize(grown, 0);
+            }
+            match self.reader.read(&mut buf[filled..]) {
+                Ok(0) => {
+                    if line_start < filled {
+                        self.push_line(&mut block.lines, buf, line_start, filled, false);
+                        line_start = filled;
+                    }
+                    self.done = true;
+                    break Ok(());
+                }
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.done = true;
+                    break Err(e);
+                }
+            }
+        };
+        self.carry.extend_from_slice(&buf[line_start..filled]);
+        block.read_to = self.offset;
+        result.map(|()| !block.lines.is_empty())
+    }
+
+    /// A line of `buf[start..end]` (`end` past its newline when `terminated`).
+    fn push_line(&mut self, lines: &mut Vec<Span>, buf: &[u8], start: usize, end: usize, terminated: bool) {
+        let total = end - start;
+        self.number += 1;
+        let offset = self.offset;
+        self.offset += total as u64;
+        if total > self.max_line + 2 {
+            lines.push(Span { number: self.number, offset, start, end: start, how: LineEnd::Overlong });
+            return;
+        }
+        let (mut e, how) = if terminated { (end - 1, LineEnd::Newline) } else { (end, LineEnd::EndOfFile) };
+        if terminated && e > start && buf[e - 1] == b'\r' {
+            e -= 1;
+        }
+        lines.push(Span { number: self.number, offset, start, end: e, how });
+    }
+
+    /// Read past the end of an overlong line whose first `held` bytes are at `buf[start..]`,
+    /// reusing that space. `Some(n)`: the line is pushed and the `n` bytes read after it are at
+    /// `buf[start..]`; `None`: the stream ended inside it (the line is pushed).
+    fn skip_overlong(
+        &mut self,
+        buf: &mut [u8],
+        start: usize,
+        held: usize,
+        lines: &mut Vec<Span>,
+    ) -> io::Result<Option<usize>> {
+        let mut total = held as u64;
+        let push = |me: &mut Self, lines: &mut Vec<Span>, total: u64| {
+            me.number += 1;
+            lines.push(Span { number: me.number, offset: me.offset, start, end: start, how: LineEnd::Overlong });
+            me.offset += total;
+        };
+        loop {
+            let n = match self.reader.read(&mut buf[start..]) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.done = true;
+                    return Err(e);
+                }
+            };
+            if n == 0 {
+                push(self, lines, total);
+                self.done = true;
+                return Ok(None);
+            }
+            match memchr::memchr(b'\n', &buf[start..start + n]) {
+                Some(i) => {
+                    push(self, lines, total + i as u64 + 1);
+                    buf.copy_within(start + i + 1..start + n, start);
+                    return Ok(Some(n - i - 1));
+                }
+                None => total += n as u64,
+            }
+        }
     }
 }
 
@@ -297,6 +504,97 @@ pub fn raw_line_numbered(path: &Path, number: u64) -> io::Result<Option<Vec<u8>>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// A reader that hands out its bytes in the given piece sizes, as pipes and decoders do.
+    struct Pieces<'a> {
+        data: &'a [u8],
+        sizes: Vec<usize>,
+        i: usize,
+    }
+
+    impl Read for Pieces<'_> {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            let want = self.sizes.get(self.i % self.sizes.len().max(1)).copied().unwrap_or(7).max(1);
+            self.i += 1;
+            let n = want.min(out.len()).min(self.data.len());
+            out[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    fn by_lines(data: &[u8], max_line: usize) -> Vec<(u64, u64, Vec<u8>, LineEnd)> {
+        let mut lines = Lines::with_max_line(BufReader::with_capacity(16, data), max_line);
+        let mut out = Vec::new();
+        while let Some(l) = lines.next_line().unwrap() {
+            let how = match (l.overlong, l.terminated) {
+                (true, _) => LineEnd::Overlong,
+                (false, true) => LineEnd::Newline,
+                (false, false) => LineEnd::EndOfFile,
+            };
+            out.push((l.number, l.offset, l.bytes.to_vec(), how));
+        }
+        out
+    }
+
+    fn by_blocks(
+        r: impl Read,
+        target: usize,
+        max_lines: usize,
+        max_line: usize,
+    ) -> (Vec<(u64, u64, Vec<u8>, LineEnd)>, u64) {
+        let mut blocks = LineBlocks::with_sizes(r, target, max_lines, max_line);
+        let (mut out, mut block, mut read_to) = (Vec::new(), Block::default(), 0);
+        while blocks.next_block(&mut block).unwrap() {
+            assert!(block.lines.len() <= max_lines);
+            for s in &block.lines {
+                out.push((s.number, s.offset, block.bytes[s.start..s.end].to_vec(), s.how));
+            }
+            assert!(block.read_to >= read_to);
+            read_to = block.read_to;
+        }
+        (out, read_to)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(600))]
+        #[test]
+        fn line_blocks_yield_the_lines_that_lines_yields(
+            data in proptest::collection::vec(prop_oneof![Just(b'a'), Just(b'{'), Just(b'\r'), Just(b'\n')], 0..300),
+            sizes in proptest::collection::vec(1usize..40, 1..6),
+            target in 1usize..64,
+            max_lines in 1usize..8,
+            max_line in 0usize..24,
+        ) {
+            let want = by_lines(&data, max_line);
+            let (got, read_to) = by_blocks(Pieces { data: &data, sizes, i: 0 }, target, max_lines, max_line);
+            prop_assert_eq!(got, want);
+            prop_assert_eq!(read_to, data.len() as u64);
+        }
+    }
+
+    #[test]
+    fn line_blocks_skip_an_overlong_line_without_holding_it() {
+        let mut data = b"{\"a\":1}\n".to_vec();
+        data.extend(std::iter::repeat_n(b'x', 10_000));
+        data.extend_from_slice(b"\r\n{\"b\":2}\n");
+        let mut blocks = LineBlocks::with_sizes(&data[..], 64, 100, 100);
+        let mut block = Block::default();
+        let mut got = Vec::new();
+        while blocks.next_block(&mut block).unwrap() {
+            assert!(block.bytes.len() < 1024, "the buffer grew to {}", block.bytes.len());
+            got.extend(block.lines.iter().map(|s| (s.number, s.offset, s.how, block.bytes[s.start..s.end].to_vec())));
+        }
+        assert_eq!(
+            got,
+            vec![
+                (1, 0, LineEnd::Newline, b"{\"a\":1}".to_vec()),
+                (2, 8, LineEnd::Overlong, vec![]),
+                (3, 10_010, LineEnd::Newline, b"{\"b\":2}".to_vec()),
+            ]
+        );
+    }
 
     #[test]
     fn lines_keep_numbers_offsets_and_the_missing_final_newline() {

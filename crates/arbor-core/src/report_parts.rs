@@ -327,6 +327,90 @@ impl<'a> ReportParts<'a> {
     }
 }
 
+/// Items per batch in `write_pretty`: about half a megabyte of pretty JSON.
+const BATCH: usize = 1024;
+
+impl ReportParts<'_> {
+    /// Write the report as pretty JSON, the same bytes as `serde_json::to_writer_pretty` gives
+    /// for `self` (and for the `Report`), with each section's items formatted by `threads`
+    /// threads a batch each, then written in order. Formatting is most of the cost of writing;
+    /// memory stays bounded by one batch per thread.
+    pub fn write_pretty<W: std::io::Write>(&self, out: W, threads: usize) -> serde_json::Result<()> {
+        self.write_pretty_in(out, threads, BATCH)
+    }
+
+    fn write_pretty_in<W: std::io::Write>(&self, mut out: W, threads: usize, batch: usize) -> serde_json::Result<()> {
+        let threads = threads.max(1);
+        out.write_all(b"{\n  \"report_version\": 1,\n  \"inputs\": ").map_err(serde_json::Error::io)?;
+        write_section(&mut out, self.inputs(), threads, batch)?;
+        out.write_all(b",\n  \"sessions\": ").map_err(serde_json::Error::io)?;
+        write_section(&mut out, self.sessions(), threads, batch)?;
+        out.write_all(b",\n  \"turns\": ").map_err(serde_json::Error::io)?;
+        write_section(&mut out, self.turns(), threads, batch)?;
+        out.write_all(b",\n  \"replies\": ").map_err(serde_json::Error::io)?;
+        write_section(&mut out, self.replies(), threads, batch)?;
+        out.write_all(b",\n  \"waits\": ").map_err(serde_json::Error::io)?;
+        write_section(&mut out, self.waits(), threads, batch)?;
+        out.write_all(b",\n  \"diagnostics\": ").map_err(serde_json::Error::io)?;
+        write_section(&mut out, self.diagnostics(), threads, batch)?;
+        out.write_all(b"\n}").map_err(serde_json::Error::io)
+    }
+}
+
+/// One section's array, its items formatted in parallel batches and written in order.
+fn write_section<W: std::io::Write, T: Serialize + Sync>(
+    out: &mut W,
+    items: impl Iterator<Item = T>,
+    threads: usize,
+    batch: usize,
+) -> serde_json::Result<()> {
+    let mut items = items.fuse();
+    let mut first = true;
+    loop {
+        let batches: Vec<Vec<T>> = (0..threads)
+            .map(|_| items.by_ref().take(batch.max(1)).collect::<Vec<T>>())
+            .filter(|b| !b.is_empty())
+            .collect();
+        let Some((head, rest)) = batches.split_first() else { break };
+        let texts = std::thread::scope(|scope| {
+            let others: Vec<_> = rest.iter().map(|b| scope.spawn(move || format_batch(b))).collect();
+            let mut texts = vec![format_batch(head)];
+            texts.extend(others.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))));
+            texts
+        });
+        for text in texts {
+            let text = text?;
+            // Each item comes after its separator; the array's first after its opening instead.
+            let text = if first {
+                out.write_all(b"[").map_err(serde_json::Error::io)?;
+                &text[1..]
+            } else {
+                &text[..]
+            };
+            first = false;
+            out.write_all(text).map_err(serde_json::Error::io)?;
+        }
+    }
+    out.write_all(if first { b"[]" } else { b"\n  ]" }).map_err(serde_json::Error::io)
+}
+
+/// Items as elements of a top-level array of the pretty report, each after `,`, a newline and
+/// its indent: a pretty formatter is first taken two levels down (the report object, the array),
+/// so each item's own lines are indented as they are in the whole report.
+fn format_batch<T: Serialize>(items: &[T]) -> serde_json::Result<Vec<u8>> {
+    use serde_json::ser::{Formatter, PrettyFormatter};
+    let mut buf = Vec::with_capacity(items.len() * 512);
+    for item in items {
+        buf.extend_from_slice(b",\n    ");
+        let mut f = PrettyFormatter::new();
+        let mut sink = std::io::sink();
+        f.begin_object(&mut sink).map_err(serde_json::Error::io)?;
+        f.begin_array(&mut sink).map_err(serde_json::Error::io)?;
+        item.serialize(&mut serde_json::Serializer::with_formatter(&mut buf, f))?;
+    }
+    Ok(buf)
+}
+
 /// A sequence serialised from an iterator, element by element, never collected.
 struct Seq<I>(RefCell<Option<I>>);
 
@@ -476,6 +560,33 @@ impl From<DiagnosticRef<'_>> for report::Diagnostic {
             session: d.session.map(str::to_owned),
             message: d.message.to_owned(),
             time: d.time,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every batch size and thread count writes the bytes serde_json's own pretty writer does,
+    /// for a report with every section filled and for one with every section empty.
+    #[test]
+    fn batched_parallel_writing_gives_the_pretty_writers_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let sample = crate::sample::write_to(dir.path()).unwrap();
+        let empty = dir.path().join("empty.jsonl");
+        std::fs::write(&empty, "").unwrap();
+        for paths in [vec![sample], vec![empty]] {
+            let a = crate::analyze(&paths, &mut ());
+            let parts = ReportParts::new(&a);
+            let want = serde_json::to_vec_pretty(&parts).unwrap();
+            for threads in 1..=3 {
+                for batch in [1, 2, 3, 5, 1000] {
+                    let mut got = Vec::new();
+                    parts.write_pretty_in(&mut got, threads, batch).unwrap();
+                    assert_eq!(String::from_utf8(got).unwrap(), String::from_utf8_lossy(&want), "{threads} {batch}");
+                }
+            }
         }
     }
 }
