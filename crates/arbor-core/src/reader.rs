@@ -524,7 +524,10 @@ mod tests {
         }
     }
 
-    fn by_lines(data: &[u8], max_line: usize) -> Vec<(u64, u64, Vec<u8>, LineEnd)> {
+    /// Number, offset, bytes and end of each line.
+    type Seen = Vec<(u64, u64, Vec<u8>, LineEnd)>;
+
+    fn by_lines(data: &[u8], max_line: usize) -> Seen {
         let mut lines = Lines::with_max_line(BufReader::with_capacity(16, data), max_line);
         let mut out = Vec::new();
         while let Some(l) = lines.next_line().unwrap() {
@@ -538,12 +541,7 @@ mod tests {
         out
     }
 
-    fn by_blocks(
-        r: impl Read,
-        target: usize,
-        max_lines: usize,
-        max_line: usize,
-    ) -> (Vec<(u64, u64, Vec<u8>, LineEnd)>, u64) {
+    fn by_blocks(r: impl Read, target: usize, max_lines: usize, max_line: usize) -> (Seen, u64) {
         let mut blocks = LineBlocks::with_sizes(r, target, max_lines, max_line);
         let (mut out, mut block, mut read_to) = (Vec::new(), Block::default(), 0);
         while blocks.next_block(&mut block).unwrap() {
