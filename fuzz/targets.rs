@@ -21,13 +21,17 @@ pub fn detect(data: &[u8]) {
 }
 
 /// One line through the lenient wire shapes (`wire::parse_line` parses the nested payloads the
-/// format modules read), then the format vote. Each line of the input is also tried alone.
+/// format modules read), then the format vote. Each line of the input is also tried alone. The
+/// one-pass parser must read every input exactly as the serde reference does.
 pub fn parse_line(data: &[u8]) {
     fn one(bytes: &[u8]) {
-        if let Some(line) = arbor_core::wire::parse_line(bytes) {
+        let line = arbor_core::wire::parse_line(bytes);
+        // Touch every field the parse produced, and compare them with the reference.
+        let got = format!("{line:?}");
+        let want = format!("{:?}", arbor_core::wire::parse_line_serde(bytes));
+        assert_eq!(got, want, "parse_line and parse_line_serde disagree on {:?}", String::from_utf8_lossy(bytes));
+        if let Some(line) = line {
             let _ = arbor_core::detect::vote(&line);
-            // Touch every field the parse produced.
-            let _ = format!("{line:?}");
         }
     }
     one(data);

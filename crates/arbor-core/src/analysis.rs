@@ -129,7 +129,7 @@ fn spawn_reader(
 ) -> (std::sync::mpsc::Receiver<Piece>, std::sync::mpsc::Sender<Chunk>) {
     let (tx, rx) = std::sync::mpsc::sync_channel(4);
     let (recycle, recycled) = std::sync::mpsc::channel::<Chunk>();
-    std::thread::spawn(move || {
+    let spawned = std::thread::Builder::new().name("arbor-read".into()).spawn(move || {
         let mut blocks = reader::LineBlocks::new(input);
         loop {
             // A buffer that grew for one huge line is let go rather than kept.
@@ -153,6 +153,12 @@ fn spawn_reader(
             }
         }
     });
+    if let Err(e) = spawned {
+        // No thread to read with: the file reads as unreadable, with the reason.
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let _ = tx.send(Piece::End(Some(e)));
+        return (rx, recycle);
+    }
     (rx, recycle)
 }
 
@@ -171,6 +177,13 @@ fn parse_chunk(chunk: &Chunk) -> Vec<Option<Line<'_>>> {
             simdutf8::basic::from_utf8(&chunk.bytes[l.start..l.end]).ok().and_then(crate::wire::parse_line_str)
         })
         .collect()
+}
+
+/// `parse_chunk`, where a panic in the parser costs the chunk's lines (they read as malformed),
+/// not the analysis.
+fn parse_chunk_guarded(chunk: &Chunk) -> Vec<Option<Line<'_>>> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse_chunk(chunk)))
+        .unwrap_or_else(|_| chunk.lines.iter().map(|_| None).collect())
 }
 
 /// Reply texts read back for a report: a buffer per part read, and where each reply's text is.
@@ -265,10 +278,7 @@ impl<'a> Pipe<'a> {
                 st.next += 1;
                 drop(st);
                 let chunk = &self.window[i];
-                // A panic in the parser costs this chunk's lines (they read as malformed), not
-                // the analysis.
-                let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse_chunk(chunk)))
-                    .unwrap_or_else(|_| chunk.lines.iter().map(|_| None).collect());
+                let parsed = parse_chunk_guarded(chunk);
                 self.lock().slots[i] = Some(parsed);
                 self.changed.notify_all();
                 continue;
@@ -508,13 +518,13 @@ fn read_file(
         let stop = std::sync::atomic::AtomicBool::new(false);
         let pipe = Pipe::new(&window);
         std::thread::scope(|scope| {
-            for _ in 0..workers {
-                scope.spawn(|| pipe.work(&stop));
-            }
+            let named = || std::thread::Builder::new().name("arbor-parse".into());
+            let started = (0..workers).filter(|_| named().spawn_scoped(scope, || pipe.work(&stop)).is_ok()).count();
             // Route in wire order as the workers finish each chunk; each routed chunk goes back
             // to them to be freed, so this thread does nothing but route.
             for (i, chunk) in window.iter().enumerate() {
-                let parsed = pipe.take(i);
+                // With no worker (none could be started), this thread parses too.
+                let parsed = if started == 0 { parse_chunk_guarded(chunk) } else { pipe.take(i) };
                 route(cx, info, chunk, &parsed);
                 pipe.free(parsed);
                 read_to = chunk.read_to;
@@ -907,8 +917,7 @@ fn snippet(text: &str, q: &str, width: usize) -> String {
 /// none), or a Copilot `assistant.message`'s content; the event may be wrapped in an RPC
 /// notification's `params.event`.
 fn reply_text(bytes: &[u8]) -> String {
-    // Only the reply's fields are decoded: the line parsed as a whole `Line` when it was routed.
-    let Some(line) = crate::wire::parse_reply_line(bytes) else { return String::new() };
+    let Some(line) = crate::wire::parse_line(bytes) else { return String::new() };
     let event = line.params.0.as_deref().and_then(|p| p.event.0.as_deref()).unwrap_or(&line);
     let Some(data) = event.data.0.as_deref() else { return String::new() };
     match &data.message.0 {

@@ -22,6 +22,7 @@ pub mod reader;
 pub mod report;
 pub mod report_parts;
 pub mod sample;
+mod scan;
 pub mod wire;
 
 use std::path::PathBuf;

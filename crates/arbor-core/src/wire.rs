@@ -321,6 +321,16 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
     }
 }
 
+/// A value's raw JSON text, kept unread (`Option<Raw>`: `null` reads as absent).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Raw<'a>(pub &'a str);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Raw<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        <&'a serde_json::value::RawValue>::deserialize(d).map(|raw| Raw(raw.get()))
+    }
+}
+
 /// A `content` field: a string (Copilot messages) or a list of blocks (older dsh tool results).
 #[derive(Debug, Default)]
 pub enum Content<'a> {
@@ -446,7 +456,7 @@ pub struct Block<'a> {
     /// Kept raw (skipped, not decoded) until asked for: reasoning blocks can be long and are
     /// never shown in a reply.
     #[serde(borrow)]
-    pub text: Option<&'a serde_json::value::RawValue>,
+    pub text: Option<Raw<'a>>,
     #[serde(borrow, rename = "toolCallId")]
     pub tool_call_id: Str<'a>,
 }
@@ -516,49 +526,12 @@ impl Data<'static> {
     }
 }
 
-/// Only the fields a reply's text is read from (`params.event`, `data.message`, `data.content`),
-/// with the types `Line` gives them, so a line reads the same either way; every other field is
-/// skipped unread. For reading reply texts back when the report is built.
-#[derive(Default, Deserialize)]
-#[serde(default)]
-pub struct ReplyLine<'a> {
-    #[serde(borrow)]
-    pub params: Obj<Box<ReplyParams<'a>>>,
-    #[serde(borrow)]
-    pub data: Obj<Box<ReplyData<'a>>>,
-}
-
-#[derive(Default, Deserialize)]
-#[serde(default)]
-pub struct ReplyParams<'a> {
-    #[serde(borrow)]
-    pub event: Obj<Box<ReplyLine<'a>>>,
-}
-
-#[derive(Default, Deserialize)]
-#[serde(default)]
-pub struct ReplyData<'a> {
-    #[serde(borrow)]
-    pub message: Obj<Message<'a>>,
-    #[serde(borrow)]
-    pub content: Content<'a>,
-}
-
-/// Parse a line for its reply text only: `None` when it is not a JSON object in valid UTF-8.
-pub fn parse_reply_line(bytes: &[u8]) -> Option<ReplyLine<'_>> {
-    let first = bytes.iter().find(|b| !b.is_ascii_whitespace())?;
-    if *first != b'{' {
-        return None;
-    }
-    serde_json::from_slice(bytes).ok()
-}
-
 /// The text blocks of a content list, concatenated without a separator.
 pub fn text_of(blocks: &[Block]) -> String {
     let mut out = String::new();
     for b in blocks {
         if b.kind.as_str() == Some("text") {
-            if let Some(Ok(t)) = b.text.map(|raw| serde_json::from_str::<Cow<str>>(raw.get())) {
+            if let Some(Ok(t)) = b.text.map(|raw| serde_json::from_str::<Cow<str>>(raw.0)) {
                 out.push_str(&t);
             }
         }
@@ -566,16 +539,20 @@ pub fn text_of(blocks: &[Block]) -> String {
     out
 }
 
-/// Parse a line already known to be valid UTF-8: serde then skips its own per-string check.
+/// Parse a line already known to be valid UTF-8: `None` when it is not a JSON object.
 pub fn parse_line_str(text: &str) -> Option<Line<'_>> {
-    if text.trim_start_matches([' ', '\t', '\r', '\n']).as_bytes().first() != Some(&b'{') {
-        return None;
-    }
-    serde_json::from_str(text).ok()
+    crate::scan::line(text)
 }
 
 /// Parse a line: `None` when it is not a JSON object in valid UTF-8.
 pub fn parse_line(bytes: &[u8]) -> Option<Line<'_>> {
+    parse_line_str(std::str::from_utf8(bytes).ok()?)
+}
+
+/// The reference reading of a line: serde_json into the lenient shapes above, which say what
+/// each field takes. `parse_line` reads every line the same way in one pass of its own
+/// (`scan`); the tests and the `parse_line` fuzz target hold the two to the same result.
+pub fn parse_line_serde(bytes: &[u8]) -> Option<Line<'_>> {
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace())?;
     if *first != b'{' {
         return None;

@@ -1,0 +1,642 @@
+//! The line parser: one pass over a line's text straight into `wire::Line`, validating the whole
+//! line as JSON as it goes.
+//!
+//! It reads a line exactly as the lenient serde shapes in `wire` do (`wire::parse_line_serde`, the
+//! reference: the tests and the `parse_line` fuzz target compare the two on every input), without
+//! serde's per-field machinery: no default-initialised payloads for absent fields, no moves of
+//! large values into boxes, strings borrowed unless they hold escapes, and skipped values checked
+//! by a scan that looks at eight bytes at a time.
+//!
+//! Reading exactly as serde_json does means keeping its distinctions:
+//! - A value read into a field ("typed") has its numbers converted (one out of `f64`'s range
+//!   makes the line invalid) and, when it is an object, its keys decoded (an invalid `\u` escape
+//!   makes the line invalid); every container it opens counts toward serde_json's nesting limit
+//!   of 127.
+//! - A value skipped (an unknown field, the inside of a value a field does not take) is only
+//!   checked for its grammar, at any depth.
+//! - A field given twice in an object read into a struct makes the line invalid.
+
+use crate::wire::{Block, Content, Count, Data, Flag, Line, List, Message, Num, Obj, Params, Raw, Reason, Source, Str};
+use std::borrow::Cow;
+
+/// Not valid JSON, or not readable as the lenient shapes read it.
+struct Invalid;
+
+type R<T> = Result<T, Invalid>;
+
+/// serde_json's nesting limit: a typed container at this depth is an error.
+const MAX_DEPTH: u32 = 128;
+
+/// Parse a line of text: `None` when it is not a JSON object (or not one the shapes can read).
+pub(crate) fn line(text: &str) -> Option<Line<'_>> {
+    let mut p = Scanner { s: text, b: text.as_bytes(), i: 0, depth: 0 };
+    p.ws();
+    if p.peek() != Some(b'{') {
+        return None;
+    }
+    let line = p.line().ok()?;
+    p.ws();
+    (p.i == p.b.len()).then_some(line)
+}
+
+struct Scanner<'a> {
+    s: &'a str,
+    b: &'a [u8],
+    i: usize,
+    /// Typed containers open.
+    depth: u32,
+}
+
+/// The index of the first `"`, `\` or control character at or after `i`, or the length.
+#[inline]
+fn string_special(b: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    while let Some(chunk) = b.get(i..i + 8) {
+        let w = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+        let quote = w ^ (ONES * u64::from(b'"'));
+        let slash = w ^ (ONES * u64::from(b'\\'));
+        // A byte's high bit is set where it is zero (after the xor) or below 0x20; the lowest
+        // such byte is exact (borrows only reach the bytes above it).
+        let hit = (quote.wrapping_sub(ONES) & !quote)
+            | (slash.wrapping_sub(ONES) & !slash)
+            | (w.wrapping_sub(ONES * 0x20) & !w);
+        let hit = hit & HIGH;
+        if hit != 0 {
+            return i + (hit.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < b.len() && !matches!(b[i], b'"' | b'\\' | 0..=0x1f) {
+        i += 1;
+    }
+    i
+}
+
+/// Which field of a struct a key names, as a bit; `0` for one it does not have.
+type FieldBit = u32;
+
+impl<'a> Scanner<'a> {
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.i).copied()
+    }
+
+    #[inline]
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.peek() {
+            self.i += 1;
+        }
+    }
+
+    #[inline]
+    fn eat(&mut self, c: u8) -> R<()> {
+        self.ws();
+        if self.peek() == Some(c) {
+            self.i += 1;
+            Ok(())
+        } else {
+            Err(Invalid)
+        }
+    }
+
+    fn literal(&mut self, word: &[u8]) -> R<()> {
+        if self.b[self.i..].starts_with(word) {
+            self.i += word.len();
+            Ok(())
+        } else {
+            Err(Invalid)
+        }
+    }
+
+    /// Past a string's closing quote, from its opening one; returns its text between the quotes
+    /// and whether it holds escapes. Escapes are checked for their form only (as serde_json does
+    /// for a string it skips); `decode` checks what they stand for.
+    fn string(&mut self) -> R<(&'a str, bool)> {
+        let start = self.i + 1;
+        let mut i = start;
+        let mut escaped = false;
+        loop {
+            i = string_special(self.b, i);
+            match self.b.get(i) {
+                Some(b'"') => {
+                    self.i = i + 1;
+                    return Ok((&self.s[start..i], escaped));
+                }
+                Some(b'\\') => {
+                    escaped = true;
+                    match self.b.get(i + 1) {
+                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
+                        Some(b'u') => {
+                            let hex = self.b.get(i + 2..i + 6).ok_or(Invalid)?;
+                            if !hex.iter().all(u8::is_ascii_hexdigit) {
+                                return Err(Invalid);
+                            }
+                            i += 6;
+                        }
+                        _ => return Err(Invalid),
+                    }
+                }
+                _ => return Err(Invalid), // a control character, or the end of the line
+            }
+        }
+    }
+
+    /// A string's value: borrowed when it has no escapes, decoded (and checked, as serde_json
+    /// decodes a string it keeps) when it has.
+    fn decoded(&self, text: &'a str, escaped: bool) -> R<Cow<'a, str>> {
+        if !escaped {
+            return Ok(Cow::Borrowed(text));
+        }
+        // The quotes around it are in the line: `text` is a slice of it.
+        let start = text.as_ptr() as usize - self.s.as_ptr() as usize;
+        serde_json::from_str::<String>(&self.s[start - 1..start + text.len() + 1]).map(Cow::Owned).map_err(|_| Invalid)
+    }
+
+    /// A number's text, checked for its form.
+    fn number(&mut self) -> R<&'a str> {
+        let start = self.i;
+        let b = self.b;
+        let mut i = self.i;
+        if b.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        match b.get(i) {
+            Some(b'0') => i += 1,
+            Some(b'1'..=b'9') => {
+                while b.get(i).is_some_and(u8::is_ascii_digit) {
+                    i += 1;
+                }
+            }
+            _ => return Err(Invalid),
+        }
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            let digits = i;
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            if i == digits {
+                return Err(Invalid);
+            }
+        }
+        if let Some(b'e' | b'E') = b.get(i) {
+            i += 1;
+            if let Some(b'+' | b'-') = b.get(i) {
+                i += 1;
+            }
+            let digits = i;
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            if i == digits {
+                return Err(Invalid);
+            }
+        }
+        self.i = i;
+        Ok(&self.s[start..i])
+    }
+
+    /// A number read into a field: its value as serde_json gives it (an error when out of range).
+    fn number_value(&mut self) -> R<f64> {
+        let text = self.number()?;
+        let (neg, digits) = match text.strip_prefix('-') {
+            Some(d) => (true, d),
+            None => (false, text),
+        };
+        if digits.len() <= 15 && digits.bytes().all(|c| c.is_ascii_digit()) {
+            let n = digits.bytes().fold(0i64, |n, c| n * 10 + i64::from(c - b'0'));
+            return Ok(if neg { -n } else { n } as f64);
+        }
+        serde_json::from_str::<f64>(text).map_err(|_| Invalid)
+    }
+
+    /// Skip any value, checking only its grammar, at any depth (serde_json's `ignore_value`).
+    fn skip(&mut self) -> R<()> {
+        // Per open container: true for an object.
+        let mut open: Vec<bool> = Vec::new();
+        loop {
+            self.ws();
+            match self.peek().ok_or(Invalid)? {
+                b'{' => {
+                    self.i += 1;
+                    self.ws();
+                    if self.peek() == Some(b'}') {
+                        self.i += 1;
+                    } else {
+                        open.push(true);
+                        self.skip_key()?;
+                        continue;
+                    }
+                }
+                b'[' => {
+                    self.i += 1;
+                    self.ws();
+                    if self.peek() == Some(b']') {
+                        self.i += 1;
+                    } else {
+                        open.push(false);
+                        continue;
+                    }
+                }
+                b'"' => {
+                    self.string()?;
+                }
+                b't' => self.literal(b"true")?,
+                b'f' => self.literal(b"false")?,
+                b'n' => self.literal(b"null")?,
+                _ => {
+                    self.number()?;
+                }
+            }
+            // A value ended: close what it ends, or go on to the next element.
+            loop {
+                let Some(&object) = open.last() else { return Ok(()) };
+                self.ws();
+                match self.peek() {
+                    Some(b',') => {
+                        self.i += 1;
+                        if object {
+                            self.skip_key()?;
+                        }
+                        break;
+                    }
+                    Some(b'}') if object => {
+                        self.i += 1;
+                        open.pop();
+                    }
+                    Some(b']') if !object => {
+                        self.i += 1;
+                        open.pop();
+                    }
+                    _ => return Err(Invalid),
+                }
+            }
+        }
+    }
+
+    /// A key and its colon, in a skipped object.
+    fn skip_key(&mut self) -> R<()> {
+        self.ws();
+        if self.peek() != Some(b'"') {
+            return Err(Invalid);
+        }
+        self.string()?;
+        self.eat(b':')
+    }
+
+    /// Open a typed container (the caller has seen its bracket).
+    fn enter(&mut self) -> R<()> {
+        self.depth += 1;
+        if self.depth >= MAX_DEPTH {
+            return Err(Invalid);
+        }
+        self.i += 1;
+        Ok(())
+    }
+
+    /// A typed object's entries: `field` reads each value after its key (decoded, as serde_json
+    /// decodes the keys of an object it reads). At the `{`.
+    fn object(&mut self, mut field: impl FnMut(&mut Self, &str) -> R<()>) -> R<()> {
+        self.enter()?;
+        self.ws();
+        if self.peek() == Some(b'}') {
+            self.i += 1;
+            self.depth -= 1;
+            return Ok(());
+        }
+        loop {
+            self.ws();
+            if self.peek() != Some(b'"') {
+                return Err(Invalid);
+            }
+            let (key, escaped) = self.string()?;
+            let key = self.decoded(key, escaped)?;
+            self.eat(b':')?;
+            self.ws();
+            field(self, &key)?;
+            self.ws();
+            match self.peek() {
+                Some(b',') => self.i += 1,
+                Some(b'}') => {
+                    self.i += 1;
+                    self.depth -= 1;
+                    return Ok(());
+                }
+                _ => return Err(Invalid),
+            }
+        }
+    }
+
+    /// A typed array's elements, each read by `element`. At the `[`.
+    fn array(&mut self, mut element: impl FnMut(&mut Self) -> R<()>) -> R<()> {
+        self.enter()?;
+        self.ws();
+        if self.peek() == Some(b']') {
+            self.i += 1;
+            self.depth -= 1;
+            return Ok(());
+        }
+        loop {
+            self.ws();
+            element(self)?;
+            self.ws();
+            match self.peek() {
+                Some(b',') => self.i += 1,
+                Some(b']') => {
+                    self.i += 1;
+                    self.depth -= 1;
+                    return Ok(());
+                }
+                _ => return Err(Invalid),
+            }
+        }
+    }
+
+    /// A value that a field does not take: read as serde_json reads it for a visitor that
+    /// declines it (numbers converted, an object's keys decoded, the inside skipped).
+    fn decline(&mut self) -> R<()> {
+        match self.peek().ok_or(Invalid)? {
+            b'{' => self.object(|p, _| p.skip()),
+            b'[' => self.array(|p| p.skip()),
+            b'"' => self.string().map(drop),
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            _ => self.number_value().map(drop),
+        }
+    }
+
+    fn str_field(&mut self) -> R<Str<'a>> {
+        if self.peek() == Some(b'"') {
+            let (text, escaped) = self.string()?;
+            return Ok(Str { present: true, s: Some(self.decoded(text, escaped)?) });
+        }
+        self.decline()?;
+        Ok(Str { present: true, s: None })
+    }
+
+    fn num_field(&mut self) -> R<Num> {
+        match self.peek() {
+            Some(b'-' | b'0'..=b'9') => self.number_value().map(|v| Num(Some(v))),
+            _ => self.decline().map(|()| Num(None)),
+        }
+    }
+
+    fn flag_field(&mut self) -> R<Flag> {
+        match self.peek() {
+            Some(b't') => self.literal(b"true").map(|()| Flag(Some(true))),
+            Some(b'f') => self.literal(b"false").map(|()| Flag(Some(false))),
+            _ => self.decline().map(|()| Flag(None)),
+        }
+    }
+
+    fn count_field(&mut self) -> R<Count> {
+        if self.peek() == Some(b'[') {
+            let mut n = 0;
+            self.array(|p| {
+                n += 1;
+                p.skip()
+            })?;
+            return Ok(Count(Some(n)));
+        }
+        self.decline().map(|()| Count(None))
+    }
+
+    /// `null` reads as absent; anything else is skipped and present (`Option<IgnoredAny>`).
+    fn present_field(&mut self) -> R<Option<serde::de::IgnoredAny>> {
+        if self.peek() == Some(b'n') {
+            return self.literal(b"null").map(|()| None);
+        }
+        self.skip().map(|()| Some(serde::de::IgnoredAny))
+    }
+
+    /// A value's raw text, `null` read as absent (`Option<&RawValue>`).
+    fn raw_field(&mut self) -> R<Option<Raw<'a>>> {
+        if self.peek() == Some(b'n') {
+            return self.literal(b"null").map(|()| None);
+        }
+        let start = self.i;
+        self.skip()?;
+        Ok(Some(Raw(&self.s[start..self.i])))
+    }
+
+    /// An object read into `T` with `fill`, or `None` for any other value.
+    fn obj_field<T: Default>(&mut self, fill: impl Fn(&mut Self, &mut T, &mut FieldBit, &str) -> R<()>) -> R<Obj<T>> {
+        if self.peek() != Some(b'{') {
+            return self.decline().map(|()| Obj(None));
+        }
+        let (mut t, mut seen) = (T::default(), 0);
+        self.object(|p, key| fill(p, &mut t, &mut seen, key))?;
+        Ok(Obj(Some(t)))
+    }
+
+    /// As `obj_field`, boxed: the value is built in its box.
+    fn boxed_field<T: Default>(
+        &mut self,
+        fill: impl Fn(&mut Self, &mut T, &mut FieldBit, &str) -> R<()>,
+    ) -> R<Obj<Box<T>>> {
+        if self.peek() != Some(b'{') {
+            return self.decline().map(|()| Obj(None));
+        }
+        let (mut t, mut seen) = (Box::<T>::default(), 0);
+        self.object(|p, key| fill(p, &mut t, &mut seen, key))?;
+        Ok(Obj(Some(t)))
+    }
+
+    /// The objects of a list read into `T`; other elements are read and dropped; a value that is
+    /// not a list reads as an empty one.
+    fn list_field<T: Default>(&mut self, fill: impl Fn(&mut Self, &mut T, &mut FieldBit, &str) -> R<()>) -> R<List<T>> {
+        if self.peek() != Some(b'[') {
+            return self.decline().map(|()| List(Vec::new()));
+        }
+        let mut out = Vec::new();
+        self.array(|p| {
+            if let Obj(Some(t)) = p.obj_field(&fill)? {
+                out.push(t);
+            }
+            Ok(())
+        })?;
+        Ok(List(out))
+    }
+
+    fn content_field(&mut self) -> R<Content<'a>> {
+        match self.peek() {
+            Some(b'"') => {
+                let (text, escaped) = self.string()?;
+                Ok(Content::Text(self.decoded(text, escaped)?))
+            }
+            Some(b'[') => self.list_field(Self::block).map(|l| Content::Blocks(l.0)),
+            _ => self.decline().map(|()| Content::None),
+        }
+    }
+
+    /// Mark field `bit` as seen; a field given twice makes the line invalid (as serde's derived
+    /// readers do).
+    #[inline]
+    fn once(seen: &mut FieldBit, bit: FieldBit) -> R<()> {
+        if *seen & bit != 0 {
+            return Err(Invalid);
+        }
+        *seen |= bit;
+        Ok(())
+    }
+
+    fn line(&mut self) -> R<Line<'a>> {
+        let mut l = Line::default();
+        let mut seen: FieldBit = 0;
+        self.object(|p, key| {
+            macro_rules! f {
+                ($bit:expr, $field:ident, $read:expr) => {{
+                    Self::once(&mut seen, 1 << $bit)?;
+                    l.$field = $read;
+                }};
+            }
+            match key {
+                "method" => f!(0, method, p.str_field()?),
+                "id" => f!(1, id, p.str_field()?),
+                "params" => f!(2, params, p.boxed_field(Self::params)?),
+                "result" => f!(3, result, p.present_field()?),
+                "error" => f!(4, error, p.present_field()?),
+                "type" => f!(5, kind, p.str_field()?),
+                "seq" => f!(6, seq, p.num_field()?),
+                "time" => f!(7, time, p.num_field()?),
+                "seq0" => f!(8, seq0, p.num_field()?),
+                "time0" => f!(9, time0, p.num_field()?),
+                "data" => f!(10, data, p.boxed_field(Self::data)?),
+                "ignorable" => f!(11, ignorable, p.flag_field()?),
+                "parentSession" => f!(12, parent_session, p.str_field()?),
+                "delegationDepth" => f!(13, delegation_depth, p.num_field()?),
+                "version" => f!(14, version, p.num_field()?),
+                "agentId" => f!(15, agent_id, p.str_field()?),
+                "timestamp" => f!(16, timestamp, p.str_field()?),
+                _ => p.skip()?,
+            }
+            Ok(())
+        })?;
+        Ok(l)
+    }
+
+    /// The fields of a nested object read into a struct, checked for repeats.
+    fn params(&mut self, t: &mut Params<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+        let bit = match key {
+            "sessionId" => 0,
+            "event" => 1,
+            "status" => 2,
+            "parentSessionId" => 3,
+            "childSessionId" => 4,
+            "stopReason" => 5,
+            _ => return self.skip(),
+        };
+        Self::once(seen, 1 << bit)?;
+        match bit {
+            0 => t.session_id = self.str_field()?,
+            1 => {
+                t.event = if self.peek() == Some(b'{') {
+                    // A nested event is a line of its own, built in its box.
+                    Obj(Some(Box::new(self.line()?)))
+                } else {
+                    self.decline()?;
+                    Obj(None)
+                }
+            }
+            2 => t.status = self.str_field()?,
+            3 => t.parent_session_id = self.str_field()?,
+            4 => t.child_session_id = self.str_field()?,
+            _ => t.stop_reason = self.str_field()?,
+        }
+        Ok(())
+    }
+
+    fn block(&mut self, t: &mut Block<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+        match key {
+            "type" => {
+                Self::once(seen, 1 << 0)?;
+                t.kind = self.str_field()?;
+            }
+            "text" => {
+                Self::once(seen, 1 << 1)?;
+                t.text = self.raw_field()?;
+            }
+            "toolCallId" => {
+                Self::once(seen, 1 << 2)?;
+                t.tool_call_id = self.str_field()?;
+            }
+            _ => self.skip()?,
+        }
+        Ok(())
+    }
+
+    fn source(&mut self, t: &mut Source<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+        if key == "callId" {
+            Self::once(seen, 1 << 0)?;
+            t.call_id = self.str_field()?;
+            return Ok(());
+        }
+        self.skip()
+    }
+
+    fn message(&mut self, t: &mut Message<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+        match key {
+            "content" => {
+                Self::once(seen, 1 << 0)?;
+                t.content = self.list_field(Self::block)?;
+            }
+            "source" => {
+                Self::once(seen, 1 << 1)?;
+                t.source = self.obj_field(Self::source)?;
+            }
+            _ => self.skip()?,
+        }
+        Ok(())
+    }
+
+    fn reason(&mut self, t: &mut Reason<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+        if key == "kind" {
+            Self::once(seen, 1 << 0)?;
+            t.kind = self.str_field()?;
+            return Ok(());
+        }
+        self.skip()
+    }
+
+    fn data(&mut self, t: &mut Data<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+        let bit = match key {
+            "turn" => 0,
+            "step" => 1,
+            "reason" => 2,
+            "message" => 3,
+            "callId" => 4,
+            "label" => 5,
+            "dt" => 6,
+            "sessionId" => 7,
+            "toolCallId" => 8,
+            "agentName" => 9,
+            "agentDisplayName" => 10,
+            "parentId" => 11,
+            "cancelled" => 12,
+            "turnId" => 13,
+            "content" => 14,
+            _ => return self.skip(),
+        };
+        Self::once(seen, 1 << bit)?;
+        match bit {
+            0 => t.turn = self.num_field()?,
+            1 => t.step = self.num_field()?,
+            2 => t.reason = self.obj_field(Self::reason)?,
+            3 => t.message = self.obj_field(Self::message)?,
+            4 => t.call_id = self.str_field()?,
+            5 => t.label = self.str_field()?,
+            6 => t.dt = self.count_field()?,
+            7 => t.session_id = self.str_field()?,
+            8 => t.tool_call_id = self.str_field()?,
+            9 => t.agent_name = self.str_field()?,
+            10 => t.agent_display_name = self.str_field()?,
+            11 => t.parent_id = self.str_field()?,
+            12 => t.cancelled = self.flag_field()?,
+            13 => t.turn_id = self.str_field()?,
+            _ => t.content = self.content_field()?,
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,160 @@
+//! The one-pass line parser (`wire::parse_line`) against the serde reference
+//! (`wire::parse_line_serde`): the same `Line`, or the same refusal, for every line of every
+//! shipped log and for many variations of them that break them in the ways logs break.
+
+mod common;
+
+use arbor_core::wire::{parse_line, parse_line_serde};
+use proptest::prelude::*;
+
+fn same(bytes: &[u8]) {
+    let got = format!("{:?}", parse_line(bytes));
+    let want = format!("{:?}", parse_line_serde(bytes));
+    assert_eq!(got, want, "on {:?}", String::from_utf8_lossy(bytes));
+}
+
+/// Every line of the shipped logs (conformance cases, hostile inputs, the corpus).
+fn shipped_lines() -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    for f in common::files_under(&common::shipped_log_dirs()) {
+        let Ok(bytes) = std::fs::read(&f) else { continue };
+        if bytes.starts_with(&[0x28, 0xB5, 0x2F, 0xFD]) {
+            continue;
+        }
+        out.extend(bytes.split(|b| *b == b'\n').map(|l| l.strip_suffix(b"\r").unwrap_or(l).to_vec()));
+    }
+    out
+}
+
+#[test]
+fn every_shipped_line_reads_as_the_reference_reads_it() {
+    let lines = shipped_lines();
+    assert!(lines.len() > 1000, "only {} lines found", lines.len());
+    let mut parsed = 0;
+    for l in &lines {
+        same(l);
+        parsed += usize::from(parse_line(l).is_some());
+    }
+    assert!(parsed > 1000);
+}
+
+/// Lines written to hit each distinction the parser keeps with serde_json.
+#[test]
+fn the_edges_of_json_and_of_the_shapes_read_as_the_reference_reads_them() {
+    // Each level is typed: a line's `params`, then its `event`, a line again.
+    let nested = |n: usize, inner: &str| {
+        format!("{{{}\"method\":\"m\"{inner}{}}}", "\"params\":{\"event\":{".repeat(n), "}}".repeat(n))
+    };
+    let deep_typed = nested(200, "");
+    let deep_skipped = format!("{{\"x\":{}1{}}}", "[".repeat(5000), "]".repeat(5000));
+    let deep_declined = format!("{{\"method\":{}1{}}}", "[".repeat(200), "]".repeat(200));
+    let cases: Vec<String> = vec![
+        r#"{}"#.into(),
+        r#"  {"method":"a"}  "#.into(),
+        r#"{"method":"a"} x"#.into(),
+        r#"{"method":"a",}"#.into(),
+        r#"{"method":"a","method":"b"}"#.into(),
+        r#"{"method":"a","x":1,"x":2}"#.into(),
+        r#"{"data":{"turn":1,"turn":2}}"#.into(),
+        r#"{"data":{"message":{"content":[{"type":"text","type":"x"}]}}}"#.into(),
+        r#"{"meth\u006fd":"a"}"#.into(),
+        r#"{"method":"a\u00e9\n\"q\""}"#.into(),
+        r#"{"method":"\ud800"}"#.into(),
+        r#"{"x":"\ud800"}"#.into(),
+        r#"{"\ud800":1}"#.into(),
+        r#"{"x":{"\ud800":1}}"#.into(),
+        r#"{"method":{"\ud800":1}}"#.into(),
+        r#"{"method":["\ud800"]}"#.into(),
+        r#"{"method":"\x"}"#.into(),
+        r#"{"method":"\u12g4"}"#.into(),
+        "{\"method\":\"a\u{1}\"}".into(),
+        "{\"method\":\"tab\there\"}".into(),
+        r#"{"seq":1e400}"#.into(),
+        r#"{"x":1e400}"#.into(),
+        r#"{"method":1e400}"#.into(),
+        r#"{"method":[1e400]}"#.into(),
+        r#"{"data":{"dt":[1e400]}}"#.into(),
+        r#"{"seq":-0,"time":1.5,"seq0":123456789012345678901234567890,"time0":-12.5e-3,"version":01}"#.into(),
+        r#"{"seq":9007199254740993,"time":18446744073709551616,"version":-9223372036854775809}"#.into(),
+        r#"{"seq":1.,"time":2}"#.into(),
+        r#"{"seq":.5}"#.into(),
+        r#"{"seq":-}"#.into(),
+        r#"{"seq":1e}"#.into(),
+        r#"{"seq":"1","time":true,"ignorable":1,"method":null,"params":[1],"data":"x"}"#.into(),
+        r#"{"result":null,"error":{"code":1}}"#.into(),
+        r#"{"result":nul}"#.into(),
+        r#"{"ignorable":true,"version":2,"data":{"cancelled":false,"dt":[1,2,[3]],"content":"hi"}}"#.into(),
+        r#"{"data":{"dt":{"a":1},"content":{"a":1},"reason":{"kind":"x"},"message":{"content":"x"}}}"#.into(),
+        r#"{"data":{"message":{"content":[1,"a",null,{"type":"text","text":"t\"x","toolCallId":"c"},{"text":null}],"source":{"callId":"c"}}}}"#.into(),
+        r#"{"data":{"content":[{"type":"text","text":{"a":[1]}}]}}"#.into(),
+        r#"{"params":{"sessionId":"s","event":{"type":"x","data":{"turn":1}},"status":"idle","parentSessionId":"p","childSessionId":"c","stopReason":"r"}}"#.into(),
+        r#"{"params":{"event":[]}}"#.into(),
+        r#"{"params":{"event":{"params":{"event":{"method":"deep"}}}}}"#.into(),
+        r#"{"x":[{"a":[]},{},[[]],"",0,-1.5E+3,true,false,null]}"#.into(),
+        r#"{"x":[1,]}"#.into(),
+        r#"{"x":[1 2]}"#.into(),
+        r#"{"x":{"a" 1}}"#.into(),
+        r#"{"x":{"a":1,}}"#.into(),
+        r#"{"x":tru}"#.into(),
+        r#"{"x":}"#.into(),
+        r#"{"x""#.into(),
+        r#"{"method":"a""#.into(),
+        r#"{"method":"a"#.into(),
+        r#"[{"method":"a"}]"#.into(),
+        r#""method""#.into(),
+        "\u{c}{}".into(),
+        "{}\u{c}".into(),
+        " \t\r\n{}".into(),
+        deep_typed,
+        deep_skipped,
+        deep_declined,
+    ];
+    for c in &cases {
+        same(c.as_bytes());
+    }
+    // The nesting limit itself, both sides of it: typed containers up to serde_json's limit.
+    let mut parsed = 0;
+    for n in 58..68 {
+        for inner in ["", r#","data":{}"#, r#","data":{"message":{}}"#] {
+            let l = nested(n, inner);
+            same(l.as_bytes());
+            parsed += usize::from(parse_line(l.as_bytes()).is_some());
+        }
+    }
+    assert!(parsed > 0 && parsed < 30, "the limit is not inside the range tried ({parsed} of 30 parsed)");
+    for n in 120..130 {
+        let l = format!("{{\"method\":{}1{}}}", "[".repeat(n), "]".repeat(n));
+        same(l.as_bytes());
+    }
+    same(b"{\"method\":\"\xff\"}");
+}
+
+/// Bytes a log's line can be broken with.
+const BREAKERS: &[u8] = b"{}[]\",:\\0123456789-+.eEtfnul \t\x01a";
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+    /// A shipped line, cut short, with bytes changed, inserted or removed.
+    #[test]
+    fn broken_shipped_lines_read_as_the_reference_reads_them(
+        pick in any::<prop::sample::Index>(),
+        edits in proptest::collection::vec((any::<prop::sample::Index>(), 0usize..BREAKERS.len(), 0u8..4), 0..4),
+        cut in proptest::option::of(any::<prop::sample::Index>()),
+    ) {
+        thread_local! { static LINES: Vec<Vec<u8>> = shipped_lines().into_iter().filter(|l| !l.is_empty()).collect(); }
+        let mut line = LINES.with(|ls| pick.get(ls).clone());
+        for (at, b, how) in edits {
+            let i = at.index(line.len() + 1);
+            match how {
+                0 if i < line.len() => line[i] = BREAKERS[b],
+                1 => line.insert(i, BREAKERS[b]),
+                2 if i < line.len() => { line.remove(i); }
+                _ => line.insert(i, b'"'),
+            }
+        }
+        if let Some(c) = cut {
+            line.truncate(c.index(line.len() + 1));
+        }
+        same(&line);
+    }
+}
