@@ -110,6 +110,8 @@ pub struct Copilot {
     rpc: bool,
     /// `copilot-events`: the root agent's id, known before the first event.
     events_root: Option<String>,
+    /// Its index in `roots`, once the first event has made it.
+    events_root_ix: Option<usize>,
     roots: Vec<Root>,
     root_ix: HashMap<Sym, usize>,
 }
@@ -136,11 +138,17 @@ pub fn events_root_id(head: &[Vec<u8>], display: &str) -> String {
 
 impl Copilot {
     pub fn events(root: String) -> Self {
-        Copilot { rpc: false, events_root: Some(root), roots: Vec::new(), root_ix: HashMap::default() }
+        Copilot {
+            rpc: false,
+            events_root: Some(root),
+            events_root_ix: None,
+            roots: Vec::new(),
+            root_ix: HashMap::default(),
+        }
     }
 
     pub fn rpc() -> Self {
-        Copilot { rpc: true, events_root: None, roots: Vec::new(), root_ix: HashMap::default() }
+        Copilot { rpc: true, events_root: None, events_root_ix: None, roots: Vec::new(), root_ix: HashMap::default() }
     }
 
     fn root(&mut self, cx: &mut Ctx, id: &str, at: Loc) -> usize {
@@ -169,8 +177,16 @@ impl Copilot {
                 }
             }
         } else {
-            let id = self.events_root.clone().unwrap_or_default();
-            let r = self.root(cx, &id, at);
+            // The root is the same for every event of the file: made (and its id checked) once.
+            let r = match self.events_root_ix {
+                Some(r) => r,
+                None => {
+                    let id = self.events_root.clone().unwrap_or_default();
+                    let r = self.root(cx, &id, at);
+                    self.events_root_ix = Some(r);
+                    r
+                }
+            };
             self.event(cx, r, line, at, offset);
         }
     }
