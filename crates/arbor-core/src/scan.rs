@@ -73,8 +73,22 @@ fn string_special(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// Which field of a struct a key names, as a bit; `0` for one it does not have.
+/// The fields of a struct seen so far, a bit each.
 type FieldBit = u32;
+
+/// Read a field's value into its place, once: a field given twice makes the line invalid (as
+/// serde's derived readers do).
+macro_rules! field {
+    ($seen:expr, $bit:expr, $place:expr, $read:expr) => {{
+        let bit: FieldBit = 1 << $bit;
+        if *$seen & bit != 0 {
+            return Err(Invalid);
+        }
+        *$seen |= bit;
+        $place = $read?;
+        Ok(())
+    }};
+}
 
 impl<'a> Scanner<'a> {
     #[inline]
@@ -471,172 +485,103 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// Mark field `bit` as seen; a field given twice makes the line invalid (as serde's derived
-    /// readers do).
-    #[inline]
-    fn once(seen: &mut FieldBit, bit: FieldBit) -> R<()> {
-        if *seen & bit != 0 {
-            return Err(Invalid);
-        }
-        *seen |= bit;
-        Ok(())
-    }
-
     fn line(&mut self) -> R<Line<'a>> {
-        let mut l = Line::default();
-        let mut seen: FieldBit = 0;
+        let (mut l, mut seen) = (Line::default(), 0);
         self.object(|p, key| {
-            macro_rules! f {
-                ($bit:expr, $field:ident, $read:expr) => {{
-                    Self::once(&mut seen, 1 << $bit)?;
-                    l.$field = $read;
-                }};
-            }
+            let seen = &mut seen;
             match key {
-                "method" => f!(0, method, p.str_field()?),
-                "id" => f!(1, id, p.str_field()?),
-                "params" => f!(2, params, p.boxed_field(Self::params)?),
-                "result" => f!(3, result, p.present_field()?),
-                "error" => f!(4, error, p.present_field()?),
-                "type" => f!(5, kind, p.str_field()?),
-                "seq" => f!(6, seq, p.num_field()?),
-                "time" => f!(7, time, p.num_field()?),
-                "seq0" => f!(8, seq0, p.num_field()?),
-                "time0" => f!(9, time0, p.num_field()?),
-                "data" => f!(10, data, p.boxed_field(Self::data)?),
-                "ignorable" => f!(11, ignorable, p.flag_field()?),
-                "parentSession" => f!(12, parent_session, p.str_field()?),
-                "delegationDepth" => f!(13, delegation_depth, p.num_field()?),
-                "version" => f!(14, version, p.num_field()?),
-                "agentId" => f!(15, agent_id, p.str_field()?),
-                "timestamp" => f!(16, timestamp, p.str_field()?),
-                _ => p.skip()?,
+                "method" => field!(seen, 0, l.method, p.str_field()),
+                "id" => field!(seen, 1, l.id, p.str_field()),
+                "params" => field!(seen, 2, l.params, p.boxed_field(Self::params)),
+                "result" => field!(seen, 3, l.result, p.present_field()),
+                "error" => field!(seen, 4, l.error, p.present_field()),
+                "type" => field!(seen, 5, l.kind, p.str_field()),
+                "seq" => field!(seen, 6, l.seq, p.num_field()),
+                "time" => field!(seen, 7, l.time, p.num_field()),
+                "seq0" => field!(seen, 8, l.seq0, p.num_field()),
+                "time0" => field!(seen, 9, l.time0, p.num_field()),
+                "data" => field!(seen, 10, l.data, p.boxed_field(Self::data)),
+                "ignorable" => field!(seen, 11, l.ignorable, p.flag_field()),
+                "parentSession" => field!(seen, 12, l.parent_session, p.str_field()),
+                "delegationDepth" => field!(seen, 13, l.delegation_depth, p.num_field()),
+                "version" => field!(seen, 14, l.version, p.num_field()),
+                "agentId" => field!(seen, 15, l.agent_id, p.str_field()),
+                "timestamp" => field!(seen, 16, l.timestamp, p.str_field()),
+                _ => p.skip(),
             }
-            Ok(())
         })?;
         Ok(l)
     }
 
-    /// The fields of a nested object read into a struct, checked for repeats.
     fn params(&mut self, t: &mut Params<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
-        let bit = match key {
-            "sessionId" => 0,
-            "event" => 1,
-            "status" => 2,
-            "parentSessionId" => 3,
-            "childSessionId" => 4,
-            "stopReason" => 5,
-            _ => return self.skip(),
-        };
-        Self::once(seen, 1 << bit)?;
-        match bit {
-            0 => t.session_id = self.str_field()?,
-            1 => {
-                t.event = if self.peek() == Some(b'{') {
-                    // A nested event is a line of its own, built in its box.
-                    Obj(Some(Box::new(self.line()?)))
-                } else {
-                    self.decline()?;
-                    Obj(None)
-                }
-            }
-            2 => t.status = self.str_field()?,
-            3 => t.parent_session_id = self.str_field()?,
-            4 => t.child_session_id = self.str_field()?,
-            _ => t.stop_reason = self.str_field()?,
+        match key {
+            "sessionId" => field!(seen, 0, t.session_id, self.str_field()),
+            "event" => field!(seen, 1, t.event, self.event()),
+            "status" => field!(seen, 2, t.status, self.str_field()),
+            "parentSessionId" => field!(seen, 3, t.parent_session_id, self.str_field()),
+            "childSessionId" => field!(seen, 4, t.child_session_id, self.str_field()),
+            "stopReason" => field!(seen, 5, t.stop_reason, self.str_field()),
+            _ => self.skip(),
         }
-        Ok(())
+    }
+
+    /// A notification's event: a line of its own, built in its box.
+    fn event(&mut self) -> R<Obj<Box<Line<'a>>>> {
+        if self.peek() != Some(b'{') {
+            return self.decline().map(|()| Obj(None));
+        }
+        Ok(Obj(Some(Box::new(self.line()?))))
     }
 
     fn block(&mut self, t: &mut Block<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
         match key {
-            "type" => {
-                Self::once(seen, 1 << 0)?;
-                t.kind = self.str_field()?;
-            }
-            "text" => {
-                Self::once(seen, 1 << 1)?;
-                t.text = self.raw_field()?;
-            }
-            "toolCallId" => {
-                Self::once(seen, 1 << 2)?;
-                t.tool_call_id = self.str_field()?;
-            }
-            _ => self.skip()?,
+            "type" => field!(seen, 0, t.kind, self.str_field()),
+            "text" => field!(seen, 1, t.text, self.raw_field()),
+            "toolCallId" => field!(seen, 2, t.tool_call_id, self.str_field()),
+            _ => self.skip(),
         }
-        Ok(())
     }
 
     fn source(&mut self, t: &mut Source<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
-        if key == "callId" {
-            Self::once(seen, 1 << 0)?;
-            t.call_id = self.str_field()?;
-            return Ok(());
+        match key {
+            "callId" => field!(seen, 0, t.call_id, self.str_field()),
+            _ => self.skip(),
         }
-        self.skip()
     }
 
     fn message(&mut self, t: &mut Message<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
         match key {
-            "content" => {
-                Self::once(seen, 1 << 0)?;
-                t.content = self.list_field(Self::block)?;
-            }
-            "source" => {
-                Self::once(seen, 1 << 1)?;
-                t.source = self.obj_field(Self::source)?;
-            }
-            _ => self.skip()?,
+            "content" => field!(seen, 0, t.content, self.list_field(Self::block)),
+            "source" => field!(seen, 1, t.source, self.obj_field(Self::source)),
+            _ => self.skip(),
         }
-        Ok(())
     }
 
     fn reason(&mut self, t: &mut Reason<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
-        if key == "kind" {
-            Self::once(seen, 1 << 0)?;
-            t.kind = self.str_field()?;
-            return Ok(());
+        match key {
+            "kind" => field!(seen, 0, t.kind, self.str_field()),
+            _ => self.skip(),
         }
-        self.skip()
     }
 
     fn data(&mut self, t: &mut Data<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
-        let bit = match key {
-            "turn" => 0,
-            "step" => 1,
-            "reason" => 2,
-            "message" => 3,
-            "callId" => 4,
-            "label" => 5,
-            "dt" => 6,
-            "sessionId" => 7,
-            "toolCallId" => 8,
-            "agentName" => 9,
-            "agentDisplayName" => 10,
-            "parentId" => 11,
-            "cancelled" => 12,
-            "turnId" => 13,
-            "content" => 14,
-            _ => return self.skip(),
-        };
-        Self::once(seen, 1 << bit)?;
-        match bit {
-            0 => t.turn = self.num_field()?,
-            1 => t.step = self.num_field()?,
-            2 => t.reason = self.obj_field(Self::reason)?,
-            3 => t.message = self.obj_field(Self::message)?,
-            4 => t.call_id = self.str_field()?,
-            5 => t.label = self.str_field()?,
-            6 => t.dt = self.count_field()?,
-            7 => t.session_id = self.str_field()?,
-            8 => t.tool_call_id = self.str_field()?,
-            9 => t.agent_name = self.str_field()?,
-            10 => t.agent_display_name = self.str_field()?,
-            11 => t.parent_id = self.str_field()?,
-            12 => t.cancelled = self.flag_field()?,
-            13 => t.turn_id = self.str_field()?,
-            _ => t.content = self.content_field()?,
+        match key {
+            "turn" => field!(seen, 0, t.turn, self.num_field()),
+            "step" => field!(seen, 1, t.step, self.num_field()),
+            "reason" => field!(seen, 2, t.reason, self.obj_field(Self::reason)),
+            "message" => field!(seen, 3, t.message, self.obj_field(Self::message)),
+            "callId" => field!(seen, 4, t.call_id, self.str_field()),
+            "label" => field!(seen, 5, t.label, self.str_field()),
+            "dt" => field!(seen, 6, t.dt, self.count_field()),
+            "sessionId" => field!(seen, 7, t.session_id, self.str_field()),
+            "toolCallId" => field!(seen, 8, t.tool_call_id, self.str_field()),
+            "agentName" => field!(seen, 9, t.agent_name, self.str_field()),
+            "agentDisplayName" => field!(seen, 10, t.agent_display_name, self.str_field()),
+            "parentId" => field!(seen, 11, t.parent_id, self.str_field()),
+            "cancelled" => field!(seen, 12, t.cancelled, self.flag_field()),
+            "turnId" => field!(seen, 13, t.turn_id, self.str_field()),
+            "content" => field!(seen, 14, t.content, self.content_field()),
+            _ => self.skip(),
         }
-        Ok(())
     }
 }
