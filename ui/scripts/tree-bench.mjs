@@ -8,6 +8,11 @@
 // (performance.now() around a scroll event and a forced layout), "frame" the interval between
 // animation frames while scrolling one step a frame (paint and raster included; 60 Hz makes its
 // floor 16.7 ms). Long animation frames (> 50 ms) are counted from the performance timeline.
+// Both are wall-clock times, which other processes on a shared CPU stretch; so a third line gives
+// CPU time per step, from Chromium's own counters (CDP Performance.getMetrics in thread ticks):
+// the renderer's main thread in all (its script, style and layout parts; the rest is mostly
+// paint), and the renderer process in all (raster and compositor threads too; not the GPU
+// process, which composites in software here). Averages over the action's steps.
 // Both builds are measured, each in its own server and page: the production bundle first (what
 // `npm run build` makes and the app embeds: Svelte's production build, minified), then Vite's dev
 // server (Svelte's development build, with its runtime checks: slower, and what `npm run dev` and
@@ -72,6 +77,9 @@ async function bench(production) {
     const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
     page.on("pageerror", (e) => console.error("page error:", e.message));
     await mockIpc(page, { build: `() => (${buildReport.toString()})(${JSON.stringify(opts)})` });
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Performance.enable", { timeDomain: "threadTicks" });
+    const metrics = async () => Object.fromEntries((await cdp.send("Performance.getMetrics")).metrics.map((m) => [m.name, m.value]));
     const t0 = Date.now();
     await page.goto(ui.url);
     await page.locator('.node[data-session="r0"]').waitFor({ timeout: 120_000 });
@@ -135,11 +143,17 @@ async function bench(production) {
         if (window.__longFrames) window.__longFrames.length = 0;
       });
       if (action.startsWith("j key")) await page.locator('.node[data-session="r0"]').click();
+      const m0 = await metrics();
       const xs = await run(action, FRAMES);
+      const m1 = await metrics();
+      const cpu = (name) => (((m1[name] - m0[name]) * 1000) / FRAMES).toFixed(2);
       const long = await page.evaluate(() => window.__longFrames?.length ?? "n/a");
       const shown = await page.evaluate(() => document.querySelectorAll('[role="tree"] .node').length);
       console.log(`  ${action.padEnd(30)} update: ${stats(xs.map((x) => x[0]))}`);
       console.log(`  ${"".padEnd(30)} frame:  ${stats(xs.map((x) => x[1]))}   long frames: ${long}; rows in the DOM: ${shown}`);
+      console.log(
+        `  ${"".padEnd(30)} CPU a step: main thread ${cpu("ThreadTime")} ms (script ${cpu("ScriptDuration")}, style ${cpu("RecalcStyleDuration")}, layout ${cpu("LayoutDuration")}); renderer ${cpu("ProcessTime")} ms`,
+      );
     }
     console.log(`  load average at the end: ${load()}`);
     await page.close();
