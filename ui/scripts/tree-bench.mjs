@@ -8,11 +8,25 @@
 // (performance.now() around a scroll event and a forced layout), "frame" the interval between
 // animation frames while scrolling one step a frame (paint and raster included; 60 Hz makes its
 // floor 16.7 ms). Long animation frames (> 50 ms) are counted from the performance timeline.
+// Both are wall-clock times, which other processes on a shared CPU stretch; so a third line gives
+// CPU time per step, from Chromium's own counters (CDP Performance.getMetrics in thread ticks):
+// the renderer's main thread in all (its script, style and layout parts; the rest is mostly
+// paint), and the renderer process in all (raster and compositor threads too; not the GPU
+// process, which composites in software here). Averages over the action's steps.
+// Both builds are measured, each in its own server and page: the production bundle first (what
+// `npm run build` makes and the app embeds: Svelte's production build, minified), then Vite's dev
+// server (Svelte's development build, with its runtime checks: slower, and what `npm run dev` and
+// the browser tests run). `--build production` or `--build dev` measures one.
 // Figures only: nothing is asserted (the CPU is shared).
-// usage: node scripts/tree-bench.mjs [frames per action, default 120]   (from ui/)
+// usage: node scripts/tree-bench.mjs [frames per action, default 120] [--build production|dev|both]   (from ui/)
+import { loadavg } from "node:os";
 import { launch, mockIpc, startUi, stats } from "../tests/browser.mjs";
 
-const FRAMES = Number(process.argv[2] ?? 120);
+const args = process.argv.slice(2);
+const buildArg = args.indexOf("--build");
+const BUILD = buildArg >= 0 ? args.splice(buildArg, 2)[1] : "both";
+if (!["production", "dev", "both"].includes(BUILD)) throw new Error(`--build ${BUILD}: production, dev or both`);
+const FRAMES = Number(args[0] ?? 120);
 
 /** Runs in the page: the synthetic report (see the header). */
 function buildReport({ trees: TREES, events: EVENTS }) {
@@ -53,82 +67,101 @@ function buildReport({ trees: TREES, events: EVENTS }) {
   };
 }
 
-const ui = await startUi();
-const browser = await launch();
-try {
-  const opts = { trees: 100, events: 100 };
-  const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-  page.on("pageerror", (e) => console.error("page error:", e.message));
-  await mockIpc(page, { build: `() => (${buildReport.toString()})(${JSON.stringify(opts)})` });
-  const t0 = Date.now();
-  await page.goto(ui.url);
-  await page.locator('.node[data-session="r0"]').waitFor({ timeout: 120_000 });
-  const firstRows = Date.now() - t0;
-  const inputs = (await page.locator("section.inputs").textContent()).replace(/\s+/g, " ").trim();
-  console.log(`\ndelegation tree, window 1600x1000: ${inputs}`);
-  console.log(`  navigation to the first tree rows (report built in the page, rows built, first render): ${firstRows} ms`);
+const load = () => loadavg().map((x) => x.toFixed(2)).join(" ");
 
-  // Long animation frames, from the performance timeline, while the actions run.
-  await page.evaluate(() => {
-    window.__longFrames = [];
-    try {
-      new PerformanceObserver((l) => window.__longFrames.push(...l.getEntries().map((e) => e.duration))).observe({ type: "long-animation-frame" });
-    } catch {
-      window.__longFrames = null;
-    }
-  });
+async function bench(production) {
+  const ui = await startUi({ production });
+  const browser = await launch();
+  try {
+    const opts = { trees: 100, events: 100 };
+    const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    page.on("pageerror", (e) => console.error("page error:", e.message));
+    await mockIpc(page, { build: `() => (${buildReport.toString()})(${JSON.stringify(opts)})` });
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Performance.enable", { timeDomain: "threadTicks" });
+    const metrics = async () => Object.fromEntries((await cdp.send("Performance.getMetrics")).metrics.map((m) => [m.name, m.value]));
+    const t0 = Date.now();
+    await page.goto(ui.url);
+    await page.locator('.node[data-session="r0"]').waitFor({ timeout: 120_000 });
+    const firstRows = Date.now() - t0;
+    const inputs = (await page.locator("section.inputs").textContent()).replace(/\s+/g, " ").trim();
+    const build = production ? "production build (vite build, served by vite preview; what the app embeds)" : "development build (Vite dev server)";
+    console.log(`\ndelegation tree, window 1600x1000, ${build}: ${inputs}`);
+    console.log(`  load average at the start: ${load()}`);
+    console.log(`  navigation to the first tree rows (report built in the page, rows built, first render): ${firstRows} ms`);
 
-  // In the page: one step of an action a frame; per step the update time and the frame interval.
-  const run = (action, n) =>
-    page.evaluate(
-      async ({ action, n }) => {
-        const tree = document.querySelector('[role="tree"]');
-        const frame = () => new Promise((res) => requestAnimationFrame(res));
-        const rows = tree.scrollHeight / 28;
-        let seed = 3;
-        const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-        const out = [];
-        let last = await frame();
-        for (let i = 0; i < n; i++) {
-          const t = performance.now();
-          if (action === "j key (selection down a row)") {
-            tree.dispatchEvent(new KeyboardEvent("keydown", { key: "j", bubbles: true, cancelable: true }));
-          } else {
-            if (action === "wheel steps (3 rows)") tree.scrollTop += 84;
-            else if (action === "page steps (PageDown)") tree.scrollTop += tree.clientHeight;
-            else tree.scrollTop = Math.floor(rand() * rows) * 28;
-            tree.dispatchEvent(new Event("scroll"));
-          }
-          // Svelte applies state changes in a microtask; then force style and layout.
-          await Promise.resolve();
-          tree.getBoundingClientRect();
-          void document.body.offsetHeight;
-          const update = performance.now() - t;
-          const now = await frame();
-          out.push([update, now - last]);
-          last = now;
-        }
-        return out;
-      },
-      { action, n },
-    );
-
-  await page.locator('.node[data-session="r0"]').click();
-  for (const action of ["wheel steps (3 rows)", "page steps (PageDown)", "jumps (scrollbar drag)", "j key (selection down a row)"]) {
+    // Long animation frames, from the performance timeline, while the actions run.
     await page.evaluate(() => {
-      const tree = document.querySelector('[role="tree"]');
-      tree.scrollTop = 0;
-      if (window.__longFrames) window.__longFrames.length = 0;
+      window.__longFrames = [];
+      try {
+        new PerformanceObserver((l) => window.__longFrames.push(...l.getEntries().map((e) => e.duration))).observe({ type: "long-animation-frame" });
+      } catch {
+        window.__longFrames = null;
+      }
     });
-    if (action.startsWith("j key")) await page.locator('.node[data-session="r0"]').click();
-    const xs = await run(action, FRAMES);
-    const long = await page.evaluate(() => window.__longFrames?.length ?? "n/a");
-    const shown = await page.evaluate(() => document.querySelectorAll('[role="tree"] .node').length);
-    console.log(`  ${action.padEnd(30)} update: ${stats(xs.map((x) => x[0]))}`);
-    console.log(`  ${"".padEnd(30)} frame:  ${stats(xs.map((x) => x[1]))}   long frames: ${long}; rows in the DOM: ${shown}`);
+
+    // In the page: one step of an action a frame; per step the update time and the frame interval.
+    const run = (action, n) =>
+      page.evaluate(
+        async ({ action, n }) => {
+          const tree = document.querySelector('[role="tree"]');
+          const frame = () => new Promise((res) => requestAnimationFrame(res));
+          const rows = tree.scrollHeight / 28;
+          let seed = 3;
+          const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+          const out = [];
+          let last = await frame();
+          for (let i = 0; i < n; i++) {
+            const t = performance.now();
+            if (action === "j key (selection down a row)") {
+              tree.dispatchEvent(new KeyboardEvent("keydown", { key: "j", bubbles: true, cancelable: true }));
+            } else {
+              if (action === "wheel steps (3 rows)") tree.scrollTop += 84;
+              else if (action === "page steps (PageDown)") tree.scrollTop += tree.clientHeight;
+              else tree.scrollTop = Math.floor(rand() * rows) * 28;
+              tree.dispatchEvent(new Event("scroll"));
+            }
+            // Svelte applies state changes in a microtask; then force style and layout.
+            await Promise.resolve();
+            tree.getBoundingClientRect();
+            void document.body.offsetHeight;
+            const update = performance.now() - t;
+            const now = await frame();
+            out.push([update, now - last]);
+            last = now;
+          }
+          return out;
+        },
+        { action, n },
+      );
+
+    await page.locator('.node[data-session="r0"]').click();
+    for (const action of ["wheel steps (3 rows)", "page steps (PageDown)", "jumps (scrollbar drag)", "j key (selection down a row)"]) {
+      await page.evaluate(() => {
+        const tree = document.querySelector('[role="tree"]');
+        tree.scrollTop = 0;
+        if (window.__longFrames) window.__longFrames.length = 0;
+      });
+      if (action.startsWith("j key")) await page.locator('.node[data-session="r0"]').click();
+      const m0 = await metrics();
+      const xs = await run(action, FRAMES);
+      const m1 = await metrics();
+      const cpu = (name) => (((m1[name] - m0[name]) * 1000) / FRAMES).toFixed(2);
+      const long = await page.evaluate(() => window.__longFrames?.length ?? "n/a");
+      const shown = await page.evaluate(() => document.querySelectorAll('[role="tree"] .node').length);
+      console.log(`  ${action.padEnd(30)} update: ${stats(xs.map((x) => x[0]))}`);
+      console.log(`  ${"".padEnd(30)} frame:  ${stats(xs.map((x) => x[1]))}   long frames: ${long}; rows in the DOM: ${shown}`);
+      console.log(
+        `  ${"".padEnd(30)} CPU a step: main thread ${cpu("ThreadTime")} ms (script ${cpu("ScriptDuration")}, style ${cpu("RecalcStyleDuration")}, layout ${cpu("LayoutDuration")}); renderer ${cpu("ProcessTime")} ms`,
+      );
+    }
+    console.log(`  load average at the end: ${load()}`);
+    await page.close();
+  } finally {
+    await browser.close();
+    await ui.close();
   }
-  await page.close();
-} finally {
-  await browser.close();
-  await ui.close();
 }
+
+if (BUILD !== "dev") await bench(true);
+if (BUILD !== "production") await bench(false);

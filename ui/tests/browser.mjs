@@ -1,9 +1,13 @@
-// The UI in headless Chromium with Tauri's IPC mocked: a Vite dev server over ui/ and a page whose
+// The UI in headless Chromium with Tauri's IPC mocked: a Vite dev server over ui/ (or the
+// production bundle, built and served by `vite preview`) and a page whose
 // window.__TAURI_INTERNALS__ answers the app's commands from a report given by the test. Shared by
-// the browser tests (tests/*.browser.mjs) and scripts/timeline-bench.mjs.
+// the browser tests (tests/*.browser.mjs) and the UI benches (scripts/*-bench.mjs).
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
-import { createServer } from "vite";
+import { build, createServer, preview } from "vite";
 
 export const UI = fileURLToPath(new URL("..", import.meta.url));
 
@@ -17,8 +21,14 @@ export const CHROMIUM_ARGS = [
   "--disable-sync",
 ];
 
-/** Starts the dev server on a free port; `load(path)` imports a UI module in Node (fixtures). */
-export async function startUi() {
+/**
+ * Starts the dev server on a free port; `load(path)` imports a UI module in Node (fixtures).
+ * With `production`, builds the production bundle (what `npm run build` puts in ui/dist and the
+ * app embeds) into a temporary directory instead and serves it with `vite preview`: the same page
+ * and IPC mock, Svelte's production build (no `load`).
+ */
+export async function startUi({ production = false } = {}) {
+  if (production) return startBuiltUi();
   const server = await createServer({
     root: UI,
     configFile: `${UI}/vite.config.ts`,
@@ -28,6 +38,27 @@ export async function startUi() {
   await server.listen();
   const url = server.resolvedUrls.local[0];
   return { url, load: (path) => server.ssrLoadModule(path), close: () => server.close() };
+}
+
+async function startBuiltUi() {
+  const outDir = await mkdtemp(join(tmpdir(), "arbor-ui-dist-"));
+  const config = { root: UI, configFile: `${UI}/vite.config.ts`, logLevel: "error", build: { outDir, emptyOutDir: true } };
+  try {
+    await build(config);
+    const server = await preview({ ...config, preview: { port: 0, strictPort: false, open: false } });
+    const url = server.resolvedUrls.local[0];
+    const load = () => {
+      throw new Error("startUi({ production: true }) serves the built bundle: no load()");
+    };
+    const close = async () => {
+      await server.close();
+      await rm(outDir, { recursive: true, force: true });
+    };
+    return { url, load, close };
+  } catch (e) {
+    await rm(outDir, { recursive: true, force: true });
+    throw e;
+  }
 }
 
 export async function launch() {
