@@ -613,7 +613,12 @@ impl Analysis {
     /// The raw text of a line of an input, read back from the file.
     pub fn raw_line(&self, file: &str, line: u64) -> Option<String> {
         let (ix, info) = self.files.iter().enumerate().find(|(_, f)| f.display == file)?;
-        let offset = self.cx.records.iter().find(|r| r.file == ix as u32 && r.line as u64 == line).map(|r| r.offset);
+        let offset = self
+            .cx
+            .records
+            .get(self.cx.records_of(ix as u32))
+            .and_then(|rs| rs.iter().find(|r| r.line as u64 == line))
+            .map(|r| r.offset());
         let bytes = match offset {
             Some(o) => reader::raw_line_at(&info.path, o).ok()?,
             None => reader::raw_line_numbered(&info.path, line).ok()??,
@@ -623,8 +628,7 @@ impl Analysis {
 
     /// The wire time of the record at a place (records are in wire order: a binary search).
     pub(crate) fn time_at(&self, at: Loc) -> Option<f64> {
-        let i = self.cx.records.binary_search_by(|r| (r.file, r.line as u64).cmp(&(at.file, at.line))).ok()?;
-        let t = self.cx.records[i].time;
+        let t = self.cx.records[self.cx.find_record(at)?].time;
         (!t.is_nan()).then_some(t)
     }
 
@@ -632,7 +636,7 @@ impl Analysis {
     /// seek per reply for plain files, one pass for zstd), each file split between threads.
     pub(crate) fn reply_texts(&self) -> ReplyTexts {
         let cx = &self.cx;
-        let mut refs: Vec<TextRef> = cx.turns.list.iter().filter_map(|t| t.reply).collect();
+        let mut refs: Vec<TextRef> = cx.turns.list.iter().filter_map(|t| cx.text_ref(t.reply()?)).collect();
         refs.extend(cx.loose_replies.iter().map(|r| r.text));
         for w in &cx.waits {
             refs.extend(w.reply);
@@ -826,10 +830,10 @@ impl Analysis {
         let r = self.cx.records.get(index)?;
         Some(RecordView {
             index,
-            file: self.files.get(r.file as usize)?.display.clone(),
+            file: self.files.get(self.cx.file_of(index)? as usize)?.display.clone(),
             line: r.line as u64,
             session: (r.session != crate::ctx::NO_SESSION).then(|| self.cx.ids.name(Sym(r.session)).to_owned()),
-            kind: r.kind.as_str(),
+            kind: r.kind().as_str(),
             time: (!r.time.is_nan()).then_some(r.time),
         })
     }
@@ -837,7 +841,7 @@ impl Analysis {
     /// The record at a place (records are in wire order, so this is a binary search).
     pub fn find_record(&self, file: &str, line: u64) -> Option<usize> {
         let f = self.files.iter().position(|f| f.display == file)? as u32;
-        self.cx.records.binary_search_by(|r| (r.file, r.line as u64).cmp(&(f, line))).ok()
+        self.cx.find_record(Loc { file: f, line })
     }
 
     /// The records around one: `before` before it, `after` after it, itself included.
