@@ -766,7 +766,11 @@ impl DeltaMark {
             .order_since(self.sessions)
             .iter()
             .filter_map(|&s| cx.graph.get(s))
-            .map(|n| SessionDelta { id: name(n.id), parent: n.parent.map(name), label: n.label.clone() })
+            .map(|n| SessionDelta {
+                id: name(n.id),
+                parent: n.parent.map(name),
+                label: cx.graph.label(n).map(str::to_owned),
+            })
             .collect::<Vec<_>>();
         let edges = cx
             .graph
@@ -877,9 +881,10 @@ impl Analysis {
         let mut hits = Vec::new();
         for n in self.cx.graph.nodes() {
             let id = self.cx.ids.name(n.id);
-            let label_hit = n.label.as_deref().is_some_and(|l| l.to_lowercase().contains(&q));
+            let label = self.cx.graph.label(n);
+            let label_hit = label.is_some_and(|l| l.to_lowercase().contains(&q));
             if id.to_lowercase().contains(&q) || label_hit {
-                hits.push(Hit::Session { id: id.to_owned(), label: n.label.clone() });
+                hits.push(Hit::Session { id: id.to_owned(), label: label.map(str::to_owned) });
                 if hits.len() >= limit {
                     return hits;
                 }

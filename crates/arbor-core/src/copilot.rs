@@ -238,9 +238,8 @@ impl Copilot {
                     .or_else(|| data.tool_call_id.non_empty().and_then(|t| root.tool_calls.get(t)).map(|&p| (p, false)))
                     .unwrap_or((root_id, true));
                 cx.graph.open_run(agent, Some(parent.0), Some(at), parent.1);
-                let label = data.agent_display_name.non_empty().or(data.agent_name.non_empty()).map(str::to_owned);
-                if label.is_some() {
-                    cx.graph.session(agent).label = label;
+                if let Some(label) = data.agent_display_name.non_empty().or(data.agent_name.non_empty()) {
+                    cx.graph.set_label(agent, label);
                 }
             }
             "subagent.completed" | "subagent.failed" if is_sub => {

@@ -308,7 +308,7 @@ impl DshRpc {
         }
         if let Some(v) = view {
             if let Some(label) = label_from(&v) {
-                cx.graph.session(s).label = Some(label);
+                cx.graph.set_label(s, &label);
             }
             let run = cx.graph.get(s).and_then(|n| n.runs.len().checked_sub(1)).map(|r| r as u32);
             let checker = self.checkers.entry(s).or_insert_with(|| Checker::new(s, run));
@@ -379,7 +379,7 @@ impl DshSession {
         let view = event_view(line);
         cx.record(at, offset, Some(s), event_kind(view.kind), view.time);
         if let Some(label) = label_from(&view) {
-            cx.graph.session(s).label = Some(label);
+            cx.graph.set_label(s, &label);
         }
         let checker = self.checker.as_mut().expect("begun above");
         checker.event(&view, at, cx.records.len(), &mut cx.turns, &mut cx.findings);
@@ -398,7 +398,7 @@ impl DshSession {
         self.header = Some(at);
         cx.record(at, offset, Some(s), Kind::Header, None);
         if let Some(d) = line.delegation_depth.int() {
-            cx.graph.session(s).header_depth = Some((d, at));
+            cx.graph.set_header_depth(s, d, at);
         }
         if let Some(parent) = line.parent_session.non_empty() {
             let p = cx.sym(parent, at);
@@ -466,7 +466,7 @@ pub fn link_headers(cx: &mut Ctx) {
     let placements = cx.graph.placements();
     let mut mismatches = Vec::new();
     for node in cx.graph.nodes() {
-        if let (Some((d, at)), Some(p)) = (node.header_depth, placements.get(&node.id)) {
+        if let (Some((d, at)), Some(p)) = (cx.graph.header_depth(node.id), placements.get(&node.id)) {
             if let Some(depth) = p.depth {
                 if d != depth as i64 {
                     mismatches.push((node.id, d, depth, at));

@@ -19,19 +19,62 @@ pub struct RunData {
     pub outcome: Outcome,
 }
 
+/// A session's runs. Almost every session runs once, so one run is kept in the node itself: a
+/// `Vec` would be a heap block a session (80 bytes with its header, 244 k of them in a 1 GiB
+/// Copilot log) plus its 24-byte handle. Reads as a slice.
+#[derive(Debug, Clone)]
+pub enum Runs {
+    One(RunData),
+    Many(Vec<RunData>),
+}
+
+impl Default for Runs {
+    fn default() -> Self {
+        Runs::Many(Vec::new())
+    }
+}
+
+impl Runs {
+    pub fn push(&mut self, run: RunData) {
+        match self {
+            Runs::Many(v) if v.is_empty() => *self = Runs::One(run),
+            Runs::Many(v) => v.push(run),
+            Runs::One(first) => *self = Runs::Many(vec![first.clone(), run]),
+        }
+    }
+}
+
+impl std::ops::Deref for Runs {
+    type Target = [RunData];
+    fn deref(&self) -> &[RunData] {
+        match self {
+            Runs::One(r) => std::slice::from_ref(r),
+            Runs::Many(v) => v,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Runs {
+    fn deref_mut(&mut self) -> &mut [RunData] {
+        match self {
+            Runs::One(r) => std::slice::from_mut(r),
+            Runs::Many(v) => v,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct SessionNode {
     pub id: Sym,
     /// Order of first appearance, across all inputs.
     pub first_seen: u64,
-    pub label: Option<String>,
-    pub runs: Vec<RunData>,
+    /// Interned in the graph's labels (`SessionGraph::label`): a few names label every agent.
+    label: Option<Sym>,
+    pub runs: Runs,
     pub events: u64,
     /// The last parent this session had (the report's `parent`).
     pub parent: Option<Sym>,
     pub inferred_parent: bool,
-    /// A dsh-session header's `delegationDepth` and where it was, to compare with the tree.
-    pub header_depth: Option<(i64, Loc)>,
 }
 
 /// A session's place in the final tree.
@@ -50,6 +93,9 @@ pub struct SessionGraph {
     /// sends is the tail of each since the last one.
     order: Vec<Sym>,
     run_log: Vec<(Sym, Option<Sym>)>,
+    labels: crate::intern::Interner,
+    /// dsh-session headers' `delegationDepth` and where each was, to compare with the tree.
+    header_depths: HashMap<Sym, (i64, Loc)>,
 }
 
 impl SessionGraph {
@@ -63,11 +109,10 @@ impl SessionGraph {
                     id,
                     first_seen: self.seen,
                     label: None,
-                    runs: Vec::new(),
+                    runs: Runs::default(),
                     events: 0,
                     parent: None,
                     inferred_parent: false,
-                    header_depth: None,
                 });
                 self.index.insert(id, ix);
                 self.order.push(id);
@@ -75,6 +120,25 @@ impl SessionGraph {
             }
         };
         &mut self.graph[ix]
+    }
+
+    /// A session's label.
+    pub fn label(&self, node: &SessionNode) -> Option<&str> {
+        node.label.map(|l| self.labels.name(l))
+    }
+
+    pub fn set_label(&mut self, id: Sym, label: &str) {
+        let l = self.labels.intern(label);
+        self.session(id).label = Some(l);
+    }
+
+    pub fn header_depth(&self, id: Sym) -> Option<(i64, Loc)> {
+        self.header_depths.get(&id).copied()
+    }
+
+    pub fn set_header_depth(&mut self, id: Sym, depth: i64, at: Loc) {
+        self.session(id);
+        self.header_depths.insert(id, (depth, at));
     }
 
     pub fn get(&self, id: Sym) -> Option<&SessionNode> {
@@ -101,11 +165,6 @@ impl SessionGraph {
     /// immutable run edge is added. Returns the run's index.
     pub fn open_run(&mut self, child: Sym, parent: Option<Sym>, start: Option<Loc>, inferred: bool) -> usize {
         let node = self.session(child);
-        // Most sessions run once: a first push would reserve room for four runs (256 bytes a
-        // session, ~47 MB for the 244 k agents of a 1 GiB Copilot log).
-        if node.runs.capacity() == 0 {
-            node.runs.reserve_exact(1);
-        }
         node.runs.push(RunData { parent, start, end: None, outcome: Outcome::Open });
         node.parent = parent;
         node.inferred_parent = inferred;
@@ -354,5 +413,14 @@ mod tests {
         let p = g.placements();
         assert_eq!(p[&Sym(99_999)], Placement { root: Some(Sym(0)), depth: Some(99_999) });
         assert_eq!(g.report_order().len(), 100_000);
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    /// Every Copilot agent is a node: 244 k in a 1 GiB log.
+    #[test]
+    fn a_session_node_stays_small() {
+        assert_eq!(std::mem::size_of::<super::SessionNode>(), 104);
     }
 }

@@ -231,7 +231,7 @@ impl<'a> ReportParts<'a> {
                 parent: n.parent.map(|s| self.name(s)),
                 root: p.and_then(|p| p.root).map(|s| self.name(s)),
                 depth: p.and_then(|p| p.depth),
-                label: n.label.as_deref(),
+                label: g.label(n),
                 runs: n
                     .runs
                     .iter()
