@@ -697,9 +697,12 @@ impl Analysis {
             }
         });
         // The parts' buffers are kept as they are: joining them would copy every text once more.
-        let mut texts = ReplyTexts { refs: Vec::with_capacity(refs.len()), spans: Vec::new(), parts: Vec::new() };
-        for (part, r) in parts.iter().zip(done) {
-            let (text, ends) = r.unwrap_or_else(|| (String::new(), vec![0; part.len()]));
+        // The parts are `refs` cut in order, so `refs` is kept as the index, not copied.
+        let lens: Vec<usize> = parts.iter().map(|p| p.len()).collect();
+        drop(parts);
+        let mut texts = ReplyTexts { refs, spans: Vec::new(), parts: Vec::new() };
+        for (len, r) in lens.into_iter().zip(done) {
+            let (text, ends) = r.unwrap_or_else(|| (String::new(), vec![0; len]));
             let p = texts.parts.len() as u32;
             let mut start = 0;
             texts.spans.extend(ends.into_iter().map(|end| {
@@ -707,7 +710,6 @@ impl Analysis {
                 start = end;
                 span
             }));
-            texts.refs.extend_from_slice(part);
             texts.parts.push(text);
         }
         texts
