@@ -84,10 +84,44 @@ pub struct Placement {
     pub depth: Option<u32>,
 }
 
+/// Every session's placement, by symbol.
+#[derive(Debug, Clone, Default)]
+pub struct Placements(Vec<Option<Placement>>);
+
+impl Placements {
+    pub fn get(&self, s: &Sym) -> Option<&Placement> {
+        self.0.get(s.0 as usize)?.as_ref()
+    }
+
+    fn contains_key(&self, s: &Sym) -> bool {
+        self.get(s).is_some()
+    }
+
+    fn insert(&mut self, s: Sym, p: Placement) {
+        let i = s.0 as usize;
+        if self.0.len() <= i {
+            self.0.resize(i + 1, None);
+        }
+        self.0[i] = Some(p);
+    }
+}
+
+impl std::ops::Index<&Sym> for Placements {
+    type Output = Placement;
+    fn index(&self, s: &Sym) -> &Placement {
+        self.get(s).expect("a placed session")
+    }
+}
+
+const NO_NODE: u32 = u32::MAX;
+
 #[derive(Debug, Default)]
 pub struct SessionGraph {
     graph: StableDiGraph<SessionNode, u32>,
-    index: HashMap<Sym, NodeIndex>,
+    /// Each session's node, by symbol (`NO_NODE` for a symbol that names no session): symbols are
+    /// dense, so a list costs 4 bytes a symbol where a map cost ~20 a session.
+    index: Vec<u32>,
+    nodes: usize,
     seen: u64,
     /// Sessions in order of first appearance, and every run edge as it was made: what a delta
     /// sends is the tail of each since the last one.
@@ -101,8 +135,8 @@ pub struct SessionGraph {
 impl SessionGraph {
     /// The session named `id`, made on first sight.
     pub fn session(&mut self, id: Sym) -> &mut SessionNode {
-        let ix = match self.index.get(&id) {
-            Some(&ix) => ix,
+        let ix = match self.node_ix(id) {
+            Some(ix) => ix,
             None => {
                 self.seen += 1;
                 let ix = self.graph.add_node(SessionNode {
@@ -114,7 +148,12 @@ impl SessionGraph {
                     parent: None,
                     inferred_parent: false,
                 });
-                self.index.insert(id, ix);
+                let i = id.0 as usize;
+                if self.index.len() <= i {
+                    self.index.resize(i + 1, NO_NODE);
+                }
+                self.index[i] = ix.index() as u32;
+                self.nodes += 1;
                 self.order.push(id);
                 ix
             }
@@ -142,23 +181,27 @@ impl SessionGraph {
     }
 
     pub fn get(&self, id: Sym) -> Option<&SessionNode> {
-        self.index.get(&id).map(|&ix| &self.graph[ix])
+        self.node_ix(id).map(|ix| &self.graph[ix])
     }
 
     pub fn get_mut(&mut self, id: Sym) -> Option<&mut SessionNode> {
-        self.index.get(&id).map(|&ix| &mut self.graph[ix])
+        self.node_ix(id).map(|ix| &mut self.graph[ix])
+    }
+
+    fn node_ix(&self, id: Sym) -> Option<NodeIndex> {
+        self.index.get(id.0 as usize).filter(|&&ix| ix != NO_NODE).map(|&ix| NodeIndex::new(ix as usize))
     }
 
     pub fn contains(&self, id: Sym) -> bool {
-        self.index.contains_key(&id)
+        self.node_ix(id).is_some()
     }
 
     pub fn len(&self) -> usize {
-        self.index.len()
+        self.nodes
     }
 
     pub fn is_empty(&self) -> bool {
-        self.index.is_empty()
+        self.nodes == 0
     }
 
     /// Open a new run of `child` under `parent`: the child's parent becomes `parent`, and an
@@ -171,7 +214,7 @@ impl SessionGraph {
         let run = node.runs.len() - 1;
         self.run_log.push((child, parent));
         if let Some(p) = parent {
-            if let (Some(&pi), Some(&ci)) = (self.index.get(&p), self.index.get(&child)) {
+            if let (Some(pi), Some(ci)) = (self.node_ix(p), self.node_ix(child)) {
                 self.graph.add_edge(pi, ci, run as u32);
             }
         }
@@ -197,8 +240,8 @@ impl SessionGraph {
 
     /// Root and depth of every session, following the last parent each had. A session whose
     /// chain meets a cycle, or a parent that is not a loaded session, has neither.
-    pub fn placements(&self) -> HashMap<Sym, Placement> {
-        let mut out: HashMap<Sym, Placement> = HashMap::with_capacity_and_hasher(self.index.len(), Default::default());
+    pub fn placements(&self) -> Placements {
+        let mut out = Placements(vec![None; self.index.len()]);
         let none = Placement { root: None, depth: None };
         for node in self.graph.node_weights() {
             if out.contains_key(&node.id) {
@@ -250,7 +293,7 @@ impl SessionGraph {
                 _ => tops.push(n),
             }
         }
-        let mut out = Vec::with_capacity(self.index.len());
+        let mut out = Vec::with_capacity(self.nodes);
         let mut done = HashSet::default();
         let visit = |start: Sym, out: &mut Vec<Sym>, done: &mut HashSet<Sym>| {
             let mut stack = vec![start];

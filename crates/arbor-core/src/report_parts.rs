@@ -12,8 +12,8 @@ use crate::boundary::TurnId;
 use crate::ctx::{TextRef, WaitRec};
 use crate::detect::Format;
 use crate::finding::Loc;
-use crate::graph::Placement;
-use crate::intern::{HashMap, Sym};
+use crate::graph::Placements;
+use crate::intern::Sym;
 use crate::report::{self, Outcome, Report, Severity, WaitOutcome};
 use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
@@ -174,7 +174,7 @@ pub struct DiagnosticRef<'a> {
 pub struct ReportParts<'a> {
     a: &'a Analysis,
     texts: ReplyTexts,
-    placements: HashMap<Sym, Placement>,
+    placements: Placements,
 }
 
 impl<'a> ReportParts<'a> {
