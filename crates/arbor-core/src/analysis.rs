@@ -599,7 +599,12 @@ impl Analysis {
     /// The raw text of a line of an input, read back from the file.
     pub fn raw_line(&self, file: &str, line: u64) -> Option<String> {
         let (ix, info) = self.files.iter().enumerate().find(|(_, f)| f.display == file)?;
-        let offset = self.cx.records.iter().find(|r| r.file == ix as u32 && r.line as u64 == line).map(|r| r.offset);
+        let offset = self
+            .cx
+            .records
+            .get(self.cx.records_of(ix as u32))
+            .and_then(|rs| rs.iter().find(|r| r.line as u64 == line))
+            .map(|r| r.offset());
         let bytes = match offset {
             Some(o) => reader::raw_line_at(&info.path, o).ok()?,
             None => reader::raw_line_numbered(&info.path, line).ok()??,
@@ -609,8 +614,7 @@ impl Analysis {
 
     /// The wire time of the record at a place (records are in wire order: a binary search).
     pub(crate) fn time_at(&self, at: Loc) -> Option<f64> {
-        let i = self.cx.records.binary_search_by(|r| (r.file, r.line as u64).cmp(&(at.file, at.line))).ok()?;
-        let t = self.cx.records[i].time;
+        let t = self.cx.records[self.cx.find_record(at)?].time;
         (!t.is_nan()).then_some(t)
     }
 
@@ -618,7 +622,7 @@ impl Analysis {
     /// seek per reply for plain files, one pass for zstd), each file split between threads.
     pub(crate) fn reply_texts(&self) -> ReplyTexts {
         let cx = &self.cx;
-        let mut refs: Vec<TextRef> = cx.turns.list.iter().filter_map(|t| t.reply).collect();
+        let mut refs: Vec<TextRef> = cx.turns.list.iter().filter_map(|t| cx.text_ref(t.reply()?)).collect();
         refs.extend(cx.loose_replies.iter().map(|r| r.text));
         for w in &cx.waits {
             refs.extend(w.reply);
@@ -679,9 +683,12 @@ impl Analysis {
             }
         });
         // The parts' buffers are kept as they are: joining them would copy every text once more.
-        let mut texts = ReplyTexts { refs: Vec::with_capacity(refs.len()), spans: Vec::new(), parts: Vec::new() };
-        for (part, r) in parts.iter().zip(done) {
-            let (text, ends) = r.unwrap_or_else(|| (String::new(), vec![0; part.len()]));
+        // The parts are `refs` cut in order, so `refs` is kept as the index, not copied.
+        let lens: Vec<usize> = parts.iter().map(|p| p.len()).collect();
+        drop(parts);
+        let mut texts = ReplyTexts { refs, spans: Vec::new(), parts: Vec::new() };
+        for (len, r) in lens.into_iter().zip(done) {
+            let (text, ends) = r.unwrap_or_else(|| (String::new(), vec![0; len]));
             let p = texts.parts.len() as u32;
             let mut start = 0;
             texts.spans.extend(ends.into_iter().map(|end| {
@@ -689,7 +696,6 @@ impl Analysis {
                 start = end;
                 span
             }));
-            texts.refs.extend_from_slice(part);
             texts.parts.push(text);
         }
         texts
@@ -749,7 +755,11 @@ impl DeltaMark {
             .order_since(self.sessions)
             .iter()
             .filter_map(|&s| cx.graph.get(s))
-            .map(|n| SessionDelta { id: name(n.id), parent: n.parent.map(name), label: n.label.clone() })
+            .map(|n| SessionDelta {
+                id: name(n.id),
+                parent: n.parent.map(name),
+                label: cx.graph.label(n).map(str::to_owned),
+            })
             .collect::<Vec<_>>();
         let edges = cx
             .graph
@@ -813,10 +823,10 @@ impl Analysis {
         let r = self.cx.records.get(index)?;
         Some(RecordView {
             index,
-            file: self.files.get(r.file as usize)?.display.clone(),
+            file: self.files.get(self.cx.file_of(index)? as usize)?.display.clone(),
             line: r.line as u64,
             session: (r.session != crate::ctx::NO_SESSION).then(|| self.cx.ids.name(Sym(r.session)).to_owned()),
-            kind: r.kind.as_str(),
+            kind: r.kind().as_str(),
             time: (!r.time.is_nan()).then_some(r.time),
         })
     }
@@ -824,7 +834,7 @@ impl Analysis {
     /// The record at a place (records are in wire order, so this is a binary search).
     pub fn find_record(&self, file: &str, line: u64) -> Option<usize> {
         let f = self.files.iter().position(|f| f.display == file)? as u32;
-        self.cx.records.binary_search_by(|r| (r.file, r.line as u64).cmp(&(f, line))).ok()
+        self.cx.find_record(Loc { file: f, line })
     }
 
     /// The records around one: `before` before it, `after` after it, itself included.
@@ -860,9 +870,10 @@ impl Analysis {
         let mut hits = Vec::new();
         for n in self.cx.graph.nodes() {
             let id = self.cx.ids.name(n.id);
-            let label_hit = n.label.as_deref().is_some_and(|l| l.to_lowercase().contains(&q));
+            let label = self.cx.graph.label(n);
+            let label_hit = label.is_some_and(|l| l.to_lowercase().contains(&q));
             if id.to_lowercase().contains(&q) || label_hit {
-                hits.push(Hit::Session { id: id.to_owned(), label: n.label.clone() });
+                hits.push(Hit::Session { id: id.to_owned(), label: label.map(str::to_owned) });
                 if hits.len() >= limit {
                     return hits;
                 }

@@ -68,28 +68,147 @@ pub const KNOWN_TYPES: &[&str] = &[
 
 pub const MIRROR_TYPES: &[&str] = &["agent/turn-start", "agent/turn-end", "agent/step-start", "agent/step-end"];
 
-/// One turn as the checker saw it.
+/// A record index that names no record.
+pub const NO_RECORD: u32 = u32::MAX;
+
+/// A turn's id: a number (dsh) or a `turnId` string (Copilot), interned in `Turns::ids`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TurnId {
+    Num(i64),
+    Text(Sym),
+}
+
+/// One turn as the checker saw it: 48 bytes (a 1 GiB Copilot log has 281 k). Places are record
+/// indices (the record has the file, line, offset and time); `Turns` holds the strings.
 #[derive(Debug, Clone)]
 pub struct TurnRec {
     pub session: Sym,
-    pub run: Option<u32>,
     /// The turn number (dsh) or `turnId` string (Copilot).
-    pub turn: serde_json::Value,
-    pub start: Option<Loc>,
-    pub end: Option<Loc>,
-    pub reason: Option<String>,
+    pub turn: TurnId,
+    run: u32,
+    /// The records of the turn's start and end, or `NO_RECORD`.
+    start: u32,
+    end: u32,
+    /// The record of the turn's last assistant message (its text stays in the file), or `NO_RECORD`.
+    reply: u32,
+    /// `reason.kind` of the turn's end, interned in `Turns::reasons`, or `NO_REASON`.
+    reason: u32,
     pub steps: u32,
-    pub start_time: Option<f64>,
-    pub end_time: Option<f64>,
-    pub step_spans: Vec<(u32, Loc, Option<Loc>)>,
-    /// The text of the turn's last assistant message, and where it was.
-    pub reply: Option<crate::ctx::TextRef>,
+    /// The turn's step spans in `Turns::spans`, or `NO_SPANS` while it has none.
+    spans: u32,
 }
 
-/// Where the checkers write turns.
+const NO_RUN: u32 = u32::MAX;
+const NO_REASON: u32 = u32::MAX;
+const NO_SPANS: u32 = u32::MAX;
+
+fn opt(v: u32) -> Option<u32> {
+    (v != u32::MAX).then_some(v)
+}
+
+impl TurnRec {
+    pub fn new(session: Sym, run: Option<u32>, turn: TurnId, start: Option<u32>, end: Option<u32>) -> Self {
+        TurnRec {
+            session,
+            turn,
+            run: run.unwrap_or(NO_RUN),
+            start: start.unwrap_or(NO_RECORD),
+            end: end.unwrap_or(NO_RECORD),
+            reply: NO_RECORD,
+            reason: NO_REASON,
+            steps: 0,
+            spans: NO_SPANS,
+        }
+    }
+
+    pub fn run(&self) -> Option<u32> {
+        opt(self.run)
+    }
+
+    /// The record of the turn's start.
+    pub fn start(&self) -> Option<u32> {
+        opt(self.start)
+    }
+
+    pub fn end(&self) -> Option<u32> {
+        opt(self.end)
+    }
+
+    pub fn set_end(&mut self, record: u32) {
+        self.end = record;
+    }
+
+    /// The record of the turn's last assistant message.
+    pub fn reply(&self) -> Option<u32> {
+        opt(self.reply)
+    }
+
+    pub fn set_reply(&mut self, record: u32) {
+        self.reply = record;
+    }
+}
+
+/// One step of a turn: its number and the records of its start and end (`NO_RECORD`: open).
+#[derive(Debug, Clone, Copy)]
+pub struct StepSpan {
+    pub step: u32,
+    pub start: u32,
+    end: u32,
+}
+
+impl StepSpan {
+    pub fn end(&self) -> Option<u32> {
+        opt(self.end)
+    }
+}
+
+/// Where the checkers write turns, and the strings and step lists their records name.
 #[derive(Debug, Default)]
 pub struct Turns {
     pub list: Vec<TurnRec>,
+    /// Copilot `turnId`s, each kept once (every agent's turns are "0", "1", …).
+    pub ids: crate::intern::Interner,
+    reasons: crate::intern::Interner,
+    /// The step spans of each turn that has steps (dsh).
+    spans: Vec<Vec<StepSpan>>,
+}
+
+impl Turns {
+    /// The turn's `reason.kind`.
+    pub fn reason(&self, t: &TurnRec) -> Option<&str> {
+        opt(t.reason).map(|r| self.reasons.name(Sym(r)))
+    }
+
+    pub fn step_spans(&self, t: &TurnRec) -> &[StepSpan] {
+        opt(t.spans).and_then(|i| self.spans.get(i as usize)).map_or(&[], Vec::as_slice)
+    }
+
+    /// The text of a turn id.
+    pub fn id_text(&self, id: Sym) -> &str {
+        self.ids.name(id)
+    }
+
+    fn set_reason(&mut self, ix: usize, reason: Option<&str>) {
+        let r = reason.map_or(NO_REASON, |r| self.reasons.intern(r).0);
+        self.list[ix].reason = r;
+    }
+
+    /// Adds a step span to turn `ix`; its index among the turn's spans.
+    fn push_span(&mut self, ix: usize, span: StepSpan) -> usize {
+        let t = &mut self.list[ix];
+        if t.spans == NO_SPANS {
+            t.spans = self.spans.len() as u32;
+            self.spans.push(Vec::new());
+        }
+        let list = &mut self.spans[t.spans as usize];
+        list.push(span);
+        list.len() - 1
+    }
+
+    fn span_mut(&mut self, ix: usize, span: usize) -> Option<&mut StepSpan> {
+        let i = opt(self.list.get(ix)?.spans)?;
+        self.spans.get_mut(i as usize)?.get_mut(span)
+    }
 }
 
 /// One durable event, as the checker needs it.
@@ -101,8 +220,11 @@ pub struct EventView<'a> {
     pub time: Option<f64>,
     pub ignorable: bool,
     pub data: &'a Data<'a>,
-    /// The line's byte offset, for reading a reply's text back later.
-    pub offset: u64,
+}
+
+/// The index of the record of the event being checked (it was just added).
+fn current(records: usize) -> u32 {
+    records.saturating_sub(1).min(NO_RECORD as usize - 1) as u32
 }
 
 #[derive(Debug)]
@@ -120,6 +242,8 @@ pub struct Checker {
     last_seq: Option<i64>,
     /// The open turn: its number and its record in `Turns`.
     turn: Option<(i64, usize)>,
+    /// Where the latest turn started.
+    turn_at: Option<Loc>,
     /// The open step: turn, step, where it opened, and its span index in the turn record.
     step: Option<(i64, i64, Loc, Option<usize>)>,
     next_turn: i64,
@@ -144,6 +268,7 @@ impl Checker {
             run,
             last_seq: None,
             turn: None,
+            turn_at: None,
             step: None,
             next_turn: 1,
             next_step: 1,
@@ -157,25 +282,31 @@ impl Checker {
         if self.turn.is_some() {
             return None;
         }
-        self.last_turn.and_then(|i| turns.list[i].reason.as_deref())
+        self.last_turn.and_then(|i| turns.reason(&turns.list[i]))
     }
 
-    pub fn last_turn_end(&self, turns: &Turns) -> Option<Loc> {
+    /// The record of the last turn's end.
+    pub fn last_turn_end(&self, turns: &Turns) -> Option<u32> {
         if self.turn.is_some() {
             return None;
         }
-        self.last_turn.and_then(|i| turns.list[i].end)
+        self.last_turn.and_then(|i| turns.list[i].end())
     }
 
-    fn close_step(&mut self, turns: &mut Turns, at: Option<Loc>) {
+    fn close_step(&mut self, turns: &mut Turns, end: Option<u32>) {
         if let Some((_, _, _, Some(span))) = self.step.take() {
             if let Some((_, ti)) = self.turn {
-                turns.list[ti].step_spans[span].2 = at;
+                if let Some(s) = turns.span_mut(ti, span) {
+                    s.end = end.unwrap_or(NO_RECORD);
+                }
             }
         }
     }
 
-    pub fn event(&mut self, ev: &EventView, at: Loc, turns: &mut Turns, findings: &mut Findings) {
+    /// Checks one event; `records` is the length of the record index, whose last record is this
+    /// event's.
+    pub fn event(&mut self, ev: &EventView, at: Loc, records: usize, turns: &mut Turns, findings: &mut Findings) {
+        let rec = current(records);
         let s = Some(self.session);
         if let Some(seq) = ev.seq {
             if let Some(last) = self.last_seq {
@@ -220,28 +351,17 @@ impl Checker {
                 }
                 self.close_step(turns, None);
                 self.turn = None;
-                turns.list.push(TurnRec {
-                    session: self.session,
-                    run: self.run,
-                    turn: n.into(),
-                    start: Some(at),
-                    end: None,
-                    reason: None,
-                    steps: 0,
-                    start_time: ev.time,
-                    end_time: None,
-                    step_spans: Vec::new(),
-                    reply: None,
-                });
+                turns.list.push(TurnRec::new(self.session, self.run, TurnId::Num(n), Some(rec), None));
                 let ix = turns.list.len() - 1;
                 self.turn = Some((n, ix));
+                self.turn_at = Some(at);
                 self.last_turn = Some(ix);
                 self.next_turn = n + 1;
                 self.next_step = 1;
                 self.calls.clear();
             }
             "turn/end" => {
-                let reason = d.reason.0.as_ref().and_then(|r| r.kind.as_str()).map(str::to_owned);
+                let reason = d.reason.0.as_ref().and_then(|r| r.kind.as_str());
                 match self.turn {
                     Some((open, _)) if dt.is_some_and(|n| n != open) => {
                         findings.add(
@@ -273,25 +393,13 @@ impl Checker {
                 self.close_step(turns, None);
                 match self.turn.take() {
                     Some((_, ix)) => {
-                        let t = &mut turns.list[ix];
-                        t.end = Some(at);
-                        t.end_time = ev.time;
-                        t.reason = reason;
+                        turns.list[ix].end = rec;
+                        turns.set_reason(ix, reason);
                     }
                     None => {
-                        turns.list.push(TurnRec {
-                            session: self.session,
-                            run: self.run,
-                            turn: dt.unwrap_or(0).into(),
-                            start: None,
-                            end: Some(at),
-                            reason,
-                            steps: 0,
-                            start_time: None,
-                            end_time: ev.time,
-                            step_spans: Vec::new(),
-                            reply: None,
-                        });
+                        let turn = TurnId::Num(dt.unwrap_or(0));
+                        turns.list.push(TurnRec::new(self.session, self.run, turn, None, Some(rec)));
+                        turns.set_reason(turns.list.len() - 1, reason);
                         self.last_turn = Some(turns.list.len() - 1);
                     }
                 }
@@ -324,10 +432,8 @@ impl Checker {
                 self.close_step(turns, None);
                 let turn_no = dt.or(self.turn.map(|t| t.0)).unwrap_or(0);
                 let span = self.turn.map(|(_, ix)| {
-                    let t = &mut turns.list[ix];
-                    t.steps += 1;
-                    t.step_spans.push((n.max(0) as u32, at, None));
-                    t.step_spans.len() - 1
+                    turns.list[ix].steps += 1;
+                    turns.push_span(ix, StepSpan { step: n.max(0) as u32, start: rec, end: NO_RECORD })
                 });
                 self.step = Some((turn_no, n, at, span));
                 self.next_step = n + 1;
@@ -352,7 +458,7 @@ impl Checker {
                         format!("step/end for step {} while no step is open", ds.unwrap_or_default()),
                     ),
                 }
-                self.close_step(turns, Some(at));
+                self.close_step(turns, Some(rec));
             }
             "assistant/chunk" | "text-chunks" | "reasoning-chunks" | "tool-call-chunks" | "assistant/message"
             | "tool/call" => {
@@ -385,13 +491,12 @@ impl Checker {
                     });
                 }
                 if ev.kind == "assistant/message" {
-                    let text = crate::ctx::TextRef { at, offset: ev.offset };
                     let target = self
                         .turn
                         .map(|t| t.1)
-                        .or(self.last_turn.filter(|&i| dt.is_none_or(|x| turns.list[i].turn == x)));
+                        .or(self.last_turn.filter(|&i| dt.is_none_or(|x| turns.list[i].turn == TurnId::Num(x))));
                     if let Some(ix) = target {
-                        turns.list[ix].reply = Some(text);
+                        turns.list[ix].reply = rec;
                     }
                 }
             }
@@ -430,9 +535,9 @@ impl Checker {
     }
 
     /// The end of the log: report what is still open, at the line that opened it.
-    pub fn finish(&mut self, turns: &mut Turns, findings: &mut Findings) {
-        if let Some((t, ix)) = self.turn {
-            if let Some(at) = turns.list[ix].start {
+    pub fn finish(&mut self, findings: &mut Findings) {
+        if let Some((t, _)) = self.turn {
+            if let Some(at) = self.turn_at {
                 findings.add(
                     Code::UnclosedAtEnd,
                     at,
@@ -478,4 +583,16 @@ fn block_call_id(blocks: &[Block]) -> Option<String> {
         .find(|b| b.kind.as_str() == Some("tool-result"))
         .and_then(|b| b.tool_call_id.non_empty())
         .map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 1 GiB Copilot log has 281 k turns and 2.7 M records: their sizes are its memory.
+    #[test]
+    fn a_turn_and_a_record_stay_small() {
+        assert_eq!(std::mem::size_of::<TurnRec>(), 48);
+        assert_eq!(std::mem::size_of::<crate::ctx::Record>(), 24);
+    }
 }

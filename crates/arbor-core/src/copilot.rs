@@ -5,6 +5,7 @@
 //! per-agent turns and replies, and both waiters: the correct one, and the naive one that ignores
 //! `agentId`, so the report can show where they part.
 
+use crate::boundary::{TurnId, TurnRec};
 use crate::ctx::{Ctx, Kind, LooseReply, NaiveRec, TextRef, WaitRec};
 use crate::finding::{Code, Loc};
 use crate::intern::Sym;
@@ -82,7 +83,8 @@ struct Root {
     told: HashSet<(Sym, Code)>,
     /// `toolCallId` → the agent that issued the tool call.
     tool_calls: HashMap<String, Sym>,
-    open_turns: HashMap<Sym, (String, usize)>,
+    /// Per agent, its open turn: the turn id (in `Turns::ids`) and the turn's index.
+    open_turns: HashMap<Sym, (Sym, usize)>,
     waits: Vec<WaitState>,
     has_idle: bool,
     /// Replies outside any turn, keyed by agent and wait number.
@@ -240,6 +242,7 @@ impl Copilot {
         };
         let time = ev.timestamp.as_str().and_then(crate::wire::rfc3339_ms);
         cx.record(at, offset, Some(agent), rec_kind, time);
+        let rec = cx.last_record();
 
         match kind {
             "subagent.started" if is_sub => {
@@ -251,9 +254,8 @@ impl Copilot {
                     .or_else(|| data.tool_call_id.non_empty().and_then(|t| root.tool_calls.get(t)).map(|&p| (p, false)))
                     .unwrap_or((root_id, true));
                 cx.graph.open_run(agent, Some(parent.0), Some(at), parent.1);
-                let label = data.agent_display_name.non_empty().or(data.agent_name.non_empty()).map(str::to_owned);
-                if label.is_some() {
-                    cx.graph.session(agent).label = label;
+                if let Some(label) = data.agent_display_name.non_empty().or(data.agent_name.non_empty()) {
+                    cx.graph.set_label(agent, label);
                 }
             }
             "subagent.completed" | "subagent.failed" if is_sub => {
@@ -294,23 +296,18 @@ impl Copilot {
                 }
             }
             "assistant.turn_start" => {
-                let id = data.turn_id.as_str().unwrap_or_default().to_owned();
-                cx.turns.list.push(turn_rec(agent, &id, Some(at), None));
-                cx.turns.list.last_mut().expect("pushed").start_time = time;
+                let id = cx.turns.ids.intern(data.turn_id.as_str().unwrap_or_default());
+                cx.turns.list.push(TurnRec::new(agent, None, TurnId::Text(id), Some(rec), None));
                 root.open_turns.insert(agent, (id, cx.turns.list.len() - 1));
             }
             "assistant.turn_end" => {
-                let id = data.turn_id.as_str().unwrap_or_default().to_owned();
+                let id = cx.turns.ids.intern(data.turn_id.as_str().unwrap_or_default());
                 match root.open_turns.get(&agent) {
-                    Some((open, ix)) if *open == id => {
-                        cx.turns.list[*ix].end = Some(at);
-                        cx.turns.list[*ix].end_time = time;
+                    Some(&(open, ix)) if open == id => {
+                        cx.turns.list[ix].set_end(rec);
                         root.open_turns.remove(&agent);
                     }
-                    _ => {
-                        cx.turns.list.push(turn_rec(agent, &id, None, Some(at)));
-                        cx.turns.list.last_mut().expect("pushed").end_time = time;
-                    }
+                    _ => cx.turns.list.push(TurnRec::new(agent, None, TurnId::Text(id), None, Some(rec))),
                 }
             }
             "session.idle" => root.has_idle = true,
@@ -344,7 +341,7 @@ impl Copilot {
         if kind == "assistant.message" {
             let text = here;
             match root.open_turns.get(&agent) {
-                Some(&(_, ix)) => cx.turns.list[ix].reply = Some(text),
+                Some(&(_, ix)) => cx.turns.list[ix].set_reply(rec),
                 None => {
                     let key = (agent, root.waits.len());
                     match root.loose.get(&key) {
@@ -397,21 +394,5 @@ impl Copilot {
                 });
             }
         }
-    }
-}
-
-fn turn_rec(agent: Sym, id: &str, start: Option<Loc>, end: Option<Loc>) -> crate::boundary::TurnRec {
-    crate::boundary::TurnRec {
-        session: agent,
-        run: None,
-        turn: id.into(),
-        start,
-        end,
-        reason: None,
-        steps: 0,
-        start_time: None,
-        end_time: None,
-        step_spans: Vec::new(),
-        reply: None,
     }
 }

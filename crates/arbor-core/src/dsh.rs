@@ -31,7 +31,7 @@ pub fn event_kind(t: &str) -> Kind {
 }
 
 /// The checker's view of a durable event line.
-pub fn event_view<'a>(ev: &'a Line<'a>, offset: u64) -> EventView<'a> {
+pub fn event_view<'a>(ev: &'a Line<'a>) -> EventView<'a> {
     let kind = ev.kind.as_str().unwrap_or("");
     let data = ev.data.0.as_deref().unwrap_or(Data::empty());
     let packed = kind.ends_with("-chunks");
@@ -43,7 +43,6 @@ pub fn event_view<'a>(ev: &'a Line<'a>, offset: u64) -> EventView<'a> {
         time: if packed { ev.time0.0.or(ev.time.0) } else { ev.time.0 },
         ignorable: ev.ignorable.0 == Some(true),
         data,
-        offset,
     }
 }
 
@@ -271,7 +270,7 @@ impl DshRpc {
         };
         let s = cx.sym(sid, at);
         cx.graph.session(s);
-        let view = if method == "session.event" { p.event.0.as_deref().map(|e| event_view(e, offset)) } else { None };
+        let view = if method == "session.event" { p.event.0.as_deref().map(event_view) } else { None };
         let kind = match (&view, method, p.status.as_str()) {
             (Some(v), ..) => event_kind(v.kind),
             (None, "session.status", _) => Kind::Status,
@@ -309,11 +308,11 @@ impl DshRpc {
         }
         if let Some(v) = view {
             if let Some(label) = label_from(&v) {
-                cx.graph.session(s).label = Some(label);
+                cx.graph.set_label(s, &label);
             }
             let run = cx.graph.get(s).and_then(|n| n.runs.len().checked_sub(1)).map(|r| r as u32);
             let checker = self.checkers.entry(s).or_insert_with(|| Checker::new(s, run));
-            checker.event(&v, at, &mut cx.turns, &mut cx.findings);
+            checker.event(&v, at, cx.records.len(), &mut cx.turns, &mut cx.findings);
         }
     }
 
@@ -326,7 +325,7 @@ impl DshRpc {
         let mut checkers: Vec<_> = self.checkers.drain().collect();
         checkers.sort_by_key(|(s, _)| *s);
         for (_, mut c) in checkers {
-            c.finish(&mut cx.turns, &mut cx.findings);
+            c.finish(&mut cx.findings);
         }
     }
 }
@@ -377,13 +376,13 @@ impl DshSession {
                 s
             }
         };
-        let view = event_view(line, offset);
+        let view = event_view(line);
         cx.record(at, offset, Some(s), event_kind(view.kind), view.time);
         if let Some(label) = label_from(&view) {
-            cx.graph.session(s).label = Some(label);
+            cx.graph.set_label(s, &label);
         }
         let checker = self.checker.as_mut().expect("begun above");
-        checker.event(&view, at, &mut cx.turns, &mut cx.findings);
+        checker.event(&view, at, cx.records.len(), &mut cx.turns, &mut cx.findings);
     }
 
     fn begin(&mut self, cx: &mut Ctx, s: Sym) {
@@ -399,7 +398,7 @@ impl DshSession {
         self.header = Some(at);
         cx.record(at, offset, Some(s), Kind::Header, None);
         if let Some(d) = line.delegation_depth.int() {
-            cx.graph.session(s).header_depth = Some((d, at));
+            cx.graph.set_header_depth(s, d, at);
         }
         if let Some(parent) = line.parent_session.non_empty() {
             let p = cx.sym(parent, at);
@@ -410,14 +409,14 @@ impl DshSession {
     /// The end of the file: report what is open, and settle the child's run from its last turn.
     pub fn finish(&mut self, cx: &mut Ctx) {
         let (Some(_), Some(mut checker)) = (self.session, self.checker.take()) else { return };
-        checker.finish(&mut cx.turns, &mut cx.findings);
+        checker.finish(&mut cx.findings);
         let outcome = match checker.last_reason(&cx.turns) {
             None => Outcome::Open,
             Some("completed" | "max-tokens") => Outcome::Ok,
             Some("aborted" | "interrupted") => Outcome::Cancelled,
             Some(_) => Outcome::Error,
         };
-        let end = checker.last_turn_end(&cx.turns);
+        let end = checker.last_turn_end(&cx.turns).and_then(|r| cx.loc_of(r));
         if let Some(header) = self.header {
             cx.child_run_ends.insert(header, (end, outcome));
         }
@@ -467,7 +466,7 @@ pub fn link_headers(cx: &mut Ctx) {
     let placements = cx.graph.placements();
     let mut mismatches = Vec::new();
     for node in cx.graph.nodes() {
-        if let (Some((d, at)), Some(p)) = (node.header_depth, placements.get(&node.id)) {
+        if let (Some((d, at)), Some(p)) = (cx.graph.header_depth(node.id), placements.get(&node.id)) {
             if let Some(depth) = p.depth {
                 if d != depth as i64 {
                     mismatches.push((node.id, d, depth, at));

@@ -19,19 +19,62 @@ pub struct RunData {
     pub outcome: Outcome,
 }
 
+/// A session's runs. Almost every session runs once, so one run is kept in the node itself: a
+/// `Vec` would be a heap block a session (80 bytes with its header, 244 k of them in a 1 GiB
+/// Copilot log) plus its 24-byte handle. Reads as a slice.
+#[derive(Debug, Clone)]
+pub enum Runs {
+    One(RunData),
+    Many(Vec<RunData>),
+}
+
+impl Default for Runs {
+    fn default() -> Self {
+        Runs::Many(Vec::new())
+    }
+}
+
+impl Runs {
+    pub fn push(&mut self, run: RunData) {
+        match self {
+            Runs::Many(v) if v.is_empty() => *self = Runs::One(run),
+            Runs::Many(v) => v.push(run),
+            Runs::One(first) => *self = Runs::Many(vec![first.clone(), run]),
+        }
+    }
+}
+
+impl std::ops::Deref for Runs {
+    type Target = [RunData];
+    fn deref(&self) -> &[RunData] {
+        match self {
+            Runs::One(r) => std::slice::from_ref(r),
+            Runs::Many(v) => v,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Runs {
+    fn deref_mut(&mut self) -> &mut [RunData] {
+        match self {
+            Runs::One(r) => std::slice::from_mut(r),
+            Runs::Many(v) => v,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct SessionNode {
     pub id: Sym,
     /// Order of first appearance, across all inputs.
     pub first_seen: u64,
-    pub label: Option<String>,
-    pub runs: Vec<RunData>,
+    /// Interned in the graph's labels (`SessionGraph::label`): a few names label every agent.
+    label: Option<Sym>,
+    pub runs: Runs,
     pub events: u64,
     /// The last parent this session had (the report's `parent`).
     pub parent: Option<Sym>,
     pub inferred_parent: bool,
-    /// A dsh-session header's `delegationDepth` and where it was, to compare with the tree.
-    pub header_depth: Option<(i64, Loc)>,
 }
 
 /// A session's place in the final tree.
@@ -41,35 +84,76 @@ pub struct Placement {
     pub depth: Option<u32>,
 }
 
+/// Every session's placement, by symbol.
+#[derive(Debug, Clone, Default)]
+pub struct Placements(Vec<Option<Placement>>);
+
+impl Placements {
+    pub fn get(&self, s: &Sym) -> Option<&Placement> {
+        self.0.get(s.0 as usize)?.as_ref()
+    }
+
+    fn contains_key(&self, s: &Sym) -> bool {
+        self.get(s).is_some()
+    }
+
+    fn insert(&mut self, s: Sym, p: Placement) {
+        let i = s.0 as usize;
+        if self.0.len() <= i {
+            self.0.resize(i + 1, None);
+        }
+        self.0[i] = Some(p);
+    }
+}
+
+impl std::ops::Index<&Sym> for Placements {
+    type Output = Placement;
+    fn index(&self, s: &Sym) -> &Placement {
+        self.get(s).expect("a placed session")
+    }
+}
+
+const NO_NODE: u32 = u32::MAX;
+
 #[derive(Debug, Default)]
 pub struct SessionGraph {
     graph: StableDiGraph<SessionNode, u32>,
-    index: HashMap<Sym, NodeIndex>,
+    /// Each session's node, by symbol (`NO_NODE` for a symbol that names no session): symbols are
+    /// dense, so a list costs 4 bytes a symbol where a map cost ~20 a session.
+    index: Vec<u32>,
+    nodes: usize,
     seen: u64,
     /// Sessions in order of first appearance, and every run edge as it was made: what a delta
     /// sends is the tail of each since the last one.
     order: Vec<Sym>,
     run_log: Vec<(Sym, Option<Sym>)>,
+    labels: crate::intern::Interner,
+    /// dsh-session headers' `delegationDepth` and where each was, to compare with the tree.
+    header_depths: HashMap<Sym, (i64, Loc)>,
 }
 
 impl SessionGraph {
     /// The session named `id`, made on first sight.
     pub fn session(&mut self, id: Sym) -> &mut SessionNode {
-        let ix = match self.index.get(&id) {
-            Some(&ix) => ix,
+        let ix = match self.node_ix(id) {
+            Some(ix) => ix,
             None => {
                 self.seen += 1;
                 let ix = self.graph.add_node(SessionNode {
                     id,
                     first_seen: self.seen,
                     label: None,
-                    runs: Vec::new(),
+                    runs: Runs::default(),
                     events: 0,
                     parent: None,
                     inferred_parent: false,
-                    header_depth: None,
                 });
-                self.index.insert(id, ix);
+                let i = id.0 as usize;
+                if self.index.len() <= i {
+                    self.index.resize(i + 1, NO_NODE);
+                }
+                self.index[i] = ix.index() as u32;
+                self.nodes += 1;
                 self.order.push(id);
                 ix
             }
@@ -77,42 +161,60 @@ impl SessionGraph {
         &mut self.graph[ix]
     }
 
+    /// A session's label.
+    pub fn label(&self, node: &SessionNode) -> Option<&str> {
+        node.label.map(|l| self.labels.name(l))
+    }
+
+    pub fn set_label(&mut self, id: Sym, label: &str) {
+        let l = self.labels.intern(label);
+        self.session(id).label = Some(l);
+    }
+
+    pub fn header_depth(&self, id: Sym) -> Option<(i64, Loc)> {
+        self.header_depths.get(&id).copied()
+    }
+
+    pub fn set_header_depth(&mut self, id: Sym, depth: i64, at: Loc) {
+        self.session(id);
+        self.header_depths.insert(id, (depth, at));
+    }
+
     pub fn get(&self, id: Sym) -> Option<&SessionNode> {
-        self.index.get(&id).map(|&ix| &self.graph[ix])
+        self.node_ix(id).map(|ix| &self.graph[ix])
     }
 
     pub fn get_mut(&mut self, id: Sym) -> Option<&mut SessionNode> {
-        self.index.get(&id).map(|&ix| &mut self.graph[ix])
+        self.node_ix(id).map(|ix| &mut self.graph[ix])
+    }
+
+    fn node_ix(&self, id: Sym) -> Option<NodeIndex> {
+        self.index.get(id.0 as usize).filter(|&&ix| ix != NO_NODE).map(|&ix| NodeIndex::new(ix as usize))
     }
 
     pub fn contains(&self, id: Sym) -> bool {
-        self.index.contains_key(&id)
+        self.node_ix(id).is_some()
     }
 
     pub fn len(&self) -> usize {
-        self.index.len()
+        self.nodes
     }
 
     pub fn is_empty(&self) -> bool {
-        self.index.is_empty()
+        self.nodes == 0
     }
 
     /// Open a new run of `child` under `parent`: the child's parent becomes `parent`, and an
     /// immutable run edge is added. Returns the run's index.
     pub fn open_run(&mut self, child: Sym, parent: Option<Sym>, start: Option<Loc>, inferred: bool) -> usize {
         let node = self.session(child);
-        // Most sessions run once: a first push would reserve room for four runs (256 bytes a
-        // session, ~47 MB for the 244 k agents of a 1 GiB Copilot log).
-        if node.runs.capacity() == 0 {
-            node.runs.reserve_exact(1);
-        }
         node.runs.push(RunData { parent, start, end: None, outcome: Outcome::Open });
         node.parent = parent;
         node.inferred_parent = inferred;
         let run = node.runs.len() - 1;
         self.run_log.push((child, parent));
         if let Some(p) = parent {
-            if let (Some(&pi), Some(&ci)) = (self.index.get(&p), self.index.get(&child)) {
+            if let (Some(pi), Some(ci)) = (self.node_ix(p), self.node_ix(child)) {
                 self.graph.add_edge(pi, ci, run as u32);
             }
         }
@@ -138,8 +240,8 @@ impl SessionGraph {
 
     /// Root and depth of every session, following the last parent each had. A session whose
     /// chain meets a cycle, or a parent that is not a loaded session, has neither.
-    pub fn placements(&self) -> HashMap<Sym, Placement> {
-        let mut out: HashMap<Sym, Placement> = HashMap::with_capacity_and_hasher(self.index.len(), Default::default());
+    pub fn placements(&self) -> Placements {
+        let mut out = Placements(vec![None; self.index.len()]);
         let none = Placement { root: None, depth: None };
         for node in self.graph.node_weights() {
             if out.contains_key(&node.id) {
@@ -191,7 +293,7 @@ impl SessionGraph {
                 _ => tops.push(n),
             }
         }
-        let mut out = Vec::with_capacity(self.index.len());
+        let mut out = Vec::with_capacity(self.nodes);
         let mut done = HashSet::default();
         let visit = |start: Sym, out: &mut Vec<Sym>, done: &mut HashSet<Sym>| {
             let mut stack = vec![start];
@@ -354,5 +456,14 @@ mod tests {
         let p = g.placements();
         assert_eq!(p[&Sym(99_999)], Placement { root: Some(Sym(0)), depth: Some(99_999) });
         assert_eq!(g.report_order().len(), 100_000);
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    /// Every Copilot agent is a node: 244 k in a 1 GiB log.
+    #[test]
+    fn a_session_node_stays_small() {
+        assert_eq!(std::mem::size_of::<super::SessionNode>(), 104);
     }
 }

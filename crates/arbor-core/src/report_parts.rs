@@ -8,18 +8,47 @@
 //! while it is written. The owned `Report` stays the one shape of the IPC and the generated types.
 
 use crate::analysis::{Analysis, ReplyTexts};
+use crate::boundary::TurnId;
 use crate::ctx::{TextRef, WaitRec};
 use crate::detect::Format;
 use crate::finding::Loc;
-use crate::graph::Placement;
-use crate::intern::{HashMap, Sym};
+use crate::graph::Placements;
+use crate::intern::Sym;
 use crate::report::{self, Outcome, Report, Severity, WaitOutcome};
 use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
 use std::cell::RefCell;
 
-/// `turn` of a reply outside any turn.
-static NULL: serde_json::Value = serde_json::Value::Null;
+/// A turn id as the report shows it: what `serde_json::Value` would write for it (`null` for a
+/// reply outside any turn).
+#[derive(Debug, Clone, Copy)]
+pub enum TurnIdRef<'a> {
+    Num(i64),
+    Text(&'a str),
+    Null,
+}
+
+impl Serialize for TurnIdRef<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            // As `serde_json::Number` does: non-negative numbers are written as unsigned.
+            TurnIdRef::Num(n) if n >= 0 => s.serialize_u64(n as u64),
+            TurnIdRef::Num(n) => s.serialize_i64(n),
+            TurnIdRef::Text(t) => s.serialize_str(t),
+            TurnIdRef::Null => s.serialize_unit(),
+        }
+    }
+}
+
+impl From<TurnIdRef<'_>> for serde_json::Value {
+    fn from(t: TurnIdRef<'_>) -> Self {
+        match t {
+            TurnIdRef::Num(n) => n.into(),
+            TurnIdRef::Text(t) => t.into(),
+            TurnIdRef::Null => serde_json::Value::Null,
+        }
+    }
+}
 
 #[derive(Serialize)]
 pub struct PlaceRef<'a> {
@@ -64,7 +93,7 @@ pub struct RunRef<'a> {
 #[derive(Serialize)]
 pub struct TurnRef<'a> {
     pub session: &'a str,
-    pub turn: &'a serde_json::Value,
+    pub turn: TurnIdRef<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub run: Option<u32>,
     pub start: Option<PlaceRef<'a>>,
@@ -94,7 +123,7 @@ pub struct StepSpanRef<'a> {
 pub struct ReplyRef<'a> {
     pub session: &'a str,
     pub root: bool,
-    pub turn: &'a serde_json::Value,
+    pub turn: TurnIdRef<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub run: Option<u32>,
     pub text: &'a str,
@@ -145,7 +174,7 @@ pub struct DiagnosticRef<'a> {
 pub struct ReportParts<'a> {
     a: &'a Analysis,
     texts: ReplyTexts,
-    placements: HashMap<Sym, Placement>,
+    placements: Placements,
 }
 
 impl<'a> ReportParts<'a> {
@@ -171,14 +200,14 @@ impl<'a> ReportParts<'a> {
 
     /// A turn's run number, shown only for sessions that ran more than once.
     fn run_of(&self, t: &crate::boundary::TurnRec) -> Option<u32> {
-        t.run.filter(|_| self.a.cx.graph.get(t.session).map_or(0, |n| n.runs.len()) > 1)
+        t.run().filter(|_| self.a.cx.graph.get(t.session).map_or(0, |n| n.runs.len()) > 1)
     }
 
     /// The turns the report shows: a recording's turns of a session with a durable log are left
     /// out (SPEC 2.3).
     fn shown_turns(&self) -> impl Iterator<Item = &'a crate::boundary::TurnRec> + '_ {
         self.a.cx.turns.list.iter().filter(|t| {
-            let file = t.start.or(t.end).map_or(0, |l| l.file);
+            let file = t.start().or(t.end()).and_then(|r| self.a.cx.file_of(r as usize)).unwrap_or(0);
             !self.a.superseded_by_durable(file, t.session)
         })
     }
@@ -202,7 +231,7 @@ impl<'a> ReportParts<'a> {
                 parent: n.parent.map(|s| self.name(s)),
                 root: p.and_then(|p| p.root).map(|s| self.name(s)),
                 depth: p.and_then(|p| p.depth),
-                label: n.label.as_deref(),
+                label: g.label(n),
                 runs: n
                     .runs
                     .iter()
@@ -221,26 +250,42 @@ impl<'a> ReportParts<'a> {
         })
     }
 
+    fn turn_id(&self, t: &crate::boundary::TurnRec) -> TurnIdRef<'a> {
+        match t.turn {
+            TurnId::Num(n) => TurnIdRef::Num(n),
+            TurnId::Text(s) => TurnIdRef::Text(self.a.cx.turns.id_text(s)),
+        }
+    }
+
+    /// The place of a record.
+    fn record_place(&self, record: u32) -> Option<PlaceRef<'a>> {
+        self.a.cx.loc_of(record).map(|l| self.place(l))
+    }
+
     pub fn turns(&self) -> impl Iterator<Item = TurnRef<'a>> + '_ {
-        self.shown_turns().map(|t| TurnRef {
+        let cx = &self.a.cx;
+        self.shown_turns().map(move |t| TurnRef {
             session: self.name(t.session),
-            turn: &t.turn,
+            turn: self.turn_id(t),
             run: self.run_of(t),
-            start: t.start.map(|l| self.place(l)),
-            end: t.end.map(|l| self.place(l)),
-            reason: t.reason.as_deref(),
+            start: t.start().and_then(|r| self.record_place(r)),
+            end: t.end().and_then(|r| self.record_place(r)),
+            reason: cx.turns.reason(t),
             steps: t.steps,
-            start_time: t.start_time,
-            end_time: t.end_time,
-            step_spans: t
-                .step_spans
+            start_time: t.start().and_then(|r| cx.time_of(r)),
+            end_time: t.end().and_then(|r| cx.time_of(r)),
+            step_spans: cx
+                .turns
+                .step_spans(t)
                 .iter()
-                .map(|&(step, start, end)| StepSpanRef {
-                    step,
-                    start: self.place(start),
-                    end: end.map(|l| self.place(l)),
-                    start_time: self.a.time_at(start),
-                    end_time: end.and_then(|l| self.a.time_at(l)),
+                .filter_map(|s| {
+                    Some(StepSpanRef {
+                        step: s.step,
+                        start: self.record_place(s.start)?,
+                        end: s.end().and_then(|r| self.record_place(r)),
+                        start_time: cx.time_of(s.start),
+                        end_time: s.end().and_then(|r| cx.time_of(r)),
+                    })
                 })
                 .collect(),
         })
@@ -249,20 +294,20 @@ impl<'a> ReportParts<'a> {
     /// The turns' replies in turn order, then the replies outside any turn.
     pub fn replies(&self) -> impl Iterator<Item = ReplyRef<'_>> + '_ {
         let in_turns = self.shown_turns().filter_map(|t| {
-            let r = t.reply.as_ref()?;
+            let r = self.a.cx.text_ref(t.reply()?)?;
             Some(ReplyRef {
                 session: self.name(t.session),
                 root: self.is_root(t.session),
-                turn: &t.turn,
+                turn: self.turn_id(t),
                 run: self.run_of(t),
-                text: self.text(r),
+                text: self.text(&r),
                 at: self.place(r.at),
             })
         });
         let loose = self.a.cx.loose_replies.iter().map(|r| ReplyRef {
             session: self.name(r.session),
             root: self.is_root(r.session),
-            turn: &NULL,
+            turn: TurnIdRef::Null,
             run: None,
             text: self.text(&r.text),
             at: self.place(r.text.at),
@@ -504,7 +549,7 @@ impl From<TurnRef<'_>> for report::Turn {
     fn from(t: TurnRef<'_>) -> Self {
         report::Turn {
             session: t.session.to_owned(),
-            turn: t.turn.clone(),
+            turn: t.turn.into(),
             run: t.run,
             start: t.start.map(Into::into),
             end: t.end.map(Into::into),
@@ -522,7 +567,7 @@ impl From<ReplyRef<'_>> for report::Reply {
         report::Reply {
             session: r.session.to_owned(),
             root: r.root,
-            turn: r.turn.clone(),
+            turn: r.turn.into(),
             run: r.run,
             text: r.text.to_owned(),
             at: r.at.into(),
