@@ -418,9 +418,15 @@ fn write_section<W: std::io::Write, T: Serialize + Sync>(
             .collect();
         let Some((head, rest)) = batches.split_first() else { break };
         let texts = std::thread::scope(|scope| {
-            let others: Vec<_> = rest.iter().map(|b| scope.spawn(move || format_batch(b))).collect();
+            let named = || std::thread::Builder::new().name("arbor-report".into());
+            let others: Vec<_> =
+                rest.iter().map(|b| (b, named().spawn_scoped(scope, move || format_batch(b)))).collect();
             let mut texts = vec![format_batch(head)];
-            texts.extend(others.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))));
+            // A batch whose thread could not start is formatted here.
+            texts.extend(others.into_iter().map(|(b, h)| match h {
+                Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                Err(_) => format_batch(b),
+            }));
             texts
         });
         for text in texts {
