@@ -101,9 +101,17 @@ export function visibleRows(rows: TreeRow[], collapsed: ReadonlySet<string>): Tr
   return out;
 }
 
-/** The ids on the path from a root down to `id` (excluded), to expand when `id` is selected. */
-export function ancestors(rows: TreeRow[], id: string): string[] {
-  const byId = new Map(rows.map((r) => [r.id, r]));
+/** Rows by id. */
+export function rowsById(rows: TreeRow[]): Map<string, TreeRow> {
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+/**
+ * The ids on the path from a root down to `id` (excluded), to expand when `id` is selected.
+ * `byId` is `rowsById(rows)`, passed in by a caller that asks often (the tree, on every
+ * selection).
+ */
+export function ancestors(rows: TreeRow[], id: string, byId = rowsById(rows)): string[] {
   const out: string[] = [];
   const seen = new Set<string>([id]);
   let cur = byId.get(id)?.parent ?? null;
