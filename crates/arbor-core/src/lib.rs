@@ -2,7 +2,7 @@
 //!
 //! - `reader` owns bytes: files of an opened path, zstd, lines with numbers and offsets.
 //! - `detect` names a file's format from its content.
-//! - `wire` is the lenient, borrowed shape of one JSON line.
+//! - `wire` is the lenient, borrowed shape of one JSON line; `scan` parses a line into it.
 //! - `dsh` and `copilot` are the format modules: routing, root turns, waits, the sub-agent tree.
 //! - `boundary` is the turn/step invariant checker; `graph` holds sessions and runs in petgraph.
 //! - `analysis` drives a run and builds the `report`, the plain data every consumer reads.

@@ -1,7 +1,8 @@
 //! The reader owns bytes: which files an opened path stands for, decompression, and lines.
 //!
 //! It yields each line with its 1-based number and byte offset (in the decompressed stream) and
-//! whether it ended with a newline. It never interprets content and never holds more than one line.
+//! whether it ended with a newline. It never interprets content, and holds one line (`Lines`) or one
+//! block of whole lines (`LineBlocks`, about a megabyte) at a time.
 //! `raw_line` reads one line back by offset, so the index never keeps line text.
 
 use std::fs::File;
