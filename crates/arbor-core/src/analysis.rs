@@ -86,6 +86,9 @@ pub struct Analysis {
     pub cx: Ctx,
     pub files: Vec<FileInfo>,
     pub cancelled: bool,
+    /// Each file's display name as a JSON string, escaped once: every place in the report
+    /// repeats it.
+    pub(crate) file_names_json: Vec<Box<serde_json::value::RawValue>>,
 }
 
 enum State {
@@ -378,7 +381,15 @@ pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
     if observer.wants_deltas() {
         observer.delta(mark.take(&cx, &names, &progress));
     }
-    Analysis { cx, files, cancelled }
+    let file_names_json = files
+        .iter()
+        // Neither step can fail for a string.
+        .map(|f| {
+            serde_json::value::RawValue::from_string(serde_json::to_string(&f.display).unwrap_or_default())
+                .unwrap_or_default()
+        })
+        .collect();
+    Analysis { cx, files, cancelled, file_names_json }
 }
 
 /// Read one file; `false` when the observer cancelled.

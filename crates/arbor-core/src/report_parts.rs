@@ -50,10 +50,21 @@ impl From<TurnIdRef<'_>> for serde_json::Value {
     }
 }
 
-#[derive(Serialize)]
 pub struct PlaceRef<'a> {
     pub file: &'a str,
+    /// `file` as a JSON string, escaped once per file (`Analysis::file_names_json`).
+    file_json: &'a serde_json::value::RawValue,
     pub line: u64,
+}
+
+/// As `report::Place` serialises, with the file name written as escaped once.
+impl Serialize for PlaceRef<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut p = s.serialize_struct("Place", 2)?;
+        p.serialize_field("file", self.file_json)?;
+        p.serialize_field("line", &self.line)?;
+        p.end()
+    }
 }
 
 #[derive(Serialize)]
@@ -187,7 +198,8 @@ impl<'a> ReportParts<'a> {
     }
 
     fn place(&self, at: Loc) -> PlaceRef<'a> {
-        PlaceRef { file: &self.a.files[at.file as usize].display, line: at.line }
+        let file = at.file as usize;
+        PlaceRef { file: &self.a.files[file].display, file_json: &self.a.file_names_json[file], line: at.line }
     }
 
     fn text(&self, r: &TextRef) -> &str {
