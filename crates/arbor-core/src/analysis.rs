@@ -587,6 +587,12 @@ fn malformed_why(bytes: &[u8]) -> String {
         Err(e) => format!("the line is not valid UTF-8 (at byte {})", e.valid_up_to()),
         Ok(s) => match serde_json::from_str::<serde::de::IgnoredAny>(s) {
             Err(e) => format!("the line is not JSON: {e}"),
+            // An object the shapes refuse: a repeated field, a number out of range or a broken
+            // escape in a field, nesting past 127 levels; serde_json's reading says which.
+            Ok(_) if s.trim_start().starts_with('{') => match serde_json::from_str::<crate::wire::Line>(s) {
+                Err(e) => format!("the line is a JSON object that cannot be read: {e}"),
+                Ok(_) => "the line is a JSON object that could not be read".to_owned(),
+            },
             Ok(_) => "the line is JSON but not an object".to_owned(),
         },
     }

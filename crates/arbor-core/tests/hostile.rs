@@ -37,6 +37,25 @@ fn invalid_utf8_and_garbage_lines_are_malformed_and_loading_goes_on() {
 }
 
 #[test]
+fn an_object_the_shapes_refuse_says_why_not_that_it_is_no_object() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("run.jsonl");
+    let lines = [
+        EV.to_owned(),
+        r#"{"method":"session.status","method":"x"}"#.to_owned(),
+        r#"{"method":"session.status","params":{"sessionId":"s1"},"seq":1e400}"#.to_owned(),
+        "[1]".to_owned(),
+    ];
+    std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+    let r = common::report(&[p]);
+    assert_eq!(common::findings(&r), ["malformed-line@2", "malformed-line@3", "malformed-line@4"]);
+    let m: Vec<&str> = r.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    assert!(m[0].starts_with("the line is a JSON object that cannot be read: duplicate field `method`"), "{}", m[0]);
+    assert!(m[1].starts_with("the line is a JSON object that cannot be read: number out of range"), "{}", m[1]);
+    assert_eq!(m[2], "the line is JSON but not an object");
+}
+
+#[test]
 fn a_file_cut_mid_line_ends_in_a_truncated_final_line() {
     let (_d, p) = common::log("run.jsonl", &format!("{EV}\n{}", &EV[..40]));
     let r = common::report(&[p]);
