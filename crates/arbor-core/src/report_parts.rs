@@ -415,45 +415,83 @@ impl ReportParts<'_> {
 }
 
 /// One section's array, its items formatted in parallel batches and written in order.
-fn write_section<W: std::io::Write, T: Serialize + Sync>(
+///
+/// This thread makes the items and writes; `threads` threads format batches of them meanwhile.
+/// At most two batches a thread are in flight, so memory stays bounded whatever the section's
+/// length.
+fn write_section<W: std::io::Write, T: Serialize + Send>(
     out: &mut W,
     items: impl Iterator<Item = T>,
     threads: usize,
     batch: usize,
 ) -> serde_json::Result<()> {
+    use std::sync::mpsc;
     let mut items = items.fuse();
+    let mut next_batch = || items.by_ref().take(batch.max(1)).collect::<Vec<T>>();
     let mut first = true;
-    loop {
-        let batches: Vec<Vec<T>> = (0..threads)
-            .map(|_| items.by_ref().take(batch.max(1)).collect::<Vec<T>>())
-            .filter(|b| !b.is_empty())
-            .collect();
-        let Some((head, rest)) = batches.split_first() else { break };
-        let texts = std::thread::scope(|scope| {
-            let named = || std::thread::Builder::new().name("arbor-report".into());
-            let others: Vec<_> =
-                rest.iter().map(|b| (b, named().spawn_scoped(scope, move || format_batch(b)))).collect();
-            let mut texts = vec![format_batch(head)];
-            // A batch whose thread could not start is formatted here.
-            texts.extend(others.into_iter().map(|(b, h)| match h {
-                Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
-                Err(_) => format_batch(b),
-            }));
-            texts
-        });
-        for text in texts {
-            let text = text?;
-            // Each item comes after its separator; the array's first after its opening instead.
-            let text = if first {
-                out.write_all(b"[").map_err(serde_json::Error::io)?;
-                &text[1..]
-            } else {
-                &text[..]
+    let mut write = |text: Vec<u8>| -> serde_json::Result<()> {
+        // Each item comes after its separator; the array's first after its opening instead.
+        let text = if first {
+            out.write_all(b"[").map_err(serde_json::Error::io)?;
+            &text[1..]
+        } else {
+            &text[..]
+        };
+        first = false;
+        out.write_all(text).map_err(serde_json::Error::io)
+    };
+    let (jobs, job_queue) = mpsc::sync_channel::<(usize, Vec<T>)>(threads);
+    let job_queue = std::sync::Mutex::new(job_queue);
+    let (done, finished) = mpsc::channel::<(usize, serde_json::Result<Vec<u8>>)>();
+    std::thread::scope(|scope| {
+        // Owned here, so that returning ends the workers (their queue closes) before the scope
+        // waits for them.
+        let (jobs, done) = (jobs, done);
+        let mut workers = 0;
+        for _ in 0..threads {
+            let (job_queue, done) = (&job_queue, done.clone());
+            let work = move || loop {
+                let job = job_queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner).recv();
+                let Ok((i, items)) = job else { return };
+                let text = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| format_batch(&items)))
+                    .unwrap_or_else(|_| Err(serde_json::Error::io(std::io::Error::other("a report batch failed"))));
+                if done.send((i, text)).is_err() {
+                    return;
+                }
             };
-            first = false;
-            out.write_all(text).map_err(serde_json::Error::io)?;
+            workers +=
+                usize::from(std::thread::Builder::new().name("arbor-report".into()).spawn_scoped(scope, work).is_ok());
         }
-    }
+        drop(done);
+        let mut ready = std::collections::BTreeMap::new();
+        let (mut sent, mut written) = (0usize, 0usize);
+        loop {
+            while sent - written < 2 * threads.max(1) {
+                let b = next_batch();
+                if b.is_empty() {
+                    break;
+                }
+                if workers == 0 {
+                    // No thread could start: format here.
+                    ready.insert(sent, format_batch(&b));
+                } else if jobs.send((sent, b)).is_err() {
+                    return Err(serde_json::Error::io(std::io::Error::other("the report's threads ended")));
+                }
+                sent += 1;
+            }
+            if written == sent {
+                return Ok(());
+            }
+            while !ready.contains_key(&written) {
+                let Ok((i, text)) = finished.recv() else {
+                    return Err(serde_json::Error::io(std::io::Error::other("the report's threads ended")));
+                };
+                ready.insert(i, text);
+            }
+            write(ready.remove(&written).unwrap_or_else(|| Ok(Vec::new()))?)?;
+            written += 1;
+        }
+    })?;
     out.write_all(if first { b"[]" } else { b"\n  ]" }).map_err(serde_json::Error::io)
 }
 
