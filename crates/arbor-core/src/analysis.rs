@@ -222,6 +222,12 @@ const LOOKAHEAD: usize = 4;
 /// Parse threads; more than two cores do not help while one thread routes.
 const MAX_WORKERS: usize = 3;
 
+/// Threads for a parallel stage (parsing, reading reply texts back, formatting the report): one
+/// per core, at most `MAX_WORKERS`.
+fn worker_threads() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, MAX_WORKERS)
+}
+
 type ParsedChunk<'a> = Vec<Option<Line<'a>>>;
 
 /// The hand-off between the parse workers and the routing thread for one window of chunks.
@@ -510,7 +516,7 @@ fn read_file(
     let mut last_told = base_bytes;
     let mut read_to = 0;
     let mut last_line = 0;
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, MAX_WORKERS);
+    let workers = worker_threads();
     // The first window is small, so that the observer hears of the first sessions at once.
     let mut size = 2;
     loop {
@@ -616,12 +622,7 @@ impl Analysis {
     /// The raw text of a line of an input, read back from the file.
     pub fn raw_line(&self, file: &str, line: u64) -> Option<String> {
         let (ix, info) = self.files.iter().enumerate().find(|(_, f)| f.display == file)?;
-        let offset = self
-            .cx
-            .records
-            .get(self.cx.records_of(ix as u32))
-            .and_then(|rs| rs.iter().find(|r| r.line as u64 == line))
-            .map(|r| r.offset());
+        let offset = self.cx.find_record(Loc { file: ix as u32, line }).map(|i| self.cx.records[i].offset());
         let bytes = match offset {
             Some(o) => reader::raw_line_at(&info.path, o).ok()?,
             None => reader::raw_line_numbered(&info.path, line).ok()??,
@@ -647,7 +648,7 @@ impl Analysis {
         }
         refs.sort_by_key(|r| (r.at.file, r.offset));
         refs.dedup();
-        let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, MAX_WORKERS);
+        let threads = worker_threads();
         // Parts of at most a few thousand replies, in order: each is read on a thread of its own
         // into one buffer.
         let mut parts: Vec<&[TextRef]> = Vec::new();
@@ -726,7 +727,7 @@ impl Analysis {
     /// The report as pretty JSON, written straight from the analysis: the same bytes as
     /// serialising `report()`, without materialising it.
     pub fn write_report_json<W: std::io::Write>(&self, out: W) -> serde_json::Result<()> {
-        let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, MAX_WORKERS);
+        let threads = worker_threads();
         ReportParts::new(self).write_pretty(out, threads)
     }
 }

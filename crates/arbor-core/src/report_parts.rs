@@ -389,9 +389,9 @@ const BATCH: usize = 1024;
 
 impl ReportParts<'_> {
     /// Write the report as pretty JSON, the same bytes as `serde_json::to_writer_pretty` gives
-    /// for `self` (and for the `Report`), with each section's items formatted by `threads`
-    /// threads a batch each, then written in order. Formatting is most of the cost of writing;
-    /// memory stays bounded by one batch per thread.
+    /// for `self` (and for the `Report`), each section's items formatted in batches by `threads`
+    /// threads and written in order (see `write_section`). Formatting is most of the cost of
+    /// writing; memory stays bounded by two batches per thread.
     pub fn write_pretty<W: std::io::Write>(&self, out: W, threads: usize) -> serde_json::Result<()> {
         self.write_pretty_in(out, threads, BATCH)
     }
@@ -500,14 +500,14 @@ fn write_section<W: std::io::Write, T: Serialize + Send>(
 /// so each item's own lines are indented as they are in the whole report.
 fn format_batch<T: Serialize>(items: &[T]) -> serde_json::Result<Vec<u8>> {
     use serde_json::ser::{Formatter, PrettyFormatter};
+    let mut inside = PrettyFormatter::new();
+    let mut sink = std::io::sink();
+    inside.begin_object(&mut sink).map_err(serde_json::Error::io)?;
+    inside.begin_array(&mut sink).map_err(serde_json::Error::io)?;
     let mut buf = Vec::with_capacity(items.len() * 512);
     for item in items {
         buf.extend_from_slice(b",\n    ");
-        let mut f = PrettyFormatter::new();
-        let mut sink = std::io::sink();
-        f.begin_object(&mut sink).map_err(serde_json::Error::io)?;
-        f.begin_array(&mut sink).map_err(serde_json::Error::io)?;
-        item.serialize(&mut serde_json::Serializer::with_formatter(&mut buf, f))?;
+        item.serialize(&mut serde_json::Serializer::with_formatter(&mut buf, inside.clone()))?;
     }
     Ok(buf)
 }
