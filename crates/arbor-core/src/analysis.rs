@@ -128,7 +128,7 @@ enum Piece {
 /// Chunks sent back on the returned sender are filled again instead of new ones being made: a
 /// fresh megabyte is a megabyte of page faults and zeroing, which cost more than reading it.
 fn spawn_reader(
-    input: Box<dyn std::io::BufRead + Send>,
+    input: Box<dyn std::io::Read + Send>,
 ) -> (std::sync::mpsc::Receiver<Piece>, std::sync::mpsc::Sender<Chunk>) {
     let (tx, rx) = std::sync::mpsc::sync_channel(4);
     let (recycle, recycled) = std::sync::mpsc::channel::<Chunk>();
@@ -211,13 +211,9 @@ impl ReplyTexts {
     }
 }
 
-/// Chunks parsed and routed per window: the workers borrow a window's chunks, so one window is
-/// read to its end before the next starts; large enough that the wait at its end is small.
-const WINDOW: usize = 12;
-
 /// Chunks parsed ahead of the router at most: parsed lines take about three times the bytes
 /// of their chunk, and are freed as soon as they are routed.
-const LOOKAHEAD: usize = 4;
+const LOOKAHEAD: u64 = 8;
 
 /// Parse threads; more than two cores do not help while one thread routes.
 const MAX_WORKERS: usize = 3;
@@ -228,97 +224,195 @@ fn worker_threads() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, MAX_WORKERS)
 }
 
-type ParsedChunk<'a> = Vec<Option<Line<'a>>>;
+type ParsedLines<'a> = Vec<Option<Line<'a>>>;
 
-/// The hand-off between the parse workers and the routing thread for one window of chunks.
-///
-/// Workers take the next chunk to parse and leave its lines in that chunk's slot; the router takes
-/// slots in order, routes them, and hands the lines back to be freed on a worker (freeing parsed
-/// lines was 5 % of all instructions, and on the routing thread nothing overlaps it).
-struct Pipe<'a> {
-    window: &'a [Chunk],
-    state: std::sync::Mutex<PipeState<'a>>,
-    /// Signalled when a slot is filled, a line list is given back, or the window closes.
-    changed: std::sync::Condvar,
+self_cell::self_cell!(
+    /// A chunk with its parsed lines, which borrow its bytes: it moves between threads whole.
+    struct Parsed {
+        owner: Chunk,
+        #[covariant]
+        dependent: ParsedLines,
+    }
+);
+
+/// Where chunks come from, in order: those read ahead for detection, then the reader thread.
+struct Source {
+    pending: std::collections::VecDeque<Chunk>,
+    rx: std::sync::mpsc::Receiver<Piece>,
+    /// Chunks taken so far (the sequence number of the next one).
+    taken: u64,
+    /// Set at the end of the stream, with the read error that ended it, if any.
+    end: Option<Option<std::io::Error>>,
 }
 
-struct PipeState<'a> {
-    /// The next chunk to parse.
-    next: usize,
-    slots: Vec<Option<ParsedChunk<'a>>>,
-    /// Routed lines waiting to be freed.
-    routed: Vec<ParsedChunk<'a>>,
-    /// Chunks routed so far.
-    routed_to: usize,
-    closed: bool,
-}
-
-impl<'a> Pipe<'a> {
-    fn new(window: &'a [Chunk]) -> Self {
-        Pipe {
-            window,
-            state: std::sync::Mutex::new(PipeState {
-                next: 0,
-                slots: window.iter().map(|_| None).collect(),
-                routed: Vec::new(),
-                routed_to: 0,
-                closed: false,
-            }),
-            changed: std::sync::Condvar::new(),
+impl Source {
+    /// Read one more chunk into `pending` (detection looks at it first); `None` at the end.
+    fn read_ahead(&mut self) -> Option<&Chunk> {
+        if self.end.is_some() {
+            return None;
+        }
+        match self.rx.recv() {
+            Ok(Piece::Chunk(c)) => {
+                self.pending.push_back(c);
+                self.pending.back()
+            }
+            Ok(Piece::End(e)) => {
+                self.end = Some(e);
+                None
+            }
+            Err(_) => {
+                self.end = Some(None);
+                None
+            }
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, PipeState<'a>> {
+    /// The next chunk and its sequence number; `None` at the end.
+    fn next(&mut self) -> Option<(u64, Chunk)> {
+        if self.pending.is_empty() {
+            self.read_ahead()?;
+        }
+        let chunk = self.pending.pop_front()?;
+        self.taken += 1;
+        Some((self.taken - 1, chunk))
+    }
+}
+
+/// The hand-off between the parse workers and the routing thread, for a whole file.
+///
+/// Any thread takes the next chunk from the source, parses it, and leaves it in `ready` under
+/// its sequence number; the router takes them in order, routes them, and leaves them in `routed`
+/// for a worker to free (freeing parsed lines was 5 % of all instructions, and on the routing
+/// thread nothing overlaps it) and to give the buffer back to the reader. There is no barrier:
+/// an earlier design parsed windows of chunks and left the cores idle for an eighth of the time
+/// at each window's end.
+struct Flow {
+    source: std::sync::Mutex<Source>,
+    state: std::sync::Mutex<FlowState>,
+    /// Signalled when a chunk is ready, one is routed, the source ends, or the flow closes.
+    changed: std::sync::Condvar,
+    /// Buffers go back to the reader to be filled again.
+    recycle: std::sync::mpsc::Sender<Chunk>,
+}
+
+#[derive(Default)]
+struct FlowState {
+    /// Parsed chunks by sequence number, waiting to be routed.
+    ready: std::collections::BTreeMap<u64, Parsed>,
+    /// Routed chunks waiting to be freed.
+    routed: Vec<Parsed>,
+    /// Chunks routed so far (the sequence number the router needs next).
+    routed_to: u64,
+    /// Chunks taken from the source so far, and whether it has ended.
+    taken: u64,
+    ended: bool,
+    /// The router is done (or cancelled): workers free what is left and end.
+    closed: bool,
+}
+
+impl Flow {
+    fn lock(&self) -> std::sync::MutexGuard<'_, FlowState> {
         self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// A worker: free what was routed, parse the next chunk, until the window is closed.
-    fn work(&self, stop: &std::sync::atomic::AtomicBool) {
+    fn wait<'g>(&self, st: std::sync::MutexGuard<'g, FlowState>) -> std::sync::MutexGuard<'g, FlowState> {
+        self.changed.wait(st).unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Take the next chunk from the source and parse it into `ready`; `false` at the end.
+    fn parse_next(&self) -> bool {
+        let mut source = self.source.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let next = source.next();
+        let taken = source.taken;
+        drop(source);
+        let Some((seq, chunk)) = next else {
+            let mut st = self.lock();
+            st.taken = st.taken.max(taken);
+            st.ended = true;
+            drop(st);
+            self.changed.notify_all();
+            return false;
+        };
+        {
+            let mut st = self.lock();
+            st.taken = st.taken.max(taken);
+        }
+        let parsed = Parsed::new(chunk, parse_chunk_guarded);
+        self.lock().ready.insert(seq, parsed);
+        self.changed.notify_all();
+        true
+    }
+
+    /// Whether a thread may take another chunk: not at the end, and not too far ahead.
+    fn may_take(st: &FlowState) -> bool {
+        !st.ended && !st.closed && st.taken < st.routed_to + LOOKAHEAD
+    }
+
+    /// A worker: free what was routed, parse ahead, until the flow is closed.
+    fn work(&self) {
         loop {
             let mut st = self.lock();
-            if let Some(lines) = st.routed.pop() {
+            if let Some(done) = st.routed.pop() {
                 drop(st);
-                drop(lines);
+                self.give_back(done);
                 continue;
             }
-            let ahead = st.next < st.routed_to + LOOKAHEAD;
-            if ahead && st.next < self.window.len() && !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                let i = st.next;
-                st.next += 1;
+            if Self::may_take(&st) {
                 drop(st);
-                let chunk = &self.window[i];
-                let parsed = parse_chunk_guarded(chunk);
-                self.lock().slots[i] = Some(parsed);
-                self.changed.notify_all();
+                self.parse_next();
                 continue;
             }
             if st.closed {
                 return;
             }
-            drop(self.changed.wait(st).unwrap_or_else(std::sync::PoisonError::into_inner));
+            drop(self.wait(st));
         }
     }
 
-    /// The parsed lines of chunk `i`, once a worker has them.
-    fn take(&self, i: usize) -> ParsedChunk<'a> {
+    /// Free a routed chunk's lines and hand its buffer back to the reader.
+    fn give_back(&self, done: Parsed) {
+        let _ = self.recycle.send(done.into_owner());
+    }
+
+    /// The next chunk in order, parsed; `None` at the end. While a worker still has it, this
+    /// thread parses the next chunk no one has taken instead of waiting: with more threads than
+    /// cores, a waiting router left a core idle.
+    fn next_in_order(&self) -> Option<Parsed> {
         let mut st = self.lock();
         loop {
-            if let Some(lines) = st.slots[i].take() {
-                return lines;
+            let want = st.routed_to;
+            if let Some(p) = st.ready.remove(&want) {
+                return Some(p);
             }
-            st = self.changed.wait(st).unwrap_or_else(std::sync::PoisonError::into_inner);
+            if st.ended && st.taken <= want {
+                return None;
+            }
+            if Self::may_take(&st) {
+                drop(st);
+                self.parse_next();
+                st = self.lock();
+                continue;
+            }
+            st = self.wait(st);
         }
     }
 
-    fn free(&self, lines: ParsedChunk<'a>) {
+    /// The chunk given by `next_in_order` is routed: a worker frees it (this thread does, when
+    /// there is none).
+    fn routed(&self, done: Parsed, workers: bool) {
         let mut st = self.lock();
-        st.routed.push(lines);
         st.routed_to += 1;
-        drop(st);
-        self.changed.notify_all();
+        if workers {
+            st.routed.push(done);
+            drop(st);
+            self.changed.notify_all();
+        } else {
+            drop(st);
+            self.give_back(done);
+        }
     }
 
-    /// No more work: the workers free what is left and end.
+    /// No more routing: the workers free what is left and end.
     fn close(&self) {
         self.lock().closed = true;
         self.changed.notify_all();
@@ -412,7 +506,7 @@ fn read_file(
     tell: &mut dyn FnMut(&Ctx, &Progress) -> bool,
 ) -> bool {
     let base_bytes = progress.bytes_read;
-    let stream = match reader::open(&input.path) {
+    let stream = match reader::open_unbuffered(&input.path) {
         Ok(r) => r,
         Err(e) => {
             cx.findings.add(
@@ -425,41 +519,19 @@ fn read_file(
         }
     };
     let (rx, recycle) = spawn_reader(stream);
-    let mut pending: std::collections::VecDeque<Chunk> = std::collections::VecDeque::new();
-    let mut end: Option<Option<std::io::Error>> = None;
-    // The next chunk from the reader; `None` at the end (and `end` says how it ended).
-    let receive = |end: &mut Option<Option<std::io::Error>>| {
-        if end.is_some() {
-            return None;
-        }
-        match rx.recv() {
-            Ok(Piece::Chunk(c)) => Some(c),
-            Ok(Piece::End(e)) => {
-                *end = Some(e);
-                None
-            }
-            Err(_) => {
-                *end = Some(None);
-                None
-            }
-        }
-    };
-    let next = |pending: &mut std::collections::VecDeque<Chunk>, end: &mut Option<Option<std::io::Error>>| {
-        pending.pop_front().or_else(|| receive(end))
-    };
+    let mut source = Source { pending: std::collections::VecDeque::new(), rx, taken: 0, end: None };
 
     // Detection reads the first lines of the first chunks.
     let mut head: Vec<Vec<u8>> = Vec::new();
     while head.len() < DETECT_LINES {
-        let Some(c) = receive(&mut end) else { break };
+        let Some(c) = source.read_ahead() else { break };
         for l in c.lines.iter().take(DETECT_LINES - head.len()) {
             head.push(c.bytes[l.start..l.end].to_vec());
         }
-        pending.push_back(c);
     }
     let Some(format) = detect(head.iter().map(|b| b.as_slice())) else {
-        let read_error = end.as_ref().and_then(|e| e.as_ref()).map(|e| e.to_string());
-        info.bytes = pending.back().map_or(0, |c| c.read_to);
+        let read_error = source.end.as_ref().and_then(|e| e.as_ref()).map(|e| e.to_string());
+        info.bytes = source.pending.back().map_or(0, |c| c.read_to);
         let why = match (&read_error, head.is_empty()) {
             (Some(e), _) => format!("cannot read `{}`: {e}", input.display),
             (None, true) => format!("`{}` is empty: no known format", input.display),
@@ -517,61 +589,44 @@ fn read_file(
     let mut read_to = 0;
     let mut last_line = 0;
     let workers = worker_threads();
-    // The first window is small, so that the observer hears of the first sessions at once.
-    let mut size = 2;
-    loop {
-        let mut window: Vec<Chunk> = Vec::with_capacity(size);
-        while window.len() < size {
-            match next(&mut pending, &mut end) {
-                Some(c) => window.push(c),
-                None => break,
-            }
-        }
-        if window.is_empty() {
-            break;
-        }
-        size = WINDOW;
-        let mut cancelled = false;
-        let stop = std::sync::atomic::AtomicBool::new(false);
-        let pipe = Pipe::new(&window);
-        std::thread::scope(|scope| {
-            let named = || std::thread::Builder::new().name("arbor-parse".into());
-            let started = (0..workers).filter(|_| named().spawn_scoped(scope, || pipe.work(&stop)).is_ok()).count();
-            // Route in wire order as the workers finish each chunk; each routed chunk goes back
-            // to them to be freed, so this thread does nothing but route.
-            for (i, chunk) in window.iter().enumerate() {
-                // With no worker (none could be started), this thread parses too.
-                let parsed = if started == 0 { parse_chunk_guarded(chunk) } else { pipe.take(i) };
-                route(cx, info, chunk, &parsed);
-                pipe.free(parsed);
-                read_to = chunk.read_to;
-                last_line = chunk.lines.last().map_or(last_line, |l| l.number);
-                progress.bytes_read = base_bytes + read_to;
-                // Tell the observer early (the first sessions), then about every 16 MB.
-                if last_told == base_bytes || progress.bytes_read - last_told >= 16 << 20 {
-                    last_told = progress.bytes_read;
-                    progress.records = cx.records.len() as u64;
-                    progress.sessions = cx.graph.len();
-                    progress.findings = cx.findings.list.len();
-                    if !tell(cx, progress) {
-                        cancelled = true;
-                        break;
-                    }
+    let flow = Flow {
+        source: std::sync::Mutex::new(source),
+        state: std::sync::Mutex::new(FlowState::default()),
+        changed: std::sync::Condvar::new(),
+        recycle,
+    };
+    let mut cancelled = false;
+    std::thread::scope(|scope| {
+        let named = || std::thread::Builder::new().name("arbor-parse".into());
+        let started = (0..workers).filter(|_| named().spawn_scoped(scope, || flow.work()).is_ok()).count();
+        // Route in wire order as the chunks are parsed (this thread parses too while it would
+        // wait, and parses everything when no worker could be started); each routed chunk goes
+        // back to the workers to be freed.
+        while let Some(parsed) = flow.next_in_order() {
+            let chunk = parsed.borrow_owner();
+            route(cx, info, chunk, parsed.borrow_dependent());
+            read_to = chunk.read_to;
+            last_line = chunk.lines.last().map_or(last_line, |l| l.number);
+            flow.routed(parsed, started > 0);
+            progress.bytes_read = base_bytes + read_to;
+            // Tell the observer early (the first sessions), then about every 16 MB.
+            if last_told == base_bytes || progress.bytes_read - last_told >= 16 << 20 {
+                last_told = progress.bytes_read;
+                progress.records = cx.records.len() as u64;
+                progress.sessions = cx.graph.len();
+                progress.findings = cx.findings.list.len();
+                if !tell(cx, progress) {
+                    cancelled = true;
+                    break;
                 }
             }
-            stop.store(true, std::sync::atomic::Ordering::Relaxed);
-            pipe.close();
-        });
-        if cancelled {
-            return false;
         }
-        // Back to the reader to be filled again (it is gone at the end: then they are freed).
-        for chunk in window {
-            if recycle.send(chunk).is_err() {
-                break;
-            }
-        }
+        flow.close();
+    });
+    if cancelled {
+        return false;
     }
+    let end = flow.source.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner).end;
     if let Some(Some(e)) = end {
         // A read error (a corrupt zstd frame) ends this file; what was read stays.
         cx.findings.add(

@@ -119,6 +119,19 @@ fn every_fault_kind_shows_up_at_a_high_rate() {
     }
 }
 
+/// A log of many chunks (more than the parse threads work ahead of the router, and than the
+/// reader queues) is routed in order: parsed out of order, lines would end turns that have not
+/// started, and the counts and findings would not be the generator's.
+#[test]
+fn a_log_of_many_chunks_is_routed_in_wire_order() {
+    let dir = tempfile::tempdir().unwrap();
+    for format in [Format::CopilotEvents, Format::DshRpc] {
+        let o = GenOptions { target_bytes: 24 << 20, ..opts(format, 11, 0.05) };
+        let (path, stats) = write(&o, dir.path());
+        check(&o, &path, &stats, &analyze(&path));
+    }
+}
+
 #[test]
 fn dsh_session_folders_hang_children_under_their_parents() {
     let dir = tempfile::tempdir().unwrap();
