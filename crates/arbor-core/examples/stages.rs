@@ -1,14 +1,24 @@
 //! Time the engine's stages on one file (`cargo run --release --example stages FILE`): reading and
-//! routing (`analyze`), then the report as the CLI writes it (`write_report_json`, to a sink).
+//! routing (`analyze`), then the report as the CLI writes it: its
+//! parts (reply texts read back) and the pretty JSON (to a sink).
 fn main() {
     let path = std::path::PathBuf::from(std::env::args().nth(1).expect("usage: stages FILE"));
     let t = std::time::Instant::now();
     let a = arbor_core::analyze(std::slice::from_ref(&path), &mut ());
     let t1 = t.elapsed().as_secs_f64();
     let mut out = Counter(0);
-    a.write_report_json(std::io::BufWriter::with_capacity(1 << 16, &mut out)).unwrap();
+    let parts = arbor_core::report_parts::ReportParts::new(&a);
     let t2 = t.elapsed().as_secs_f64();
-    println!("analyze {t1:.3}s  report {:.3}s ({} bytes)  records {}", t2 - t1, out.0, a.records().len());
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(3);
+    parts.write_pretty(std::io::BufWriter::with_capacity(1 << 16, &mut out), threads).unwrap();
+    let t3 = t.elapsed().as_secs_f64();
+    println!(
+        "analyze {t1:.3}s  reply texts read back {:.3}s  report written {:.3}s ({} bytes)  records {}",
+        t2 - t1,
+        t3 - t2,
+        out.0,
+        a.records().len()
+    );
 }
 
 /// A sink that counts the bytes written.
