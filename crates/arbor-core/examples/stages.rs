@@ -1,6 +1,6 @@
 //! Time the engine's stages on one file (`cargo run --release --example stages FILE`): reading and
 //! routing (`analyze`), then the report as the CLI writes it: its
-//! parts (reply texts read back) and the pretty JSON (to a sink).
+//! parts (the tree's placements) and the pretty JSON (to a sink), while the reply texts are read back.
 fn main() {
     let path = std::path::PathBuf::from(std::env::args().nth(1).expect("usage: stages FILE"));
     let t = std::time::Instant::now();
@@ -13,7 +13,7 @@ fn main() {
     parts.write_pretty(std::io::BufWriter::with_capacity(1 << 16, &mut out), threads).unwrap();
     let t3 = t.elapsed().as_secs_f64();
     println!(
-        "analyze {t1:.3}s  reply texts read back {:.3}s  report written {:.3}s ({} bytes)  records {}",
+        "analyze {t1:.3}s  report parts {:.3}s  report written, reply texts read back beside it {:.3}s ({} bytes)  records {}",
         t2 - t1,
         t3 - t2,
         out.0,

@@ -184,13 +184,19 @@ pub struct DiagnosticRef<'a> {
 /// and every session's root and depth.
 pub struct ReportParts<'a> {
     a: &'a Analysis,
-    texts: ReplyTexts,
+    /// Read back at the first reply asked for, or (`write_pretty`) while the sections before the
+    /// replies are written.
+    texts: std::sync::OnceLock<ReplyTexts>,
     placements: Placements,
 }
 
 impl<'a> ReportParts<'a> {
     pub fn new(a: &'a Analysis) -> Self {
-        ReportParts { a, texts: a.reply_texts(), placements: a.cx.graph.placements() }
+        ReportParts { a, texts: std::sync::OnceLock::new(), placements: a.cx.graph.placements() }
+    }
+
+    fn texts(&self) -> &ReplyTexts {
+        self.texts.get_or_init(|| self.a.reply_texts())
     }
 
     fn name(&self, s: Sym) -> &'a str {
@@ -203,7 +209,7 @@ impl<'a> ReportParts<'a> {
     }
 
     fn text(&self, r: &TextRef) -> &str {
-        self.texts.get(r)
+        self.texts().get(r)
     }
 
     fn is_root(&self, s: Sym) -> bool {
@@ -398,12 +404,28 @@ impl ReportParts<'_> {
 
     fn write_pretty_in<W: std::io::Write>(&self, mut out: W, threads: usize, batch: usize) -> serde_json::Result<()> {
         let threads = threads.max(1);
-        out.write_all(b"{\n  \"report_version\": 1,\n  \"inputs\": ").map_err(serde_json::Error::io)?;
-        write_section(&mut out, self.inputs(), threads, batch)?;
-        out.write_all(b",\n  \"sessions\": ").map_err(serde_json::Error::io)?;
-        write_section(&mut out, self.sessions(), threads, batch)?;
-        out.write_all(b",\n  \"turns\": ").map_err(serde_json::Error::io)?;
-        write_section(&mut out, self.turns(), threads, batch)?;
+        // The reply texts are read back on threads of their own while the sections before the
+        // replies are written: either alone leaves part of the cores idle.
+        std::thread::scope(|scope| {
+            let reading = match self.texts.get() {
+                Some(_) => None,
+                None => std::thread::Builder::new()
+                    .name("arbor-replies".into())
+                    .spawn_scoped(scope, || self.a.reply_texts())
+                    .ok(),
+            };
+            out.write_all(b"{\n  \"report_version\": 1,\n  \"inputs\": ").map_err(serde_json::Error::io)?;
+            write_section(&mut out, self.inputs(), threads, batch)?;
+            out.write_all(b",\n  \"sessions\": ").map_err(serde_json::Error::io)?;
+            write_section(&mut out, self.sessions(), threads, batch)?;
+            out.write_all(b",\n  \"turns\": ").map_err(serde_json::Error::io)?;
+            write_section(&mut out, self.turns(), threads, batch)?;
+            // A reading that failed is done again here, by `texts`.
+            if let Some(Ok(texts)) = reading.map(|h| h.join()) {
+                let _ = self.texts.set(texts);
+            }
+            Ok::<(), serde_json::Error>(())
+        })?;
         out.write_all(b",\n  \"replies\": ").map_err(serde_json::Error::io)?;
         write_section(&mut out, self.replies(), threads, batch)?;
         out.write_all(b",\n  \"waits\": ").map_err(serde_json::Error::io)?;
