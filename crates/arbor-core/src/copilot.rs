@@ -174,7 +174,7 @@ impl Copilot {
                     self.event(cx, r, ev, at, offset);
                 }
                 _ => {
-                    let kind = if line.method.present { Kind::Request } else { Kind::Response };
+                    let kind = if line.method.present() { Kind::Request } else { Kind::Response };
                     cx.record(at, offset, None, kind, None);
                 }
             }

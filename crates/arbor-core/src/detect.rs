@@ -47,10 +47,10 @@ pub fn vote(line: &Line) -> Option<Format> {
             let params = line.params.0.as_ref()?;
             let event = params.event.0.as_deref()?;
             let t = event.kind.as_str()?;
-            if copilot_like_type(t) || event.timestamp.present {
+            if copilot_like_type(t) || event.timestamp.present() {
                 return Some(Format::CopilotRpc);
             }
-            if dsh_like_type(t) || event.seq.0.is_some() {
+            if dsh_like_type(t) || event.seq.get().is_some() {
                 return Some(Format::DshRpc);
             }
             return None;
@@ -58,13 +58,13 @@ pub fn vote(line: &Line) -> Option<Format> {
         return DSH_METHODS.contains(&method).then_some(Format::DshRpc);
     }
     let t = line.kind.as_str()?;
-    if t == "session" && line.id.as_str().is_some() && line.version.0.is_some() {
+    if t == "session" && line.id.as_str().is_some() && line.version.get().is_some() {
         return Some(Format::DshSession);
     }
-    if dsh_like_type(t) && (line.data.0.is_some() || line.seq.0.is_some()) {
+    if dsh_like_type(t) && (line.data.0.is_some() || line.seq.get().is_some()) {
         return Some(Format::DshSession);
     }
-    if copilot_like_type(t) && (line.timestamp.present || line.id.present) {
+    if copilot_like_type(t) && (line.timestamp.present() || line.id.present()) {
         return Some(Format::CopilotEvents);
     }
     None

@@ -40,7 +40,7 @@ pub fn event_view<'a>(ev: &'a Line<'a>) -> EventView<'a> {
         kind,
         seq: if packed { ev.seq0.int().or(ev.seq.int()) } else { ev.seq.int() },
         count,
-        time: if packed { ev.time0.0.or(ev.time.0) } else { ev.time.0 },
+        time: if packed { ev.time0.get().or(ev.time.get()) } else { ev.time.get() },
         ignorable: ev.ignorable.0 == Some(true),
         data,
     }
@@ -78,11 +78,11 @@ pub struct DshRpc {
 impl DshRpc {
     pub fn line(&mut self, cx: &mut Ctx, line: &Line, at: Loc, offset: u64) {
         let Some(method) = line.method.as_str() else {
-            let kind = if line.id.present { Kind::Response } else { Kind::Other };
+            let kind = if line.id.present() { Kind::Response } else { Kind::Other };
             cx.record(at, offset, None, kind, None);
             return;
         };
-        if line.id.present {
+        if line.id.present() {
             // A request the client sent: not a notification. `initialize` starts a new runtime.
             if method == "initialize" {
                 self.new_runtime(cx);

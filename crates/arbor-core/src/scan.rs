@@ -384,16 +384,16 @@ impl<'a> Scanner<'a> {
     fn str_field(&mut self) -> R<Str<'a>> {
         if self.peek() == Some(b'"') {
             let (text, escaped) = self.string()?;
-            return Ok(Str { present: true, s: Some(self.decoded(text, escaped)?) });
+            return Ok(Str::text(self.decoded(text, escaped)?));
         }
         self.decline()?;
-        Ok(Str { present: true, s: None })
+        Ok(Str::Other)
     }
 
     fn num_field(&mut self) -> R<Num> {
         match self.peek() {
-            Some(b'-' | b'0'..=b'9') => self.number_value().map(|v| Num(Some(v))),
-            _ => self.decline().map(|()| Num(None)),
+            Some(b'-' | b'0'..=b'9') => self.number_value().map(|v| Num::new(Some(v))),
+            _ => self.decline().map(|()| Num::default()),
         }
     }
 
