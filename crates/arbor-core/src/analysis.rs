@@ -760,17 +760,39 @@ impl Analysis {
             let mut text = String::new();
             let mut ends: Vec<usize> = Vec::with_capacity(part.len());
             if let Some(info) = self.files.get(part[0].at.file as usize) {
-                let offsets: Vec<u64> = part.iter().map(|r| r.offset).collect();
-                let read = reader::each_line_at(&info.path, &offsets, |_, bytes| {
-                    if let Some(b) = bytes {
-                        text.push_str(&reply_text(b));
+                // Where routing saw the text's string, just that is read and decoded; the rest
+                // are read as whole lines and parsed again.
+                let mut texts: Vec<Option<String>> = vec![None; part.len()];
+                let (mut ranges, mut ranged, mut lines, mut whole) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+                // Both are in offset order: one walk pairs them.
+                let mut spans = cx.text_spans_of(part[0].at.file).skip_while(|s| s.0 < part[0].offset).peekable();
+                for (i, r) in part.iter().enumerate() {
+                    while spans.next_if(|s| s.0 < r.offset).is_some() {}
+                    match spans.next_if(|s| s.0 == r.offset).map(|s| s.1) {
+                        Some((start, len)) => {
+                            ranges.push((r.offset + u64::from(start), len));
+                            ranged.push(i);
+                        }
+                        None => {
+                            lines.push(r.offset);
+                            whole.push(i);
+                        }
                     }
-                    ends.push(text.len());
+                }
+                let read = reader::each_range_at(&info.path, &ranges, |k, bytes| {
+                    texts[ranged[k]] = Some(bytes.map(json_string).unwrap_or_default());
+                })
+                .and_then(|()| {
+                    reader::each_line_at(&info.path, &lines, |k, bytes| {
+                        texts[whole[k]] = Some(bytes.map(reply_text).unwrap_or_default());
+                    })
                 });
-                if read.is_err() {
-                    // A file that cannot be read again (a corrupt zstd frame) gives empty texts.
-                    text.clear();
-                    ends.clear();
+                // A file that cannot be read again (a corrupt zstd frame) gives empty texts.
+                if read.is_ok() {
+                    for t in texts {
+                        text.push_str(t.as_deref().unwrap_or_default());
+                        ends.push(text.len());
+                    }
                 }
             }
             ends.resize(part.len(), text.len());
@@ -1042,6 +1064,12 @@ fn snippet(text: &str, q: &str, width: usize) -> String {
 /// A reply's text from its line: the text blocks of a dsh `assistant/message` (`""` when it has
 /// none), or a Copilot `assistant.message`'s content; the event may be wrapped in an RPC
 /// notification's `params.event`.
+/// A JSON string's value from its text, quotes included; `""` when it is not one (the file
+/// changed since it was read).
+fn json_string(bytes: &[u8]) -> String {
+    serde_json::from_slice::<std::borrow::Cow<str>>(bytes).map(|s| s.into_owned()).unwrap_or_default()
+}
+
 fn reply_text(bytes: &[u8]) -> String {
     let Some(line) = crate::wire::parse_line(bytes) else { return String::new() };
     let event = line.params.0.as_deref().and_then(|p| p.event.0.as_deref()).unwrap_or(&line);

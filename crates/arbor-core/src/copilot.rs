@@ -243,6 +243,10 @@ impl Copilot {
         let time = ev.timestamp.as_str().and_then(crate::wire::rfc3339_ms);
         cx.record(at, offset, Some(agent), rec_kind, time);
         let rec = cx.last_record();
+        // A message's text is its string `content` (reply_text): kept where it is in the line.
+        if let (Kind::AssistantMessage, None, Some(span)) = (rec_kind, &data.message.0, data.content_at.0) {
+            cx.text_spans.push((rec, span));
+        }
 
         match kind {
             "subagent.started" if is_sub => {

@@ -240,6 +240,9 @@ pub struct Ctx {
     /// dsh-session children's runs as their files end, by the header that opened each (two files
     /// may carry the same id): (last turn/end, outcome).
     pub child_run_ends: HashMap<Loc, (Option<Loc>, crate::report::Outcome)>,
+    /// Where the text of a reply record is in its line (`wire::Data::content_at`), by record
+    /// index, ascending: its text is then read back without parsing the line again.
+    pub text_spans: Vec<(u32, (u32, u32))>,
 }
 
 impl Ctx {
@@ -274,6 +277,15 @@ impl Ctx {
     pub fn text_ref(&self, index: u32) -> Option<TextRef> {
         let r = self.records.get(index as usize)?;
         Some(TextRef { at: self.loc_of(index)?, offset: r.offset() })
+    }
+
+    /// Where the texts of `file`'s replies are in their lines, as routing saw them: (byte offset
+    /// of the line, start and length of the text's JSON string, quotes included), ascending.
+    pub fn text_spans_of(&self, file: u32) -> impl Iterator<Item = (u64, (u32, u32))> + '_ {
+        let range = self.records_of(file);
+        let from = self.text_spans.partition_point(|&(r, _)| (r as usize) < range.start);
+        let to = self.text_spans.partition_point(|&(r, _)| (r as usize) < range.end);
+        self.text_spans[from..to].iter().map(|&(r, span)| (self.records[r as usize].offset(), span))
     }
 
     /// The wire time of the record at `index`, when it has one.

@@ -16,7 +16,9 @@
 //!   checked for its grammar, at any depth.
 //! - A field given twice in an object read into a struct makes the line invalid.
 
-use crate::wire::{Block, Content, Count, Data, Flag, Line, List, Message, Num, Obj, Params, Raw, Reason, Source, Str};
+use crate::wire::{
+    Block, Content, Count, Data, Flag, Line, List, Message, Num, Obj, Params, Raw, Reason, Source, Spot, Str,
+};
 use std::borrow::Cow;
 
 /// Not valid JSON, or not readable as the lenient shapes read it.
@@ -622,7 +624,16 @@ impl<'a> Scanner<'a> {
             "parentId" => field!(seen, 11, t.parent_id, self.str_field()),
             "cancelled" => field!(seen, 12, t.cancelled, self.flag_field()),
             "turnId" => field!(seen, 13, t.turn_id, self.str_field()),
-            "content" => field!(seen, 14, t.content, self.content_field()),
+            "content" => {
+                let start = self.i;
+                field!(seen, 14, t.content, self.content_field())?;
+                if let (Content::Text(_), Ok(start), Ok(len)) =
+                    (&t.content, u32::try_from(start), u32::try_from(self.i - start))
+                {
+                    t.content_at = Spot(Some((start, len)));
+                }
+                Ok(())
+            }
             _ => self.skip(),
         }
     }

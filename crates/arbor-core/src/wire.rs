@@ -565,6 +565,21 @@ pub struct Data<'a> {
     /// A string (Copilot messages) or a list of blocks (older dsh tool results).
     #[serde(borrow)]
     pub content: Content<'a>,
+    /// Where a string `content` is in the line, quotes included, so that a reply's text can be
+    /// read back without parsing its line again. Only the scanner sets it.
+    #[serde(skip)]
+    pub content_at: Spot,
+}
+
+/// A span of a line: its start and length in bytes. Not printed: the serde reference reading
+/// has no positions, and the differential tests compare what the two readings print.
+#[derive(Default, Clone, Copy, PartialEq, Eq)]
+pub struct Spot(pub Option<(u32, u32)>);
+
+impl fmt::Debug for Spot {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("Spot")
+    }
 }
 
 impl Data<'static> {

@@ -132,6 +132,38 @@ fn a_log_of_many_chunks_is_routed_in_wire_order() {
     }
 }
 
+/// A reply's text is read back from where routing saw it in its line (the string alone, not the
+/// line parsed again): it must be the `data.content` of the line the reply points at, read here
+/// with serde_json, in plain and zstd files, and for events nested in RPC lines.
+#[test]
+fn reply_texts_are_the_content_of_their_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    for format in [Format::CopilotEvents, Format::CopilotRpc] {
+        let o = GenOptions { target_bytes: 3 << 20, ..opts(format, 12, 0.05) };
+        let (path, _) = write(&o, dir.path());
+        let bytes = std::fs::read(&path).unwrap();
+        let zst = path.with_extension("jsonl.zst");
+        std::fs::write(&zst, zstd::encode_all(bytes.as_slice(), 3).unwrap()).unwrap();
+        // Some faults are lines that are not UTF-8; replies are never on those.
+        let lines: Vec<String> =
+            bytes.split(|&b| b == b'\n').map(|l| String::from_utf8_lossy(l).into_owned()).collect();
+        for p in [&path, &zst] {
+            let report = analyze(p);
+            assert!(report.replies.len() > 100, "{format:?}");
+            let mut escaped = 0;
+            for r in &report.replies {
+                let line = &lines[r.at.line as usize - 1];
+                let v: serde_json::Value = serde_json::from_str(line).unwrap();
+                let event = v.pointer("/params/event").unwrap_or(&v);
+                let want = event.pointer("/data/content").and_then(|c| c.as_str()).unwrap_or_default();
+                assert_eq!(r.text, want, "{format:?} {}:{}", p.display(), r.at.line);
+                escaped += usize::from(line.contains("\\\""));
+            }
+            assert!(escaped > 10, "{format:?}: some texts have escapes");
+        }
+    }
+}
+
 #[test]
 fn dsh_session_folders_hang_children_under_their_parents() {
     let dir = tempfile::tempdir().unwrap();
