@@ -761,38 +761,31 @@ impl Analysis {
             let mut ends: Vec<usize> = Vec::with_capacity(part.len());
             if let Some(info) = self.files.get(part[0].at.file as usize) {
                 // Where routing saw the text's string, just that is read and decoded; the rest
-                // are read as whole lines and parsed again.
-                let mut texts: Vec<Option<String>> = vec![None; part.len()];
-                let (mut ranges, mut ranged, mut lines, mut whole) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-                // Both are in offset order: one walk pairs them.
+                // are read as whole lines and parsed again. Spans and replies are both in offset
+                // order: one walk pairs them.
                 let mut spans = cx.text_spans_of(part[0].at.file).skip_while(|s| s.0 < part[0].offset).peekable();
-                for (i, r) in part.iter().enumerate() {
-                    while spans.next_if(|s| s.0 < r.offset).is_some() {}
-                    match spans.next_if(|s| s.0 == r.offset).map(|s| s.1) {
-                        Some((start, len)) => {
-                            ranges.push((r.offset + u64::from(start), len));
-                            ranged.push(i);
+                let pieces: Vec<(u64, reader::Piece)> = part
+                    .iter()
+                    .map(|r| {
+                        while spans.next_if(|s| s.0 < r.offset).is_some() {}
+                        match spans.next_if(|s| s.0 == r.offset) {
+                            Some((_, (start, len))) => (r.offset + u64::from(start), reader::Piece::Bytes(len)),
+                            None => (r.offset, reader::Piece::Line),
                         }
-                        None => {
-                            lines.push(r.offset);
-                            whole.push(i);
-                        }
-                    }
-                }
-                let read = reader::each_range_at(&info.path, &ranges, |k, bytes| {
-                    texts[ranged[k]] = Some(bytes.map(json_string).unwrap_or_default());
-                })
-                .and_then(|()| {
-                    reader::each_line_at(&info.path, &lines, |k, bytes| {
-                        texts[whole[k]] = Some(bytes.map(reply_text).unwrap_or_default());
                     })
-                });
-                // A file that cannot be read again (a corrupt zstd frame) gives empty texts.
-                if read.is_ok() {
-                    for t in texts {
-                        text.push_str(t.as_deref().unwrap_or_default());
-                        ends.push(text.len());
+                    .collect();
+                let read = reader::each_piece_at(&info.path, &pieces, |i, bytes| {
+                    match (bytes, pieces[i].1) {
+                        (Some(b), reader::Piece::Bytes(_)) => push_json_string(&mut text, b),
+                        (Some(b), reader::Piece::Line) => text.push_str(&reply_text(b)),
+                        (None, _) => {}
                     }
+                    ends.push(text.len());
+                });
+                if read.is_err() {
+                    // A file that cannot be read again (a corrupt zstd frame) gives empty texts.
+                    text.clear();
+                    ends.clear();
                 }
             }
             ends.resize(part.len(), text.len());
@@ -1064,10 +1057,12 @@ fn snippet(text: &str, q: &str, width: usize) -> String {
 /// A reply's text from its line: the text blocks of a dsh `assistant/message` (`""` when it has
 /// none), or a Copilot `assistant.message`'s content; the event may be wrapped in an RPC
 /// notification's `params.event`.
-/// A JSON string's value from its text, quotes included; `""` when it is not one (the file
-/// changed since it was read).
-fn json_string(bytes: &[u8]) -> String {
-    serde_json::from_slice::<std::borrow::Cow<str>>(bytes).map(|s| s.into_owned()).unwrap_or_default()
+/// Append a JSON string's value, from its text with the quotes; nothing when it is not one (the
+/// file changed since it was read).
+fn push_json_string(out: &mut String, bytes: &[u8]) {
+    if let Ok(s) = serde_json::from_slice::<std::borrow::Cow<str>>(bytes) {
+        out.push_str(&s);
+    }
 }
 
 fn reply_text(bytes: &[u8]) -> String {

@@ -531,46 +531,43 @@ pub fn is_zstd(path: &Path) -> bool {
     File::open(path).and_then(|mut f| read_up_to(&mut f, &mut magic)).is_ok_and(|n| n == 4 && magic == ZSTD_MAGIC)
 }
 
-/// Read back the lines that start at each of `offsets` (ascending), opening the file once: a
-/// seek per line for a plain file, one streaming pass for zstd. `each` is given every line in
-/// turn (by its index in `offsets`), without its line end; `None` for a line that cannot be read.
-/// A line longer than `MAX_LINE` is cut there. Only one line is held at a time.
-pub fn each_line_at(path: &Path, offsets: &[u64], mut each: impl FnMut(usize, Option<&[u8]>)) -> io::Result<()> {
-    let trim = |v: &[u8]| {
-        let mut end = v.len();
-        while end > 0 && matches!(v[end - 1], b'\n' | b'\r') {
-            end -= 1;
-        }
-        end
-    };
-    each_piece_at(
-        path,
-        offsets,
-        |_, r, buf| r.take(MAX_LINE as u64).read_until(b'\n', buf),
-        |i, piece| each(i, piece.map(|p| &p[..trim(p)])),
-    )
+/// What to read back at an offset: the line that starts there (without its line end, cut at
+/// `MAX_LINE`), or so many bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Piece {
+    Line,
+    Bytes(u32),
 }
 
-/// Read back the `len` bytes at each `(start, len)` of the (decompressed) file, in one forward
-/// pass; `ranges` must be in ascending order of start. `each` gets `None` for a range that could
-/// not be read (the file changed since).
-pub fn each_range_at(path: &Path, ranges: &[(u64, u32)], mut each: impl FnMut(usize, Option<&[u8]>)) -> io::Result<()> {
-    let starts: Vec<u64> = ranges.iter().map(|r| r.0).collect();
-    each_piece_at(
-        path,
-        &starts,
-        |i, r, buf| {
-            let len = ranges[i].1 as usize;
-            buf.resize(len, 0);
-            r.read_exact(buf).map(|()| len)
-        },
-        &mut each,
-    )
+/// Read back a piece of the (decompressed) file at each offset, in one forward pass over a file
+/// opened once: `pieces` must be in ascending order of offset. `each` is given every piece in
+/// turn (by its index in `pieces`); `None` for one that cannot be read (the file changed since,
+/// or a zstd stream cannot go back to it). Only one piece is held at a time.
+pub fn each_piece_at(
+    path: &Path,
+    pieces: &[(u64, Piece)],
+    mut each: impl FnMut(usize, Option<&[u8]>),
+) -> io::Result<()> {
+    let read = |i: usize, r: &mut dyn BufRead, buf: &mut Vec<u8>| match pieces[i].1 {
+        Piece::Line => {
+            let k = r.take(MAX_LINE as u64).read_until(b'\n', buf)?;
+            while buf.last().is_some_and(|&b| b == b'\n' || b == b'\r') {
+                buf.pop();
+            }
+            Ok(k)
+        }
+        Piece::Bytes(len) => {
+            buf.resize(len as usize, 0);
+            r.read_exact(buf).map(|()| len as usize)
+        }
+    };
+    let starts: Vec<u64> = pieces.iter().map(|p| p.0).collect();
+    read_pieces(path, &starts, read, &mut each)
 }
 
 /// The pieces of a file that start at each of `starts` (ascending), in one forward pass: `read`
 /// takes one from the reader at its start into the buffer and says how many bytes it took.
-fn each_piece_at(
+fn read_pieces(
     path: &Path,
     starts: &[u64],
     mut read: impl FnMut(usize, &mut dyn BufRead, &mut Vec<u8>) -> io::Result<usize>,
@@ -748,7 +745,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut text = Vec::new();
         let mut starts = Vec::new();
-        for i in 0..40_000u32 {
+        for i in 0..40_000usize {
             starts.push(text.len() as u64);
             text.extend_from_slice(format!("line {i} {}\r\n", "x".repeat((i % 61) as usize)).as_bytes());
         }
@@ -756,40 +753,50 @@ mod tests {
         std::fs::write(&plain, &text).unwrap();
         let packed = dir.path().join("a.jsonl.zst");
         std::fs::write(&packed, zstd::encode_all(&text[..], 3).unwrap()).unwrap();
-        // Ranges in ascending order: near and far apart, across the buffer's ends (256 KiB),
-        // one repeated (a backward seek for the plain reader), one past the end.
-        let mut ranges: Vec<(u64, u32)> = (0..text.len() as u64 - 40).step_by(7_919).map(|o| (o, 40)).collect();
-        ranges.extend([
-            (262_140, 10),
-            (262_140, 10),
-            (524_287, 3),
-            (text.len() as u64 - 5, 5),
-            (text.len() as u64 + 9, 4),
-        ]);
-        ranges.sort();
-        let picked: Vec<usize> = (0..starts.len()).step_by(997).chain([starts.len() - 1]).collect();
+        // Byte ranges near and far apart, across the buffer's ends (256 KiB), one repeated (a
+        // backward seek for the plain reader), one past the end; and whole lines between them.
+        let end = text.len() as u64;
+        let mut pieces: Vec<(u64, Piece)> = (1..end - 40).step_by(7_919).map(|o| (o, Piece::Bytes(40))).collect();
+        pieces.extend([(262_141, Piece::Bytes(10)), (262_141, Piece::Bytes(10)), (524_287, Piece::Bytes(3))]);
+        pieces.extend([(end - 5, Piece::Bytes(5)), (end + 9, Piece::Bytes(4))]);
+        pieces.extend((0..starts.len()).step_by(997).chain([starts.len() - 1]).map(|k| (starts[k], Piece::Line)));
+        pieces.sort_by_key(|p| p.0);
+        let line_of = |o: u64| starts.iter().position(|&s| s == o).unwrap();
+        let want: Vec<Option<Vec<u8>>> = pieces
+            .iter()
+            .map(|&(o, p)| match p {
+                Piece::Line => Some(format!("line {} {}", line_of(o), "x".repeat(line_of(o) % 61)).into_bytes()),
+                Piece::Bytes(n) => text.get(o as usize..o as usize + n as usize).map(<[u8]>::to_vec),
+            })
+            .collect();
         for p in [&plain, &packed] {
-            let mut got = Vec::new();
-            each_range_at(p, &ranges, |i, b| got.push((i, b.map(<[u8]>::to_vec)))).unwrap();
-            let want: Vec<_> = ranges
-                .iter()
-                .enumerate()
-                .map(|(i, &(o, n))| (i, text.get(o as usize..o as usize + n as usize).map(<[u8]>::to_vec)))
-                .collect();
+            let mut got = vec![None; pieces.len()];
+            each_piece_at(p, &pieces, |i, b| got[i] = b.map(<[u8]>::to_vec)).unwrap();
+            let mut want = want.clone();
             if p == &packed {
-                // The stream cannot go back: the repeated range reads as missing.
-                let i = ranges.iter().position(|r| r.0 == 262_140).unwrap() + 1;
-                let mut want = want.clone();
-                want[i].1 = None;
-                assert_eq!(got, want);
-            } else {
-                assert_eq!(got, want);
+                // A stream cannot go back: a piece that starts before the end of the one before
+                // it (inside the line just read, or the repeated range) reads as missing.
+                let mut pos = 0u64;
+                for (w, &(o, piece)) in want.iter_mut().zip(&pieces) {
+                    if o < pos {
+                        *w = None;
+                        continue;
+                    }
+                    pos = match (piece, &w) {
+                        (Piece::Line, Some(l)) => o + l.len() as u64 + 2,
+                        (Piece::Bytes(n), Some(_)) => o + u64::from(n),
+                        (_, None) => u64::MAX,
+                    };
+                }
+                assert!(want.iter().filter(|w| w.is_none()).count() > 2, "the stream case has pieces it cannot reach");
             }
-            let offsets: Vec<u64> = picked.iter().map(|&k| starts[k]).collect();
-            let mut lines = Vec::new();
-            each_line_at(p, &offsets, |_, b| lines.push(b.map(|b| String::from_utf8(b.to_vec()).unwrap()))).unwrap();
-            let want: Vec<_> = picked.iter().map(|&k| Some(format!("line {k} {}", "x".repeat(k % 61)))).collect();
-            assert_eq!(lines, want);
+            assert!(
+                got == want,
+                "{}: {} of {} pieces differ",
+                p.display(),
+                got.iter().zip(&want).filter(|(a, b)| a != b).count(),
+                want.len()
+            );
         }
     }
 
