@@ -72,6 +72,29 @@ await browserTest("opening browser test", async ({ ui, newPage }) => {
   assert.deepEqual((await calls("view_state")).at(-1), { key: ["arbor:sample"] }, "the sample keeps a view state of its own");
   console.log("ok: nothing can be added to the built-in sample");
 
+  // Long names in the recent and found menus do not push the toolbar's last controls (the
+  // theme menu) out of a 1280-pixel window: every control stays inside it.
+  const crowded = await newPage({ viewport: { width: 1280, height: 800 } });
+  const long = "/home/user/projects/a-harness-with-a-very-long-name/runs/2026-11-30/session-0123456789abcdef/events.jsonl";
+  await mockIpc(crowded, {
+    report,
+    answers: {
+      settings: { recent: [{ paths: [long, `${long}.2`], openedAt: 0 }], theme: "system", notice: null },
+      found_logs: [{ path: long, harness: "copilot", name: "session-0123456789abcdef-with-a-long-name/events.jsonl", modified: null }],
+    },
+  });
+  await crowded.goto(ui.url);
+  await crowded.getByRole("combobox", { name: "Theme" }).waitFor();
+  await crowded.waitForFunction(() => document.querySelector('select[aria-label="Found on this machine"]')?.disabled === false);
+  const outside = await crowded.evaluate(() =>
+    [...document.querySelectorAll("header.bar button, header.bar select")]
+      .map((c) => ({ name: c.getAttribute("aria-label") ?? c.textContent.trim(), right: c.getBoundingClientRect().right }))
+      .filter((c) => c.right > window.innerWidth),
+  );
+  assert.deepEqual(outside, [], "no toolbar control outside the window");
+  await crowded.close();
+  console.log("ok: at 1280 px, long recent and found entries leave every toolbar control in the window");
+
   // A path that cannot be read: the error says why and what to do next.
   const failing = await newPage({ viewport: { width: 1280, height: 800 } });
   const why = "/home/user/logs/gone.jsonl: No such file or directory (os error 2)";

@@ -747,7 +747,7 @@ mod tests {
         let mut starts = Vec::new();
         for i in 0..40_000usize {
             starts.push(text.len() as u64);
-            text.extend_from_slice(format!("line {i} {}\r\n", "x".repeat((i % 61) as usize)).as_bytes());
+            text.extend_from_slice(format!("line {i} {}\r\n", "x".repeat(i % 61)).as_bytes());
         }
         let plain = dir.path().join("a.jsonl");
         std::fs::write(&plain, &text).unwrap();
