@@ -20,6 +20,7 @@ pub mod graph;
 pub mod intern;
 pub mod reader;
 pub mod report;
+pub(crate) mod report_json;
 pub mod report_parts;
 pub mod sample;
 mod scan;

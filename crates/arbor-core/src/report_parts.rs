@@ -1,11 +1,13 @@
 //! The report as borrowed parts, made from a finished `Analysis` on demand: written straight to
-//! JSON (`arbor analyze --json`), or collected into the owned `Report` (the app, the tests).
+//! JSON (`arbor analyze --json`, by `report_json`), or collected into the owned `Report` (the
+//! app, the tests).
 //!
 //! Both front ends read the same parts, so the two cannot disagree; the borrowed shapes mirror the
-//! `report` types field for field (names, order and serde attributes), and the tests compare the
-//! two serialisations byte for byte. Writing from the parts never holds the whole report: a place
-//! borrows its file's display name instead of copying it, and a turn, reply or wait exists only
-//! while it is written. The owned `Report` stays the one shape of the IPC and the generated types.
+//! `report` types field for field, `report_json` writes them as serde_json writes the owned
+//! `Report`, and the tests compare the two byte for byte. Writing from the parts never holds the
+//! whole report: a place borrows its file's display name instead of copying it, and a turn, reply
+//! or wait exists only while it is written. The owned `Report` stays the one shape of the IPC and
+//! the generated types.
 
 use crate::analysis::{Analysis, ReplyTexts};
 use crate::boundary::TurnId;
@@ -15,9 +17,7 @@ use crate::finding::Loc;
 use crate::graph::Placements;
 use crate::intern::Sym;
 use crate::report::{self, Outcome, Report, Severity, WaitOutcome};
-use serde::ser::{SerializeStruct, Serializer};
-use serde::Serialize;
-use std::cell::RefCell;
+use crate::report_json::{Pretty, Writer};
 
 /// A turn id as the report shows it: what `serde_json::Value` would write for it (`null` for a
 /// reply outside any turn).
@@ -26,18 +26,6 @@ pub enum TurnIdRef<'a> {
     Num(i64),
     Text(&'a str),
     Null,
-}
-
-impl Serialize for TurnIdRef<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match *self {
-            // As `serde_json::Number` does: non-negative numbers are written as unsigned.
-            TurnIdRef::Num(n) if n >= 0 => s.serialize_u64(n as u64),
-            TurnIdRef::Num(n) => s.serialize_i64(n),
-            TurnIdRef::Text(t) => s.serialize_str(t),
-            TurnIdRef::Null => s.serialize_unit(),
-        }
-    }
 }
 
 impl From<TurnIdRef<'_>> for serde_json::Value {
@@ -53,21 +41,10 @@ impl From<TurnIdRef<'_>> for serde_json::Value {
 pub struct PlaceRef<'a> {
     pub file: &'a str,
     /// `file` as a JSON string, escaped once per file (`Analysis::file_names_json`).
-    file_json: &'a serde_json::value::RawValue,
+    pub(crate) file_json: &'a serde_json::value::RawValue,
     pub line: u64,
 }
 
-/// As `report::Place` serialises, with the file name written as escaped once.
-impl Serialize for PlaceRef<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut p = s.serialize_struct("Place", 2)?;
-        p.serialize_field("file", self.file_json)?;
-        p.serialize_field("line", &self.line)?;
-        p.end()
-    }
-}
-
-#[derive(Serialize)]
 pub struct InputRef<'a> {
     pub file: &'a str,
     pub format: &'static str,
@@ -76,7 +53,6 @@ pub struct InputRef<'a> {
     pub bytes: u64,
 }
 
-#[derive(Serialize)]
 pub struct SessionRef<'a> {
     pub id: &'a str,
     pub parent: Option<&'a str>,
@@ -85,98 +61,73 @@ pub struct SessionRef<'a> {
     pub label: Option<&'a str>,
     pub runs: Vec<RunRef<'a>>,
     pub events: u64,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub inferred_parent: bool,
 }
 
-#[derive(Serialize)]
 pub struct RunRef<'a> {
     pub parent: Option<&'a str>,
     pub start: Option<PlaceRef<'a>>,
     pub end: Option<PlaceRef<'a>>,
     pub outcome: Outcome,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub start_time: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub end_time: Option<f64>,
 }
 
-#[derive(Serialize)]
 pub struct TurnRef<'a> {
     pub session: &'a str,
     pub turn: TurnIdRef<'a>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub run: Option<u32>,
     pub start: Option<PlaceRef<'a>>,
     pub end: Option<PlaceRef<'a>>,
     pub reason: Option<&'a str>,
     pub steps: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub start_time: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub end_time: Option<f64>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub step_spans: Vec<StepSpanRef<'a>>,
 }
 
-#[derive(Serialize)]
 pub struct StepSpanRef<'a> {
     pub step: u32,
     pub start: PlaceRef<'a>,
     pub end: Option<PlaceRef<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub start_time: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub end_time: Option<f64>,
 }
 
-#[derive(Serialize)]
 pub struct ReplyRef<'a> {
     pub session: &'a str,
     pub root: bool,
     pub turn: TurnIdRef<'a>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub run: Option<u32>,
     pub text: &'a str,
     pub at: PlaceRef<'a>,
 }
 
-#[derive(Serialize)]
 pub struct WaitRef<'a> {
     pub root: &'a str,
     pub start: Option<PlaceRef<'a>>,
     pub end: Option<PlaceRef<'a>>,
     pub outcome: WaitOutcome,
     pub reply: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub notifications: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub events: Option<u64>,
     pub naive: NaiveWaitRef<'a>,
 }
 
-#[derive(Serialize)]
 pub struct NaiveWaitRef<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub end: Option<Option<PlaceRef<'a>>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub outcome: Option<WaitOutcome>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reply: Option<Option<&'a str>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub notifications: Option<u64>,
 }
 
-#[derive(Serialize)]
 pub struct DiagnosticRef<'a> {
     pub code: &'static str,
     pub severity: Severity,
     pub at: PlaceRef<'a>,
     pub session: Option<&'a str>,
     pub message: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub time: Option<f64>,
 }
 
@@ -441,7 +392,7 @@ impl ReportParts<'_> {
 /// This thread makes the items and writes; `threads` threads format batches of them meanwhile.
 /// At most two batches a thread are in flight, so memory stays bounded whatever the section's
 /// length.
-fn write_section<W: std::io::Write, T: Serialize + Send>(
+fn write_section<W: std::io::Write, T: Pretty + Send>(
     out: &mut W,
     items: impl Iterator<Item = T>,
     threads: usize,
@@ -518,51 +469,15 @@ fn write_section<W: std::io::Write, T: Serialize + Send>(
 }
 
 /// Items as elements of a top-level array of the pretty report, each after `,`, a newline and
-/// its indent: a pretty formatter is first taken two levels down (the report object, the array),
-/// so each item's own lines are indented as they are in the whole report.
-fn format_batch<T: Serialize>(items: &[T]) -> serde_json::Result<Vec<u8>> {
-    use serde_json::ser::{Formatter, PrettyFormatter};
-    let mut inside = PrettyFormatter::new();
-    let mut sink = std::io::sink();
-    inside.begin_object(&mut sink).map_err(serde_json::Error::io)?;
-    inside.begin_array(&mut sink).map_err(serde_json::Error::io)?;
+/// its indent, written two levels down (the report object, the array) so that each item's own
+/// lines are indented as they are in the whole report (`report_json`).
+fn format_batch<T: Pretty>(items: &[T]) -> serde_json::Result<Vec<u8>> {
     let mut buf = Vec::with_capacity(items.len() * 512);
     for item in items {
         buf.extend_from_slice(b",\n    ");
-        item.serialize(&mut serde_json::Serializer::with_formatter(&mut buf, inside.clone()))?;
+        item.pretty(&mut Writer::new(&mut buf, 2));
     }
     Ok(buf)
-}
-
-/// A sequence serialised from an iterator, element by element, never collected.
-struct Seq<I>(RefCell<Option<I>>);
-
-impl<I: Iterator<Item = T>, T: Serialize> Serialize for Seq<I> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.0.borrow_mut().take() {
-            Some(items) => s.collect_seq(items),
-            None => s.collect_seq(std::iter::empty::<T>()),
-        }
-    }
-}
-
-fn seq<I: Iterator>(items: I) -> Seq<I> {
-    Seq(RefCell::new(Some(items)))
-}
-
-/// Serialises as `Report` does, field for field.
-impl Serialize for ReportParts<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut r = s.serialize_struct("Report", 7)?;
-        r.serialize_field("report_version", &1u32)?;
-        r.serialize_field("inputs", &seq(self.inputs()))?;
-        r.serialize_field("sessions", &seq(self.sessions()))?;
-        r.serialize_field("turns", &seq(self.turns()))?;
-        r.serialize_field("replies", &seq(self.replies()))?;
-        r.serialize_field("waits", &seq(self.waits()))?;
-        r.serialize_field("diagnostics", &seq(self.diagnostics()))?;
-        r.end()
-    }
 }
 
 impl From<PlaceRef<'_>> for report::Place {
@@ -691,8 +606,9 @@ impl From<DiagnosticRef<'_>> for report::Diagnostic {
 mod tests {
     use super::*;
 
-    /// Every batch size and thread count writes the bytes serde_json's own pretty writer does,
-    /// for a report with every section filled and for one with every section empty.
+    /// Every batch size and thread count writes the bytes serde_json's own pretty writer does for
+    /// the owned report, for a report with every section filled and for one with every section
+    /// empty.
     #[test]
     fn batched_parallel_writing_gives_the_pretty_writers_bytes() {
         let dir = tempfile::tempdir().unwrap();
@@ -702,7 +618,7 @@ mod tests {
         for paths in [vec![sample], vec![empty]] {
             let a = crate::analyze(&paths, &mut ());
             let parts = ReportParts::new(&a);
-            let want = serde_json::to_vec_pretty(&parts).unwrap();
+            let want = serde_json::to_vec_pretty(&parts.to_report()).unwrap();
             for threads in 1..=3 {
                 for batch in [1, 2, 3, 5, 1000] {
                     let mut got = Vec::new();

@@ -53,7 +53,7 @@ struct Scanner<'a> {
 /// bytes at a time with SSE2 (part of every x86_64), then 8 at a time.
 #[cfg(target_arch = "x86_64")]
 #[inline]
-fn string_special(b: &[u8], i: usize) -> usize {
+pub(crate) fn string_special(b: &[u8], i: usize) -> usize {
     // SAFETY: SSE2 is part of x86_64, so every x86_64 CPU has it.
     unsafe { string_special_sse2(b, i) }
 }
@@ -87,7 +87,7 @@ fn string_special_sse2(b: &[u8], mut i: usize) -> usize {
 
 #[cfg(not(target_arch = "x86_64"))]
 #[inline]
-fn string_special(b: &[u8], i: usize) -> usize {
+pub(crate) fn string_special(b: &[u8], i: usize) -> usize {
     string_special_swar(b, i)
 }
 

@@ -1,0 +1,433 @@
+//! The report's items written as pretty JSON by hand, for `arbor analyze --json`: the same bytes
+//! as serde_json's pretty formatter gives for the `report_parts` shapes (their `Serialize` impls
+//! stay the reference: the tests compare the written report with the owned `Report` serialised
+//! by serde_json, on every conformance case and test log, and the escaping on every kind of
+//! character).
+//!
+//! Why by hand: formatting was most of the report's cost, and most of that was serde_json
+//! escaping each constant key again for every item (a call and a byte loop per key). Here a key
+//! is copied as the constant it is, numbers go through serde_json's own formatter, and strings are
+//! scanned for what needs escaping 16 bytes at a time.
+
+use crate::report_parts::{
+    DiagnosticRef, InputRef, NaiveWaitRef, PlaceRef, ReplyRef, RunRef, SessionRef, StepSpanRef, TurnIdRef, TurnRef,
+    WaitRef,
+};
+use serde_json::ser::{CompactFormatter, Formatter};
+
+/// Pretty JSON at a depth, with serde_json's layout: two spaces a level, `": "` after a key, each
+/// member on a line of its own, and `{}` / `[]` when empty.
+pub(crate) struct Writer<'b> {
+    out: &'b mut Vec<u8>,
+    depth: usize,
+    /// Nothing written yet in the object or array just opened.
+    first: bool,
+}
+
+impl<'b> Writer<'b> {
+    /// A writer whose values sit `depth` levels down (an item of a report section: 2).
+    pub(crate) fn new(out: &'b mut Vec<u8>, depth: usize) -> Self {
+        Writer { out, depth, first: false }
+    }
+
+    fn open(&mut self, c: u8) {
+        self.out.push(c);
+        self.depth += 1;
+        self.first = true;
+    }
+
+    fn close(&mut self, c: u8) {
+        self.depth -= 1;
+        if !self.first {
+            self.newline();
+        }
+        self.out.push(c);
+        self.first = false;
+    }
+
+    fn newline(&mut self) {
+        self.out.push(b'\n');
+        self.out.resize(self.out.len() + 2 * self.depth, b' ');
+    }
+
+    /// Before a member of the object or array open.
+    fn next(&mut self) {
+        if !self.first {
+            self.out.push(b',');
+        }
+        self.first = false;
+        self.newline();
+    }
+
+    /// A key (a constant field name: nothing in it to escape).
+    fn key(&mut self, k: &str) {
+        self.next();
+        self.out.push(b'"');
+        self.out.extend_from_slice(k.as_bytes());
+        self.out.extend_from_slice(b"\": ");
+    }
+
+    fn null(&mut self) {
+        self.out.extend_from_slice(b"null");
+    }
+
+    fn bool(&mut self, v: bool) {
+        self.out.extend_from_slice(if v { b"true" } else { b"false" });
+    }
+
+    fn u64(&mut self, v: u64) {
+        let _ = CompactFormatter.write_u64(self.out, v);
+    }
+
+    fn i64(&mut self, v: i64) {
+        let _ = CompactFormatter.write_i64(self.out, v);
+    }
+
+    /// As serde_json writes an `f64`: `null` when it is not finite.
+    fn f64(&mut self, v: f64) {
+        if v.is_finite() {
+            let _ = CompactFormatter.write_f64(self.out, v);
+        } else {
+            self.null();
+        }
+    }
+
+    fn str(&mut self, s: &str) {
+        escape_into(self.out, s);
+    }
+
+    fn opt_str(&mut self, s: Option<&str>) {
+        match s {
+            Some(s) => self.str(s),
+            None => self.null(),
+        }
+    }
+
+    /// A value serde writes without whitespace of its own (a unit variant, a raw value).
+    fn compact<T: serde::Serialize>(&mut self, v: &T) {
+        let _ = serde_json::to_writer(&mut *self.out, v);
+    }
+
+    fn place(&mut self, p: &PlaceRef) {
+        self.open(b'{');
+        self.key("file");
+        self.out.extend_from_slice(p.file_json.get().as_bytes());
+        self.key("line");
+        self.u64(p.line);
+        self.close(b'}');
+    }
+
+    fn opt_place(&mut self, p: Option<&PlaceRef>) {
+        match p {
+            Some(p) => self.place(p),
+            None => self.null(),
+        }
+    }
+
+    fn turn_id(&mut self, t: TurnIdRef) {
+        match t {
+            // As `serde_json::Number` does: non-negative numbers are written as unsigned.
+            TurnIdRef::Num(n) if n >= 0 => self.u64(n as u64),
+            TurnIdRef::Num(n) => self.i64(n),
+            TurnIdRef::Text(s) => self.str(s),
+            TurnIdRef::Null => self.null(),
+        }
+    }
+
+    /// An optional field that serde skips when it is `None`.
+    fn opt_f64_field(&mut self, k: &str, v: Option<f64>) {
+        if let Some(v) = v {
+            self.key(k);
+            self.f64(v);
+        }
+    }
+}
+
+/// A JSON string, escaped as serde_json escapes it: `"` and `\`, the short escapes for backspace,
+/// form feed, newline, carriage return and tab, `\u00XX` (lowercase hex) for other control
+/// characters; everything else as it is.
+pub(crate) fn escape_into(out: &mut Vec<u8>, s: &str) {
+    let b = s.as_bytes();
+    out.reserve(b.len() + 2);
+    out.push(b'"');
+    let mut start = 0;
+    loop {
+        let i = crate::scan::string_special(b, start);
+        out.extend_from_slice(&b[start..i]);
+        let Some(&c) = b.get(i) else { break };
+        match c {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            0x0c => out.extend_from_slice(b"\\f"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            _ => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[(c >> 4) as usize], HEX[(c & 0xf) as usize]]);
+            }
+        }
+        start = i + 1;
+    }
+    out.push(b'"');
+}
+
+/// An item of a report section, written as pretty JSON.
+pub(crate) trait Pretty {
+    fn pretty(&self, w: &mut Writer);
+}
+
+impl Pretty for InputRef<'_> {
+    fn pretty(&self, w: &mut Writer) {
+        w.open(b'{');
+        w.key("file");
+        w.str(self.file);
+        w.key("format");
+        w.str(self.format);
+        w.key("records");
+        w.u64(self.records);
+        w.key("bad_lines");
+        w.u64(self.bad_lines);
+        w.key("bytes");
+        w.u64(self.bytes);
+        w.close(b'}');
+    }
+}
+
+impl Pretty for SessionRef<'_> {
+    fn pretty(&self, w: &mut Writer) {
+        w.open(b'{');
+        w.key("id");
+        w.str(self.id);
+        w.key("parent");
+        w.opt_str(self.parent);
+        w.key("root");
+        w.opt_str(self.root);
+        w.key("depth");
+        match self.depth {
+            Some(d) => w.u64(d.into()),
+            None => w.null(),
+        }
+        w.key("label");
+        w.opt_str(self.label);
+        w.key("runs");
+        w.open(b'[');
+        for r in &self.runs {
+            w.next();
+            r.pretty(w);
+        }
+        w.close(b']');
+        w.key("events");
+        w.u64(self.events);
+        if self.inferred_parent {
+            w.key("inferred_parent");
+            w.bool(true);
+        }
+        w.close(b'}');
+    }
+}
+
+impl Pretty for RunRef<'_> {
+    fn pretty(&self, w: &mut Writer) {
+        w.open(b'{');
+        w.key("parent");
+        w.opt_str(self.parent);
+        w.key("start");
+        w.opt_place(self.start.as_ref());
+        w.key("end");
+        w.opt_place(self.end.as_ref());
+        w.key("outcome");
+        w.compact(&self.outcome);
+        w.opt_f64_field("start_time", self.start_time);
+        w.opt_f64_field("end_time", self.end_time);
+        w.close(b'}');
+    }
+}
+
+impl Pretty for TurnRef<'_> {
+    fn pretty(&self, w: &mut Writer) {
+        w.open(b'{');
+        w.key("session");
+        w.str(self.session);
+        w.key("turn");
+        w.turn_id(self.turn);
+        if let Some(run) = self.run {
+            w.key("run");
+            w.u64(run.into());
+        }
+        w.key("start");
+        w.opt_place(self.start.as_ref());
+        w.key("end");
+        w.opt_place(self.end.as_ref());
+        w.key("reason");
+        w.opt_str(self.reason);
+        w.key("steps");
+        w.u64(self.steps.into());
+        w.opt_f64_field("start_time", self.start_time);
+        w.opt_f64_field("end_time", self.end_time);
+        if !self.step_spans.is_empty() {
+            w.key("step_spans");
+            w.open(b'[');
+            for s in &self.step_spans {
+                w.next();
+                s.pretty(w);
+            }
+            w.close(b']');
+        }
+        w.close(b'}');
+    }
+}
+
+impl Pretty for StepSpanRef<'_> {
+    fn pretty(&self, w: &mut Writer) {
+        w.open(b'{');
+        w.key("step");
+        w.u64(self.step.into());
+        w.key("start");
+        w.place(&self.start);
+        w.key("end");
+        w.opt_place(self.end.as_ref());
+        w.opt_f64_field("start_time", self.start_time);
+        w.opt_f64_field("end_time", self.end_time);
+        w.close(b'}');
+    }
+}
+
+impl Pretty for ReplyRef<'_> {
+    fn pretty(&self, w: &mut Writer) {
+        w.open(b'{');
+        w.key("session");
+        w.str(self.session);
+        w.key("root");
+        w.bool(self.root);
+        w.key("turn");
+        w.turn_id(self.turn);
+        if let Some(run) = self.run {
+            w.key("run");
+            w.u64(run.into());
+        }
+        w.key("text");
+        w.str(self.text);
+        w.key("at");
+        w.place(&self.at);
+        w.close(b'}');
+    }
+}
+
+impl Pretty for WaitRef<'_> {
+    fn pretty(&self, w: &mut Writer) {
+        w.open(b'{');
+        w.key("root");
+        w.str(self.root);
+        w.key("start");
+        w.opt_place(self.start.as_ref());
+        w.key("end");
+        w.opt_place(self.end.as_ref());
+        w.key("outcome");
+        w.compact(&self.outcome);
+        w.key("reply");
+        w.opt_str(self.reply);
+        if let Some(r) = self.finish_reason {
+            w.key("finish_reason");
+            w.str(r);
+        }
+        if let Some(n) = self.notifications {
+            w.key("notifications");
+            w.u64(n);
+        }
+        if let Some(n) = self.events {
+            w.key("events");
+            w.u64(n);
+        }
+        w.key("naive");
+        self.naive.pretty(w);
+        w.close(b'}');
+    }
+}
+
+impl Pretty for NaiveWaitRef<'_> {
+    fn pretty(&self, w: &mut Writer) {
+        w.open(b'{');
+        if let Some(end) = &self.end {
+            w.key("end");
+            w.opt_place(end.as_ref());
+        }
+        if let Some(o) = &self.outcome {
+            w.key("outcome");
+            w.compact(o);
+        }
+        if let Some(r) = self.reply {
+            w.key("reply");
+            w.opt_str(r);
+        }
+        if let Some(n) = self.notifications {
+            w.key("notifications");
+            w.u64(n);
+        }
+        w.close(b'}');
+    }
+}
+
+impl Pretty for DiagnosticRef<'_> {
+    fn pretty(&self, w: &mut Writer) {
+        w.open(b'{');
+        w.key("code");
+        w.str(self.code);
+        w.key("severity");
+        w.compact(&self.severity);
+        w.key("at");
+        w.place(&self.at);
+        w.key("session");
+        w.opt_str(self.session);
+        w.key("message");
+        w.str(self.message);
+        w.opt_f64_field("time", self.time);
+        w.close(b'}');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Turn ids as the owned report's `serde_json::Value` writes them: numbers (zero, negative,
+    /// the largest), text, and null.
+    #[test]
+    fn turn_ids_are_written_as_their_json_values() {
+        let ids = [
+            TurnIdRef::Num(0),
+            TurnIdRef::Num(7),
+            TurnIdRef::Num(-3),
+            TurnIdRef::Num(i64::MAX),
+            TurnIdRef::Num(i64::MIN),
+        ];
+        for t in ids.into_iter().chain([TurnIdRef::Text("t-1 \"x\""), TurnIdRef::Null]) {
+            let mut got = Vec::new();
+            Writer::new(&mut got, 0).turn_id(t);
+            assert_eq!(String::from_utf8(got).unwrap(), serde_json::Value::from(t).to_string(), "{t:?}");
+        }
+    }
+
+    /// Every byte value that matters, in every position, against serde_json.
+    #[test]
+    fn strings_are_escaped_as_serde_json_escapes_them() {
+        let mut cases: Vec<String> = (0u8..0x80).map(|c| format!("a{}b", c as char)).collect();
+        cases.extend(
+            ["", "\"", "\\", "plain text with no escapes at all, longer than sixteen bytes", "é → 😀 \u{7f}"]
+                .map(String::from),
+        );
+        let all: String = (0u8..0x80).map(|c| c as char).collect::<String>() + "é\u{2028}";
+        for n in 0..all.len() {
+            if all.is_char_boundary(n) {
+                cases.push(all[n..].to_owned());
+                cases.push(all[..n].repeat(3));
+            }
+        }
+        for s in &cases {
+            let mut got = Vec::new();
+            escape_into(&mut got, s);
+            assert_eq!(String::from_utf8(got).unwrap(), serde_json::to_string(s).unwrap(), "{s:?}");
+        }
+    }
+}
