@@ -122,13 +122,17 @@ impl Observer for Forward<'_> {
 async fn load_into(opened: &Opened, paths: Vec<PathBuf>, on_event: Channel<LoadEvent>) -> Result<Report, CommandError> {
     let mine = opened.generation.fetch_add(1, Ordering::SeqCst) + 1;
     let generation = opened.generation.clone();
+    // The reading runs at a lower priority than the webview (see `engine::at_low_priority`).
     let (analysis, report) = tauri::async_runtime::spawn_blocking(move || {
-        let mut forward = Forward { channel: &on_event, generation: &generation, mine, last_progress: None };
-        let analysis = engine::load(&paths, &mut forward)?;
-        let report = analysis.report();
-        Ok::<_, LoadFailure>((analysis, report))
+        engine::at_low_priority(move || {
+            let mut forward = Forward { channel: &on_event, generation: &generation, mine, last_progress: None };
+            let analysis = engine::load(&paths, &mut forward)?;
+            let report = analysis.report();
+            Ok::<_, LoadFailure>((analysis, report))
+        })
     })
     .await
+    .map_err(CommandError::stopped)?
     .map_err(CommandError::stopped)??;
     // A newer load or a cancel that came after the last progress report still wins.
     if opened.generation.load(Ordering::SeqCst) != mine {

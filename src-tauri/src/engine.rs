@@ -29,6 +29,38 @@ pub fn load(paths: &[PathBuf], observer: &mut dyn Observer) -> Result<Analysis, 
     Ok(analysis)
 }
 
+/// Runs `work` on a thread of its own whose scheduling priority is lowered first. The engine's
+/// threads are started from it and inherit that priority, so when the reading and the webview
+/// both want the CPU (a large log takes both cores), the webview gets it: the first sessions
+/// reach the screen while the rest is still being read. On Linux the thread's nice value is 10;
+/// elsewhere the priority is left as it is. `Err` when the thread could not start or panicked.
+pub fn at_low_priority<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T, String> {
+    let thread = std::thread::Builder::new().name("arbor-load".into()).spawn(move || {
+        lower_priority();
+        work()
+    });
+    match thread {
+        Ok(t) => t.join().map_err(|_| "the reading thread panicked".to_owned()),
+        Err(e) => Err(format!("no thread to read with: {e}")),
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn lower_priority() {
+    // SAFETY: getpriority and setpriority read and write none of our memory. On Linux,
+    // PRIO_PROCESS with id 0 is the calling thread (nice is per thread), and threads it starts
+    // inherit the value. Only ever lowered (a process started nicer stays so); a failure leaves
+    // the priority as it was.
+    unsafe {
+        if libc::getpriority(libc::PRIO_PROCESS, 0) < 10 {
+            libc::setpriority(libc::PRIO_PROCESS, 0, 10);
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn lower_priority() {}
+
 /// Analyzes files and folders into one report, with no observer.
 pub fn analyze_paths(paths: &[PathBuf]) -> Result<Report, LoadError> {
     arbor_core::analyze_paths(paths)
@@ -39,4 +71,25 @@ pub fn analyze_paths(paths: &[PathBuf]) -> Result<Report, LoadError> {
 pub fn write_sample(dir: &Path) -> Result<PathBuf, LoadFailure> {
     arbor_core::sample::write_to(dir)
         .map_err(|e| LoadFailure::Unreadable(format!("could not write the sample under {}: {e}", dir.display())))
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    /// The nice value of the calling thread.
+    fn nice() -> i32 {
+        // SAFETY: getpriority reads none of our memory (errno is not checked: 0 is a valid value
+        // and the call cannot fail for the calling thread).
+        unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) }
+    }
+
+    /// The reading thread runs at nice 10, and so do the threads it starts (the engine's
+    /// readers, parsers and writers), while the thread that asked keeps its priority.
+    #[test]
+    fn the_reading_thread_and_its_threads_run_at_a_lower_priority() {
+        let here = nice();
+        let (reading, started) = super::at_low_priority(|| (nice(), std::thread::spawn(nice).join().unwrap())).unwrap();
+        assert_eq!(reading, here.max(10), "the reading thread");
+        assert_eq!(started, here.max(10), "a thread it starts");
+        assert_eq!(nice(), here, "the caller");
+    }
 }
