@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Reply, Wait } from "./report";
 import { REPORTS } from "./fixtures/reports";
-import { compareWait, dropsNotifications, findingsAt, naiveReplyPlace, repliesBySession } from "./replies";
+import { compareWait, dropsNotifications, findingsAt, firstReplies, naiveReplyPlace, repliesBySession } from "./replies";
 
 const wait = (over: Partial<Wait>): Wait => ({
   root: "s1",
@@ -56,5 +56,25 @@ describe("naiveReplyPlace", () => {
     expect(dropsNotifications(wait({ notifications: 5, naive: { notifications: 2 } }))).toBe(true);
     expect(dropsNotifications(wait({ notifications: 5, naive: { notifications: 5 } }))).toBe(false);
     expect(dropsNotifications(wait({ naive: { end: null } }))).toBe(false);
+  });
+});
+
+describe("firstReplies", () => {
+  const group = (session: string, n: number) => ({
+    session,
+    replies: Array.from({ length: n }, (_, i) => ({ session, root: false, turn: i, text: `${session} ${i}`, at: { file: "f", line: i + 1 } })),
+  });
+  it("keeps whole groups up to the limit and cuts the one it falls in", () => {
+    const got = firstReplies([group("a", 3), group("b", 4), group("c", 2)], 5);
+    expect(got.map((g) => [g.session, g.replies.map((r) => r.text)])).toEqual([
+      ["a", ["a 0", "a 1", "a 2"]],
+      ["b", ["b 0", "b 1"]],
+    ]);
+  });
+  it("gives every group when the limit is not reached, and none for a limit of 0", () => {
+    const groups = [group("a", 3), group("b", 4)];
+    expect(firstReplies(groups, 100)).toEqual(groups);
+    expect(firstReplies(groups, 7)).toEqual(groups);
+    expect(firstReplies(groups, 0)).toEqual([]);
   });
 });

@@ -68,3 +68,22 @@ export function findingsAt(place: Place | null | undefined, diagnostics: Diagnos
 export function dropsNotifications(wait: Wait): boolean {
   return wait.notifications !== undefined && wait.naive.notifications !== undefined && wait.notifications > wait.naive.notifications;
 }
+
+/** Items the replies view shows at first, and adds at each "show more": a large log has hundreds of
+ *  thousands of replies, and drawing them all at once froze the webview. */
+export const REPLIES_PAGE = 100;
+
+/**
+ * The first `limit` replies of the groups, in order, as groups: a group cut short keeps its first
+ * replies; the groups after the limit are left out.
+ */
+export function firstReplies<G extends { replies: Reply[] }>(groups: G[], limit: number): G[] {
+  const out: G[] = [];
+  let left = limit;
+  for (const g of groups) {
+    if (left <= 0) break;
+    out.push(g.replies.length <= left ? g : { ...g, replies: g.replies.slice(0, left) });
+    left -= g.replies.length;
+  }
+  return out;
+}
