@@ -235,6 +235,15 @@ self_cell::self_cell!(
     }
 );
 
+/// Closes a flow when dropped.
+struct CloseOnDrop<'a>(&'a Flow);
+
+impl Drop for CloseOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}
+
 /// Where chunks come from, in order: those read ahead for detection, then the reader thread.
 struct Source {
     pending: std::collections::VecDeque<Chunk>,
@@ -601,6 +610,9 @@ fn read_file(
     };
     let mut cancelled = false;
     std::thread::scope(|scope| {
+        // Closed however this thread leaves (a panic too): the scope waits for the workers, and
+        // they wait for the close.
+        let _close = CloseOnDrop(&flow);
         let named = || std::thread::Builder::new().name("arbor-parse".into());
         let started = (0..workers).filter(|_| named().spawn_scoped(scope, || flow.work()).is_ok()).count();
         // Route in wire order as the chunks are parsed (this thread parses too while it would
@@ -625,7 +637,6 @@ fn read_file(
                 }
             }
         }
-        flow.close();
     });
     if cancelled {
         return false;

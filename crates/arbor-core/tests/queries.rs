@@ -230,3 +230,29 @@ fn an_index_list_gives_back_what_was_pushed() {
     assert_eq!(dense.iter().collect::<Vec<u32>>(), (5..10_005).step_by(3).collect::<Vec<u32>>());
     assert!(arbor_core::ctx::IndexList::default().iter().next().is_none());
 }
+
+/// An observer that panics stops the analysis with that panic instead of leaving it waiting for
+/// its parse threads (which wait for the routing thread to close the flow it left).
+#[test]
+fn a_panicking_observer_does_not_hang_the_analysis() {
+    // ~4 MB, a few chunks: the parse threads are running when the observer first hears.
+    let mut text = String::new();
+    for i in 0..40_000 {
+        writeln!(text, r#"{{"method":"session.status","params":{{"sessionId":"r{i}","status":"running"}}}}"#).unwrap();
+    }
+    let (_dir, path) = common::log("big.jsonl", &text);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let outcome = std::panic::catch_unwind(|| {
+            // It panics once reading has begun, inside the routing loop.
+            arbor_core::analyze(&[path], &mut |p: &arbor_core::Progress| -> bool {
+                assert!(p.bytes_read == 0, "observer");
+                true
+            })
+        });
+        let _ = tx.send(outcome.is_err());
+    });
+    // Not a timing: the analysis takes milliseconds; without the fix it never ends.
+    let panicked = rx.recv_timeout(std::time::Duration::from_secs(60)).expect("the analysis ended");
+    assert!(panicked, "the observer's panic reaches the caller");
+}
