@@ -88,7 +88,7 @@ pub struct Analysis {
     pub cancelled: bool,
     /// Each file's display name as a JSON string, escaped once: every place in the report
     /// repeats it.
-    pub(crate) file_names_json: Vec<Box<serde_json::value::RawValue>>,
+    pub(crate) file_names_json: Vec<String>,
 }
 
 enum State {
@@ -492,10 +492,10 @@ pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
     }
     let file_names_json = files
         .iter()
-        // Neither step can fail for a string.
         .map(|f| {
-            serde_json::value::RawValue::from_string(serde_json::to_string(&f.display).unwrap_or_default())
-                .unwrap_or_default()
+            let mut json = Vec::new();
+            crate::report_json::escape_into(&mut json, &f.display);
+            String::from_utf8(json).unwrap_or_default()
         })
         .collect();
     Analysis { cx, files, cancelled, file_names_json }
@@ -1065,9 +1065,6 @@ fn snippet(text: &str, q: &str, width: usize) -> String {
     out
 }
 
-/// A reply's text from its line: the text blocks of a dsh `assistant/message` (`""` when it has
-/// none), or a Copilot `assistant.message`'s content; the event may be wrapped in an RPC
-/// notification's `params.event`.
 /// Append a JSON string's value, from its text with the quotes; nothing when it is not one (the
 /// file changed since it was read).
 fn push_json_string(out: &mut String, bytes: &[u8]) {
@@ -1076,6 +1073,9 @@ fn push_json_string(out: &mut String, bytes: &[u8]) {
     }
 }
 
+/// A reply's text from its line: the text blocks of a dsh `assistant/message` (`""` when it has
+/// none), or a Copilot `assistant.message`'s content; the event may be wrapped in an RPC
+/// notification's `params.event`.
 fn reply_text(bytes: &[u8]) -> String {
     let Some(line) = crate::wire::parse_line(bytes) else { return String::new() };
     let event = line.params.0.as_deref().and_then(|p| p.event.0.as_deref()).unwrap_or(&line);

@@ -504,6 +504,23 @@ impl BufRead for AlignedReader {
     }
 }
 
+/// Read one piece from where `r` is into `buf`; how many bytes of the stream it took.
+fn read_piece(r: &mut dyn BufRead, what: Piece, buf: &mut Vec<u8>) -> io::Result<usize> {
+    match what {
+        Piece::Line => {
+            let k = r.take(MAX_LINE as u64).read_until(b'\n', buf)?;
+            while buf.last().is_some_and(|&b| b == b'\n' || b == b'\r') {
+                buf.pop();
+            }
+            Ok(k)
+        }
+        Piece::Bytes(len) => {
+            buf.resize(len as usize, 0);
+            r.read_exact(buf).map(|()| len as usize)
+        }
+    }
+}
+
 /// Read back the line that starts at `offset` of the (decompressed) file.
 pub fn raw_line_at(path: &Path, offset: u64) -> io::Result<Vec<u8>> {
     let mut f = File::open(path)?;
@@ -548,31 +565,6 @@ pub fn each_piece_at(
     pieces: &[(u64, Piece)],
     mut each: impl FnMut(usize, Option<&[u8]>),
 ) -> io::Result<()> {
-    let read = |i: usize, r: &mut dyn BufRead, buf: &mut Vec<u8>| match pieces[i].1 {
-        Piece::Line => {
-            let k = r.take(MAX_LINE as u64).read_until(b'\n', buf)?;
-            while buf.last().is_some_and(|&b| b == b'\n' || b == b'\r') {
-                buf.pop();
-            }
-            Ok(k)
-        }
-        Piece::Bytes(len) => {
-            buf.resize(len as usize, 0);
-            r.read_exact(buf).map(|()| len as usize)
-        }
-    };
-    let starts: Vec<u64> = pieces.iter().map(|p| p.0).collect();
-    read_pieces(path, &starts, read, &mut each)
-}
-
-/// The pieces of a file that start at each of `starts` (ascending), in one forward pass: `read`
-/// takes one from the reader at its start into the buffer and says how many bytes it took.
-fn read_pieces(
-    path: &Path,
-    starts: &[u64],
-    mut read: impl FnMut(usize, &mut dyn BufRead, &mut Vec<u8>) -> io::Result<usize>,
-    mut each: impl FnMut(usize, Option<&[u8]>),
-) -> io::Result<()> {
     let mut f = File::open(path)?;
     let mut magic = [0u8; 4];
     let n = read_up_to(&mut f, &mut magic)?;
@@ -581,14 +573,14 @@ fn read_pieces(
     if n == 4 && magic == ZSTD_MAGIC {
         let mut dec = BufReader::new(zstd::stream::read::Decoder::new(f)?);
         let mut pos = 0u64;
-        for (i, &o) in starts.iter().enumerate() {
+        for (i, &(o, what)) in pieces.iter().enumerate() {
             if o < pos {
                 each(i, None);
                 continue;
             }
             io::copy(&mut (&mut dec).take(o - pos), &mut io::sink())?;
             piece.clear();
-            match read(i, &mut dec, &mut piece) {
+            match read_piece(&mut dec, what, &mut piece) {
                 Ok(k) => {
                     pos = o + k as u64;
                     each(i, Some(&piece));
@@ -605,9 +597,9 @@ fn read_pieces(
         // Replies are a few kilobytes apart: a forward seek within the buffer keeps it, so most
         // pieces cost no system call.
         let mut r = AlignedReader::new(f, 256 << 10);
-        for (i, &o) in starts.iter().enumerate() {
+        for (i, &(o, what)) in pieces.iter().enumerate() {
             piece.clear();
-            let took = r.seek_to(o).and_then(|()| read(i, &mut r, &mut piece)).ok();
+            let took = r.seek_to(o).and_then(|()| read_piece(&mut r, what, &mut piece)).ok();
             each(i, took.map(|_| &piece[..]));
         }
     }

@@ -111,7 +111,7 @@ impl<'b> Writer<'b> {
     fn place(&mut self, p: &PlaceRef) {
         self.open(b'{');
         self.key("file");
-        self.out.extend_from_slice(p.file_json.get().as_bytes());
+        self.out.extend_from_slice(p.file_json.as_bytes());
         self.key("line");
         self.u64(p.line);
         self.close(b'}');
@@ -140,6 +140,24 @@ impl<'b> Writer<'b> {
             self.key(k);
             self.f64(v);
         }
+    }
+
+    /// An optional field that serde skips when it is `None`.
+    fn opt_u64_field(&mut self, k: &str, v: Option<u64>) {
+        if let Some(v) = v {
+            self.key(k);
+            self.u64(v);
+        }
+    }
+
+    /// An array of items, each on a line of its own.
+    fn array<T: Pretty>(&mut self, items: &[T]) {
+        self.open(b'[');
+        for item in items {
+            self.next();
+            item.pretty(self);
+        }
+        self.close(b']');
     }
 }
 
@@ -212,12 +230,7 @@ impl Pretty for SessionRef<'_> {
         w.key("label");
         w.opt_str(self.label);
         w.key("runs");
-        w.open(b'[');
-        for r in &self.runs {
-            w.next();
-            r.pretty(w);
-        }
-        w.close(b']');
+        w.array(&self.runs);
         w.key("events");
         w.u64(self.events);
         if self.inferred_parent {
@@ -252,10 +265,7 @@ impl Pretty for TurnRef<'_> {
         w.str(self.session);
         w.key("turn");
         w.turn_id(self.turn);
-        if let Some(run) = self.run {
-            w.key("run");
-            w.u64(run.into());
-        }
+        w.opt_u64_field("run", self.run.map(u64::from));
         w.key("start");
         w.opt_place(self.start.as_ref());
         w.key("end");
@@ -268,12 +278,7 @@ impl Pretty for TurnRef<'_> {
         w.opt_f64_field("end_time", self.end_time);
         if !self.step_spans.is_empty() {
             w.key("step_spans");
-            w.open(b'[');
-            for s in &self.step_spans {
-                w.next();
-                s.pretty(w);
-            }
-            w.close(b']');
+            w.array(&self.step_spans);
         }
         w.close(b'}');
     }
@@ -303,10 +308,7 @@ impl Pretty for ReplyRef<'_> {
         w.bool(self.root);
         w.key("turn");
         w.turn_id(self.turn);
-        if let Some(run) = self.run {
-            w.key("run");
-            w.u64(run.into());
-        }
+        w.opt_u64_field("run", self.run.map(u64::from));
         w.key("text");
         w.str(self.text);
         w.key("at");
@@ -332,14 +334,8 @@ impl Pretty for WaitRef<'_> {
             w.key("finish_reason");
             w.str(r);
         }
-        if let Some(n) = self.notifications {
-            w.key("notifications");
-            w.u64(n);
-        }
-        if let Some(n) = self.events {
-            w.key("events");
-            w.u64(n);
-        }
+        w.opt_u64_field("notifications", self.notifications);
+        w.opt_u64_field("events", self.events);
         w.key("naive");
         self.naive.pretty(w);
         w.close(b'}');
@@ -361,10 +357,7 @@ impl Pretty for NaiveWaitRef<'_> {
             w.key("reply");
             w.opt_str(r);
         }
-        if let Some(n) = self.notifications {
-            w.key("notifications");
-            w.u64(n);
-        }
+        w.opt_u64_field("notifications", self.notifications);
         w.close(b'}');
     }
 }

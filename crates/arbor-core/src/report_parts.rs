@@ -41,7 +41,7 @@ impl From<TurnIdRef<'_>> for serde_json::Value {
 pub struct PlaceRef<'a> {
     pub file: &'a str,
     /// `file` as a JSON string, escaped once per file (`Analysis::file_names_json`).
-    pub(crate) file_json: &'a serde_json::value::RawValue,
+    pub(crate) file_json: &'a str,
     pub line: u64,
 }
 
