@@ -168,18 +168,23 @@ fn spawn_reader(
 /// Parse every line of a chunk: `None` for a line that is not a JSON object in valid UTF-8.
 /// This is the part that runs in parallel; it reads nothing but the chunk.
 fn parse_chunk(chunk: &Chunk) -> Vec<Option<Line<'_>>> {
-    chunk
-        .lines
-        .iter()
-        .map(|l| {
-            if l.how == LineEnd::Overlong {
-                return None;
+    let mut out = Vec::with_capacity(chunk.lines.len());
+    for l in &chunk.lines {
+        // Validated once here (SIMD); the parser is then given a &str and does not check each
+        // string again.
+        let text = match l.how {
+            LineEnd::Overlong => None,
+            _ => simdutf8::basic::from_utf8(&chunk.bytes[l.start..l.end]).ok(),
+        };
+        // Each line is parsed where it stays.
+        out.push(Some(Line::default()));
+        if let Some(slot) = out.last_mut() {
+            if !text.is_some_and(|t| slot.as_mut().is_some_and(|line| crate::scan::line_into(t, line))) {
+                *slot = None;
             }
-            // Validated once here (SIMD); the parser is then given a &str and does not check
-            // each string again.
-            simdutf8::basic::from_utf8(&chunk.bytes[l.start..l.end]).ok().and_then(crate::wire::parse_line_str)
-        })
-        .collect()
+        }
+    }
+    out
 }
 
 /// `parse_chunk`, where a panic in the parser costs the chunk's lines (they read as malformed),
@@ -661,20 +666,15 @@ fn read_file(
 /// Lines ahead of the one being routed whose payloads are fetched into the cache.
 const PREFETCH: usize = 4;
 
-/// Ask for a parsed line's boxed payloads to be brought into this core's cache. A worker wrote
-/// them on the other core, and the router's first read of each was a cache miss: 60 % of
+/// Ask for a parsed line, and its boxed payloads, to be brought into this core's cache. A worker
+/// wrote them on the other core, and the router's first read of each was a cache miss: 60 % of
 /// Copilot routing's own time was spent on the first loads of `data` fields.
 fn prefetch_line(line: &Line) {
-    if let Some(d) = line.data.0.as_deref() {
-        prefetch(d);
-    }
+    prefetch(line);
     if let Some(p) = line.params.0.as_deref() {
         prefetch(p);
         if let Some(e) = p.event.0.as_deref() {
             prefetch(e);
-            if let Some(d) = e.data.0.as_deref() {
-                prefetch(d);
-            }
         }
     }
 }
@@ -1079,7 +1079,7 @@ fn push_json_string(out: &mut String, bytes: &[u8]) {
 fn reply_text(bytes: &[u8]) -> String {
     let Some(line) = crate::wire::parse_line(bytes) else { return String::new() };
     let event = line.params.0.as_deref().and_then(|p| p.event.0.as_deref()).unwrap_or(&line);
-    let Some(data) = event.data.0.as_deref() else { return String::new() };
+    let Some(data) = event.data.0.as_ref() else { return String::new() };
     match &data.message.0 {
         Some(m) => crate::wire::text_of(&m.content.0),
         None => data.content.text().unwrap_or_default(),

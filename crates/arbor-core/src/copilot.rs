@@ -195,7 +195,7 @@ impl Copilot {
 
     fn event(&mut self, cx: &mut Ctx, r: usize, ev: &Line, at: Loc, offset: u64) {
         let kind = ev.kind.as_str().unwrap_or("");
-        let data = ev.data.0.as_deref().unwrap_or(Data::empty());
+        let data = ev.data.0.as_ref().unwrap_or(Data::empty());
         let root_id = self.roots[r].id;
         let stamp = ev.agent_id.non_empty().map(|a| cx.sym(a, at));
         let lifecycle = LIFECYCLE.contains(&kind);

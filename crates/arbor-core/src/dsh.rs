@@ -33,7 +33,7 @@ pub fn event_kind(t: &str) -> Kind {
 /// The checker's view of a durable event line.
 pub fn event_view<'a>(ev: &'a Line<'a>) -> EventView<'a> {
     let kind = ev.kind.as_str().unwrap_or("");
-    let data = ev.data.0.as_deref().unwrap_or(Data::empty());
+    let data = ev.data.0.as_ref().unwrap_or(Data::empty());
     let packed = kind.ends_with("-chunks");
     let count = if packed { data.dt.0.unwrap_or(1).max(1) } else { 1 };
     EventView {

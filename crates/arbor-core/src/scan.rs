@@ -17,7 +17,7 @@
 //! - A field given twice in an object read into a struct makes the line invalid.
 
 use crate::wire::{
-    Block, Content, Count, Data, Flag, Line, List, Message, Num, Obj, Params, Raw, Reason, Source, Spot, Str,
+    Block, Content, Count, Data, Flag, Line, List, Message, Num, Obj, Params, Raw, Reason, Source, Spot, Str, Text,
 };
 use std::borrow::Cow;
 
@@ -31,14 +31,21 @@ const MAX_DEPTH: u32 = 128;
 
 /// Parse a line of text: `None` when it is not a JSON object (or not one the shapes can read).
 pub(crate) fn line(text: &str) -> Option<Line<'_>> {
+    let mut l = Line::default();
+    line_into(text, &mut l).then_some(l)
+}
+
+/// As `line`, into a default `Line` in its place (a line is hundreds of bytes: building it where
+/// it stays saves moving it); `false` when the line is not a JSON object, leaving `out` partly
+/// filled.
+pub(crate) fn line_into<'a>(text: &'a str, out: &mut Line<'a>) -> bool {
     let mut p = Scanner { s: text, b: text.as_bytes(), i: 0, depth: 0 };
     p.ws();
-    if p.peek() != Some(b'{') {
-        return None;
+    if p.peek() != Some(b'{') || p.line(out).is_err() {
+        return false;
     }
-    let line = p.line().ok()?;
     p.ws();
-    (p.i == p.b.len()).then_some(line)
+    p.i == p.b.len()
 }
 
 struct Scanner<'a> {
@@ -117,20 +124,55 @@ fn string_special_swar(b: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// Whether the `\u` escapes of a JSON string (quotes included; its escapes already checked for
+/// their form) decode as serde_json decodes a string it keeps: an escaped leading surrogate
+/// (D800–DBFF) must be followed at once by an escaped trailing one (DC00–DFFF), and a trailing
+/// one must not stand alone.
+fn surrogates_pair(json: &[u8]) -> bool {
+    let hex = |at: usize| {
+        json.get(at..at + 4).and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| u16::from_str_radix(h, 16).ok())
+    };
+    let mut i = 0;
+    while let Some(off) = memchr::memchr(b'\\', &json[i..]) {
+        let at = i + off;
+        if json.get(at + 1) != Some(&b'u') {
+            i = at + 2;
+            continue;
+        }
+        match hex(at + 2) {
+            Some(0xDC00..=0xDFFF) | None => return false,
+            Some(0xD800..=0xDBFF) => {
+                if json.get(at + 6..at + 8) != Some(&b"\\u"[..]) || !matches!(hex(at + 8), Some(0xDC00..=0xDFFF)) {
+                    return false;
+                }
+                i = at + 12;
+            }
+            Some(_) => i = at + 6,
+        }
+    }
+    true
+}
+
 /// The fields of a struct seen so far, a bit each.
 type FieldBit = u32;
 
 /// Read a field's value into its place, once: a field given twice makes the line invalid (as
 /// serde's derived readers do).
 macro_rules! field {
-    ($seen:expr, $bit:expr, $place:expr, $read:expr) => {{
+    ($seen:expr, $bit:expr, $place:expr, $read:expr) => {
+        field_in!($seen, $bit, $read.map(|v| $place = v))
+    };
+}
+
+/// As `field!`, for a reader that fills the field's place itself.
+macro_rules! field_in {
+    ($seen:expr, $bit:expr, $read:expr) => {{
         let bit: FieldBit = 1 << $bit;
         if *$seen & bit != 0 {
             return Err(Invalid);
         }
         *$seen |= bit;
-        $place = $read?;
-        Ok(())
+        $read
     }};
 }
 
@@ -489,6 +531,20 @@ impl<'a> Scanner<'a> {
         Ok(Obj(Some(t)))
     }
 
+    /// As `obj_field`, built in its place (a large value is not moved).
+    fn obj_in<T: Default>(
+        &mut self,
+        place: &mut Obj<T>,
+        fill: impl Fn(&mut Self, &mut T, &mut FieldBit, &str) -> R<()>,
+    ) -> R<()> {
+        if self.peek() != Some(b'{') {
+            *place = Obj(None);
+            return self.decline();
+        }
+        let (t, mut seen) = (place.0.insert(T::default()), 0);
+        self.object(|p, key| fill(p, t, &mut seen, key))
+    }
+
     /// As `obj_field`, boxed: the value is built in its box.
     fn boxed_field<T: Default>(
         &mut self,
@@ -521,16 +577,27 @@ impl<'a> Scanner<'a> {
     fn content_field(&mut self) -> R<Content<'a>> {
         match self.peek() {
             Some(b'"') => {
+                let start = self.i;
                 let (text, escaped) = self.string()?;
-                Ok(Content::Text(self.decoded(text, escaped)?))
+                if !escaped {
+                    return Ok(Content::Text(Text::Plain(text)));
+                }
+                // Kept escaped, decoded when asked for: checked now to decode as serde_json
+                // decodes a string it keeps.
+                let json = &self.s[start..self.i];
+                if !surrogates_pair(json.as_bytes()) {
+                    return Err(Invalid);
+                }
+                Ok(Content::Text(Text::Escaped(json)))
             }
             Some(b'[') => self.list_field(Self::block).map(|l| Content::Blocks(l.0)),
             _ => self.decline().map(|()| Content::None),
         }
     }
 
-    fn line(&mut self) -> R<Line<'a>> {
-        let (mut l, mut seen) = (Line::default(), 0);
+    /// A line's fields, into a default `Line`.
+    fn line(&mut self, l: &mut Line<'a>) -> R<()> {
+        let mut seen = 0;
         self.object(|p, key| {
             let seen = &mut seen;
             match key {
@@ -544,7 +611,7 @@ impl<'a> Scanner<'a> {
                 "time" => field!(seen, 7, l.time, p.num_field()),
                 "seq0" => field!(seen, 8, l.seq0, p.num_field()),
                 "time0" => field!(seen, 9, l.time0, p.num_field()),
-                "data" => field!(seen, 10, l.data, p.boxed_field(Self::data)),
+                "data" => field_in!(seen, 10, p.obj_in(&mut l.data, Self::data)),
                 "ignorable" => field!(seen, 11, l.ignorable, p.flag_field()),
                 "parentSession" => field!(seen, 12, l.parent_session, p.str_field()),
                 "delegationDepth" => field!(seen, 13, l.delegation_depth, p.num_field()),
@@ -553,8 +620,7 @@ impl<'a> Scanner<'a> {
                 "timestamp" => field!(seen, 16, l.timestamp, p.str_field()),
                 _ => p.skip(),
             }
-        })?;
-        Ok(l)
+        })
     }
 
     fn params(&mut self, t: &mut Params<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
@@ -574,7 +640,9 @@ impl<'a> Scanner<'a> {
         if self.peek() != Some(b'{') {
             return self.decline().map(|()| Obj(None));
         }
-        Ok(Obj(Some(Box::new(self.line()?))))
+        let mut event = Box::<Line<'a>>::default();
+        self.line(&mut event)?;
+        Ok(Obj(Some(event)))
     }
 
     fn block(&mut self, t: &mut Block<'a>, seen: &mut FieldBit, key: &str) -> R<()> {

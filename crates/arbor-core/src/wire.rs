@@ -380,12 +380,44 @@ impl<'de: 'a, 'a> Deserialize<'de> for Raw<'a> {
     }
 }
 
+/// A string value that is decoded only when it is asked for: message texts are long, often hold
+/// escapes, and routing never reads them (a reply's text is read back from its line for the
+/// report).
+#[derive(Clone)]
+pub enum Text<'a> {
+    /// Without escapes: the value itself.
+    Plain(&'a str),
+    /// The JSON string, quotes included, whose escapes were checked to decode.
+    Escaped(&'a str),
+    /// Decoded already (the serde reference reading).
+    Owned(String),
+}
+
+impl<'a> Text<'a> {
+    /// The value, decoded.
+    pub fn decode(&self) -> Cow<'a, str> {
+        match self {
+            Text::Plain(s) => Cow::Borrowed(s),
+            // Checked when the line was read, so this cannot fail; "" if it ever did.
+            Text::Escaped(json) => Cow::Owned(serde_json::from_str::<String>(json).unwrap_or_default()),
+            Text::Owned(s) => Cow::Owned(s.clone()),
+        }
+    }
+}
+
+/// As the string it was decoded into before it was lazy, which the differential tests print.
+impl fmt::Debug for Text<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        fmt::Debug::fmt(&*self.decode(), f)
+    }
+}
+
 /// A `content` field: a string (Copilot messages) or a list of blocks (older dsh tool results).
 #[derive(Debug, Default)]
 pub enum Content<'a> {
     #[default]
     None,
-    Text(Cow<'a, str>),
+    Text(Text<'a>),
     Blocks(Vec<Block<'a>>),
 }
 
@@ -394,7 +426,7 @@ impl<'a> Content<'a> {
     pub fn text(&self) -> Option<String> {
         match self {
             Content::None => None,
-            Content::Text(t) => Some(t.to_string()),
+            Content::Text(t) => Some(t.decode().into_owned()),
             Content::Blocks(b) => Some(text_of(b)),
         }
     }
@@ -409,13 +441,13 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
                 f.write_str("any value")
             }
             fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(Content::Text(Cow::Borrowed(v)))
+                Ok(Content::Text(Text::Plain(v)))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(Content::Text(Cow::Owned(v.to_owned())))
+                Ok(Content::Text(Text::Owned(v.to_owned())))
             }
             fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-                Ok(Content::Text(Cow::Owned(v)))
+                Ok(Content::Text(Text::Owned(v)))
             }
             fn visit_seq<A: SeqAccess<'de>>(self, a: A) -> Result<Self::Value, A::Error> {
                 let list: List<Block<'a>> = Deserialize::deserialize(de::value::SeqAccessDeserializer::new(a))?;
@@ -463,8 +495,10 @@ pub struct Line<'a> {
     pub time: Num,
     pub seq0: Num,
     pub time0: Num,
+    /// In place, not boxed: nearly every line of a Copilot log has one, and a box each was a
+    /// `malloc` and a `free` per line.
     #[serde(borrow)]
-    pub data: Obj<Box<Data<'a>>>,
+    pub data: Obj<Data<'a>>,
     pub ignorable: Flag,
     // dsh-session header
     #[serde(borrow, rename = "parentSession")]

@@ -66,6 +66,20 @@ fn the_edges_of_json_and_of_the_shapes_read_as_the_reference_reads_them() {
         r#"{"x":{"\ud800":1}}"#.into(),
         r#"{"method":{"\ud800":1}}"#.into(),
         r#"{"method":["\ud800"]}"#.into(),
+        // A message's `content` is kept escaped and decoded later: it must be refused, or
+        // accepted, exactly as a string serde_json decodes (surrogates paired).
+        r#"{"data":{"content":"\ud800"}}"#.into(),
+        r#"{"data":{"content":"\udc00 x"}}"#.into(),
+        r#"{"data":{"content":"\ud83d\ude00 ok \uD83D\uDE00"}}"#.into(),
+        r#"{"data":{"content":"\ud83d\u0041"}}"#.into(),
+        r#"{"data":{"content":"\ud83d\n"}}"#.into(),
+        r#"{"data":{"content":"\ud83dx"}}"#.into(),
+        r#"{"data":{"content":"\ud83d\ud83d\ude00"}}"#.into(),
+        r#"{"data":{"content":"\ud83d\ude00\ude00"}}"#.into(),
+        r#"{"data":{"content":"\\ud800 is text, \\\u00e9 is \u00e9"}}"#.into(),
+        r#"{"data":{"content":"\u00e9\"\\\/\b\f\n\r\t\u0000"}}"#.into(),
+        r#"{"data":{"content":"\ud800","content":"x"}}"#.into(),
+        r#"{"params":{"event":{"data":{"content":"\udfff"}}}}"#.into(),
         r#"{"method":"\x"}"#.into(),
         r#"{"method":"\u12g4"}"#.into(),
         "{\"method\":\"a\u{1}\"}".into(),
@@ -161,4 +175,17 @@ proptest! {
         }
         same(&line);
     }
+}
+
+/// A message's text is kept as it is in the line and decoded when asked for, to the same text
+/// serde_json gives.
+#[test]
+fn an_escaped_message_text_decodes_when_asked_for() {
+    let line = br#"{"data":{"content":"\ud83d\ude00 \"q\" \u00e9\\n\n"}}"#;
+    let text = parse_line(line).and_then(|l| l.data.0.and_then(|d| d.content.text()));
+    assert_eq!(text.as_deref(), Some("\u{1F600} \"q\" \u{e9}\\n\n"));
+    let plain =
+        parse_line(br#"{"data":{"content":"no escapes"}}"#).and_then(|l| l.data.0.and_then(|d| d.content.text()));
+    assert_eq!(plain.as_deref(), Some("no escapes"));
+    assert!(parse_line(br#"{"data":{"content":"\ud83d"}}"#).is_none());
 }
