@@ -116,6 +116,8 @@ pub struct Copilot {
     events_root_ix: Option<usize>,
     roots: Vec<Root>,
     root_ix: HashMap<Sym, usize>,
+    /// Reads the events' timestamps, the date worked out once a second.
+    clock: crate::wire::Rfc3339,
 }
 
 /// The root agent of a saved `events.jsonl`: `session.start.data.sessionId`, else the folder name
@@ -146,11 +148,19 @@ impl Copilot {
             events_root_ix: None,
             roots: Vec::new(),
             root_ix: HashMap::default(),
+            clock: Default::default(),
         }
     }
 
     pub fn rpc() -> Self {
-        Copilot { rpc: true, events_root: None, events_root_ix: None, roots: Vec::new(), root_ix: HashMap::default() }
+        Copilot {
+            rpc: true,
+            events_root: None,
+            events_root_ix: None,
+            roots: Vec::new(),
+            root_ix: HashMap::default(),
+            clock: Default::default(),
+        }
     }
 
     fn root(&mut self, cx: &mut Ctx, id: &str, at: Loc) -> usize {
@@ -240,7 +250,7 @@ impl Copilot {
             k if LIFECYCLE.contains(&k) => Kind::Lifecycle,
             _ => Kind::Other,
         };
-        let time = ev.timestamp.as_str().and_then(crate::wire::rfc3339_ms);
+        let time = ev.timestamp.as_str().and_then(|t| self.clock.ms(t));
         cx.record(at, offset, Some(agent), rec_kind, time);
         let rec = cx.last_record();
         // A message's text is its string `content` (reply_text): kept where it is in the line.

@@ -663,6 +663,38 @@ pub fn parse_line_serde(text: &str) -> Option<Line<'_>> {
 /// when the text is not one. Pure arithmetic on the log's own text: the engine reads no clock.
 pub fn rfc3339_ms(s: &str) -> Option<f64> {
     let b = s.as_bytes();
+    let secs = civil_seconds(b)?;
+    after_seconds(b, secs)
+}
+
+/// `rfc3339_ms` for a stream of timestamps, remembering the last whole second: a log's events
+/// come many to a second, and the date arithmetic is then done once for all of them.
+#[derive(Debug, Default)]
+pub struct Rfc3339 {
+    /// The first 19 bytes of the last timestamp read (`2026-09-12T00:00:05`), and their seconds.
+    last: Option<([u8; 19], i64)>,
+}
+
+impl Rfc3339 {
+    /// The same value as `rfc3339_ms(s)`.
+    pub fn ms(&mut self, s: &str) -> Option<f64> {
+        let b = s.as_bytes();
+        let key: [u8; 19] = b.get(..19)?.try_into().ok()?;
+        let secs = match self.last {
+            Some((k, secs)) if k == key => secs,
+            _ => {
+                let secs = civil_seconds(b)?;
+                self.last = Some((key, secs));
+                secs
+            }
+        };
+        after_seconds(b, secs)
+    }
+}
+
+/// The seconds since the epoch of a timestamp's first 19 bytes (`YYYY-MM-DDTHH:MM:SS`) read as
+/// UTC, or `None` when they are not a date and time.
+fn civil_seconds(b: &[u8]) -> Option<i64> {
     let num = |r: std::ops::Range<usize>| -> Option<i64> {
         b.get(r)?.iter().try_fold(0i64, |acc, &c| c.is_ascii_digit().then(|| acc * 10 + i64::from(c - b'0')))
     };
@@ -681,6 +713,23 @@ pub fn rfc3339_ms(s: &str) -> Option<f64> {
     if !(1..=12).contains(&mo) || d < 1 || d > month_days[(mo - 1) as usize] || h > 23 || mi > 59 || se > 60 {
         return None;
     }
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let yy = if mo <= 2 { y - 1 } else { y };
+    let era = yy.div_euclid(400);
+    let yoe = yy - era * 400;
+    let mp = (mo + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + h * 3600 + mi * 60 + se)
+}
+
+/// The epoch milliseconds of a timestamp whose first 19 bytes are `secs` (see `civil_seconds`):
+/// its fraction and its offset read from the rest.
+fn after_seconds(b: &[u8], secs: i64) -> Option<f64> {
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        b.get(r)?.iter().try_fold(0i64, |acc, &c| c.is_ascii_digit().then(|| acc * 10 + i64::from(c - b'0')))
+    };
     let mut i = 19;
     // Whole milliseconds are kept as an integer so that they stay exact; only digits past the
     // third are a fraction of a millisecond. Digits are read in place: this runs on every event.
@@ -722,16 +771,7 @@ pub fn rfc3339_ms(s: &str) -> Option<f64> {
         }
         _ => return None,
     };
-    // Days from the civil date (Howard Hinnant's algorithm).
-    let yy = if mo <= 2 { y - 1 } else { y };
-    let era = yy.div_euclid(400);
-    let yoe = yy - era * 400;
-    let mp = (mo + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    let secs = days * 86_400 + h * 3600 + mi * 60 + se - offset_min * 60;
-    Some((secs * 1000 + millis) as f64 + sub_ms)
+    Some(((secs - offset_min * 60) * 1000 + millis) as f64 + sub_ms)
 }
 
 #[cfg(test)]

@@ -1882,6 +1882,22 @@ proptest! {
         prop_assert!(got.is_some_and(|g| (g - ms).abs() <= 0.1), "{text}: got {got:?}, want {ms}");
     }
 
+    /// The router reads timestamps through `wire::Rfc3339`, which remembers the last second:
+    /// each must read as it reads alone, whether it shares the second before it (with another
+    /// fraction, offset or junk after it) or not.
+    #[test]
+    fn remembered_seconds_read_as_each_timestamp_alone(
+        stamps in prop::collection::vec((timestamp(), ".{0,8}", 0u32..1000), 1..30)
+    ) {
+        let mut memo = arbor_core::wire::Rfc3339::default();
+        for ((text, _), junk, ms) in stamps {
+            let second = text.get(..19).unwrap_or(&text).to_owned();
+            for t in [text.clone(), format!("{second}.{ms:03}Z"), format!("{second}{junk}"), junk.clone(), text] {
+                prop_assert_eq!(memo.ms(&t), arbor_core::wire::rfc3339_ms(&t), "{}", t);
+            }
+        }
+    }
+
     #[test]
     fn any_text_is_a_timestamp_or_none(text in ".{0,40}", cut in 0usize..40) {
         let _ = arbor_core::wire::rfc3339_ms(&text);
