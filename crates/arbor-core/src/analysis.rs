@@ -787,7 +787,10 @@ impl Analysis {
                     .collect();
                 let read = reader::each_piece_at(&info.path, &pieces, |i, bytes| {
                     match (bytes, pieces[i].1) {
-                        (Some(b), reader::Piece::Bytes(_)) => push_json_string(&mut text, b),
+                        // Nothing when it is no longer a JSON string (the file changed since it was read).
+                        (Some(b), reader::Piece::Bytes(_)) => {
+                            crate::wire::push_json_string(&mut text, b);
+                        }
                         (Some(b), reader::Piece::Line) => text.push_str(&reply_text(b)),
                         (None, _) => {}
                     }
@@ -1063,14 +1066,6 @@ fn snippet(text: &str, q: &str, width: usize) -> String {
         out.insert(0, '…');
     }
     out
-}
-
-/// Append a JSON string's value, from its text with the quotes; nothing when it is not one (the
-/// file changed since it was read).
-fn push_json_string(out: &mut String, bytes: &[u8]) {
-    if let Ok(s) = serde_json::from_slice::<std::borrow::Cow<str>>(bytes) {
-        out.push_str(&s);
-    }
 }
 
 /// A reply's text from its line: the text blocks of a dsh `assistant/message` (`""` when it has

@@ -399,7 +399,11 @@ impl<'a> Text<'a> {
         match self {
             Text::Plain(s) => Cow::Borrowed(s),
             // Checked when the line was read, so this cannot fail; "" if it ever did.
-            Text::Escaped(json) => Cow::Owned(serde_json::from_str::<String>(json).unwrap_or_default()),
+            Text::Escaped(json) => {
+                let mut out = String::with_capacity(json.len());
+                push_json_string(&mut out, json.as_bytes());
+                Cow::Owned(out)
+            }
             Text::Owned(s) => Cow::Owned(s.clone()),
         }
     }
@@ -635,6 +639,74 @@ pub fn text_of(blocks: &[Block]) -> String {
         }
     }
     out
+}
+
+/// Append the value of a JSON string, given as its text with the quotes, decoded as serde_json
+/// decodes a string it keeps; `false`, appending nothing, when the text is not such a string.
+/// Reply texts are read back with it (a few hundred thousand in a large log): it decodes in
+/// place, where serde_json would first build a `String` of its own.
+pub fn push_json_string(out: &mut String, json: &[u8]) -> bool {
+    let Some(body) = json.strip_prefix(b"\"").and_then(|b| b.strip_suffix(b"\"")) else { return false };
+    let Ok(body) = simdutf8::basic::from_utf8(body) else { return false };
+    let start = out.len();
+    let decoded = decode_json_string(body, out);
+    if !decoded {
+        out.truncate(start);
+    }
+    decoded
+}
+
+/// `push_json_string` of a string's text between its quotes.
+fn decode_json_string(body: &str, out: &mut String) -> bool {
+    let b = body.as_bytes();
+    let hex = |at: usize| {
+        b.get(at..at + 4)
+            .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
+            .map(|h| h.iter().fold(0u32, |n, &c| n * 16 + (c as char).to_digit(16).unwrap_or(0)))
+    };
+    let mut i = 0;
+    loop {
+        // Up to the next quote, backslash or control character: an ASCII byte, so a character
+        // boundary.
+        let j = crate::scan::string_special(b, i);
+        out.push_str(&body[i..j]);
+        match b.get(j) {
+            None => return true,
+            Some(b'\\') => {}
+            Some(_) => return false,
+        }
+        let (c, len) = match b.get(j + 1) {
+            Some(b'"') => ('"', 2),
+            Some(b'\\') => ('\\', 2),
+            Some(b'/') => ('/', 2),
+            Some(b'b') => ('\u{8}', 2),
+            Some(b'f') => ('\u{c}', 2),
+            Some(b'n') => ('\n', 2),
+            Some(b'r') => ('\r', 2),
+            Some(b't') => ('\t', 2),
+            Some(b'u') => match hex(j + 2) {
+                // A leading surrogate must be followed at once by an escaped trailing one.
+                Some(hi @ 0xD800..=0xDBFF) => match (b.get(j + 6..j + 8), hex(j + 8)) {
+                    (Some(b"\\u"), Some(lo @ 0xDC00..=0xDFFF)) => {
+                        match char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)) {
+                            Some(c) => (c, 12),
+                            None => return false,
+                        }
+                    }
+                    _ => return false,
+                },
+                Some(n) => match char::from_u32(n) {
+                    Some(c) => (c, 6),
+                    // A trailing surrogate alone.
+                    None => return false,
+                },
+                None => return false,
+            },
+            _ => return false,
+        };
+        out.push(c);
+        i = j + len;
+    }
 }
 
 /// Parse a line already known to be valid UTF-8: `None` when it is not a JSON object.

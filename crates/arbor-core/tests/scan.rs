@@ -175,7 +175,55 @@ proptest! {
         }
         same(&line);
     }
+
+    /// Reply texts are decoded by `wire::push_json_string`: the text serde_json gives, or
+    /// nothing where serde_json refuses the string.
+    #[test]
+    fn json_strings_decode_as_serde_json_decodes_them(
+        pieces in proptest::collection::vec(prop::sample::select(STRING_PIECES), 0..12),
+        tail in "[a\u{e9}\u{65e5}]{0,3}",
+    ) {
+        let json = format!("\"{}{tail}\"", pieces.concat());
+        let mut got = String::from("kept ");
+        let ok = arbor_core::wire::push_json_string(&mut got, json.as_bytes());
+        let want = serde_json::from_str::<String>(&json).ok();
+        prop_assert_eq!(ok, want.is_some(), "{}", json);
+        prop_assert_eq!(got, format!("kept {}", want.unwrap_or_default()), "{}", json);
+        prop_assert!(!arbor_core::wire::push_json_string(&mut String::new(), b"\"a\xff\""));
+    }
 }
+
+/// What a JSON string's text is made of, good and bad: escapes of every kind, surrogates paired
+/// and not, quotes and control characters that end or break it, non-ASCII text.
+const STRING_PIECES: &[&str] = &[
+    "a",
+    "text ",
+    "\u{e9}",
+    "\u{1F600}",
+    "\\\"",
+    "\\\\",
+    "\\/",
+    "\\b",
+    "\\f",
+    "\\n",
+    "\\r",
+    "\\t",
+    "\\u0041",
+    "\\u00e9",
+    "\\u0000",
+    "\\uD83D",
+    "\\ude00",
+    "\\uDBFF\\uDFFF",
+    "\\ud800\\u0041",
+    "\\u12",
+    "\\u12g4",
+    "\\x",
+    "\\",
+    "\"",
+    "\u{1}",
+    "\n",
+    "\u{7f}",
+];
 
 /// A message's text is kept as it is in the line and decoded when asked for, to the same text
 /// serde_json gives.
