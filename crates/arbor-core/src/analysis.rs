@@ -198,21 +198,32 @@ fn parse_chunk_guarded(chunk: &Chunk) -> Vec<Option<Line<'_>>> {
 pub(crate) struct ReplyTexts {
     /// Ascending by file and offset.
     refs: Vec<TextRef>,
+    /// Per turn (`Turns::list`), the index in `refs` of its reply; `NO_TURN` for none.
+    by_turn: Vec<u32>,
     /// Per reply: its part, and the start and end of its text in that part's buffer.
     spans: Vec<(u32, usize, usize)>,
     parts: Vec<String>,
 }
 
+/// Not a turn, or no reply.
+const NO_TURN: u32 = u32::MAX;
+
 impl ReplyTexts {
     /// The text of a reply; `""` for one that could not be read back.
     pub(crate) fn get(&self, r: &TextRef) -> &str {
         match self.refs.binary_search_by_key(&(r.at.file, r.offset), |t| (t.at.file, t.offset)) {
-            Ok(i) => {
-                let (part, a, b) = self.spans[i];
-                &self.parts[part as usize][a..b]
-            }
+            Ok(i) => self.text(i),
             Err(_) => "",
         }
+    }
+
+    /// The text of the reply of turn `turn` (its index in `Turns::list`), without a search.
+    pub(crate) fn of_turn(&self, turn: usize) -> Option<&str> {
+        self.by_turn.get(turn).filter(|&&i| i != NO_TURN).map(|&i| self.text(i as usize))
+    }
+
+    fn text(&self, i: usize) -> &str {
+        self.spans.get(i).map_or("", |&(part, a, b)| &self.parts[part as usize][a..b])
     }
 }
 
@@ -748,14 +759,31 @@ impl Analysis {
     /// seek per reply for plain files, one pass for zstd), each file split between threads.
     pub(crate) fn reply_texts(&self) -> ReplyTexts {
         let cx = &self.cx;
-        let mut refs: Vec<TextRef> = cx.turns.list.iter().filter_map(|t| cx.text_ref(t.reply()?)).collect();
-        refs.extend(cx.loose_replies.iter().map(|r| r.text));
+        // Each reply with the turn it is the reply of (`NO_TURN` for the others), so that the
+        // report, which asks for them in turn order, finds a turn's without a search.
+        let mut owned: Vec<(TextRef, u32)> = cx
+            .turns
+            .list
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| Some((cx.text_ref(t.reply()?)?, u32::try_from(i).ok()?)))
+            .collect();
+        owned.extend(cx.loose_replies.iter().map(|r| (r.text, NO_TURN)));
         for w in &cx.waits {
-            refs.extend(w.reply);
-            refs.extend(w.naive.reply.flatten());
+            owned.extend(w.reply.map(|r| (r, NO_TURN)));
+            owned.extend(w.naive.reply.flatten().map(|r| (r, NO_TURN)));
         }
-        refs.sort_by_key(|r| (r.at.file, r.offset));
-        refs.dedup();
+        owned.sort_by_key(|(r, _)| (r.at.file, r.offset));
+        let mut refs: Vec<TextRef> = Vec::with_capacity(owned.len());
+        let mut by_turn = vec![NO_TURN; cx.turns.list.len()];
+        for (r, turn) in owned {
+            if refs.last() != Some(&r) {
+                refs.push(r);
+            }
+            if let Some(slot) = by_turn.get_mut(turn as usize) {
+                *slot = (refs.len() - 1) as u32;
+            }
+        }
         let threads = worker_threads();
         // Parts of at most a few thousand replies, in order: each is read on a thread of its own
         // into one buffer.
@@ -830,7 +858,7 @@ impl Analysis {
         // The parts are `refs` cut in order, so `refs` is kept as the index, not copied.
         let lens: Vec<usize> = parts.iter().map(|p| p.len()).collect();
         drop(parts);
-        let mut texts = ReplyTexts { refs, spans: Vec::new(), parts: Vec::new() };
+        let mut texts = ReplyTexts { refs, by_turn, spans: Vec::new(), parts: Vec::new() };
         for (len, r) in lens.into_iter().zip(done) {
             let (text, ends) = r.unwrap_or_else(|| (String::new(), vec![0; len]));
             let p = texts.parts.len() as u32;
@@ -975,7 +1003,7 @@ impl Analysis {
         })
     }
 
-    /// The record at a place (records are in wire order, so this is a binary search).
+    /// The record at a place.
     pub fn find_record(&self, file: &str, line: u64) -> Option<usize> {
         let f = self.files.iter().position(|f| f.display == file)? as u32;
         self.cx.find_record(Loc { file: f, line })

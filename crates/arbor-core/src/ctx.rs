@@ -298,11 +298,18 @@ impl Ctx {
         self.records.len().saturating_sub(1).min(u32::MAX as usize - 1) as u32
     }
 
-    /// The record at a place (a binary search within its file's records).
+    /// The record at a place: looked for first where its line number puts it when no line
+    /// before it in its file was left out (a blank or broken line), then by a binary search
+    /// within its file's records.
     pub fn find_record(&self, at: Loc) -> Option<usize> {
         let range = self.records_of(at.file);
         let base = range.start;
-        let i = self.records.get(range)?.binary_search_by(|r| (r.line as u64).cmp(&at.line)).ok()?;
+        let records = self.records.get(range)?;
+        let guess = usize::try_from(at.line.checked_sub(u64::from(records.first()?.line))?).ok()?;
+        if records.get(guess).is_some_and(|r| u64::from(r.line) == at.line) {
+            return Some(base + guess);
+        }
+        let i = records.binary_search_by(|r| u64::from(r.line).cmp(&at.line)).ok()?;
         Some(base + i)
     }
 

@@ -174,8 +174,8 @@ impl<'a> ReportParts<'a> {
 
     /// The turns the report shows: a recording's turns of a session with a durable log are left
     /// out (SPEC 2.3).
-    fn shown_turns(&self) -> impl Iterator<Item = &'a crate::boundary::TurnRec> + '_ {
-        self.a.cx.turns.list.iter().filter(|t| {
+    fn shown_turns(&self) -> impl Iterator<Item = (usize, &'a crate::boundary::TurnRec)> + '_ {
+        self.a.cx.turns.list.iter().enumerate().filter(|(_, t)| {
             let file = t.start().or(t.end()).and_then(|r| self.a.cx.file_of(r as usize)).unwrap_or(0);
             !self.a.superseded_by_durable(file, t.session)
         })
@@ -233,7 +233,7 @@ impl<'a> ReportParts<'a> {
 
     pub fn turns(&self) -> impl Iterator<Item = TurnRef<'a>> + '_ {
         let cx = &self.a.cx;
-        self.shown_turns().map(move |t| TurnRef {
+        self.shown_turns().map(move |(_, t)| TurnRef {
             session: self.name(t.session),
             turn: self.turn_id(t),
             run: self.run_of(t),
@@ -262,14 +262,14 @@ impl<'a> ReportParts<'a> {
 
     /// The turns' replies in turn order, then the replies outside any turn.
     pub fn replies(&self) -> impl Iterator<Item = ReplyRef<'_>> + '_ {
-        let in_turns = self.shown_turns().filter_map(|t| {
+        let in_turns = self.shown_turns().filter_map(|(i, t)| {
             let r = self.a.cx.text_ref(t.reply()?)?;
             Some(ReplyRef {
                 session: self.name(t.session),
                 root: self.is_root(t.session),
                 turn: self.turn_id(t),
                 run: self.run_of(t),
-                text: self.text(&r),
+                text: self.texts().of_turn(i).unwrap_or_else(|| self.text(&r)),
                 at: self.place(r.at),
             })
         });

@@ -256,3 +256,40 @@ fn a_panicking_observer_does_not_hang_the_analysis() {
     let panicked = rx.recv_timeout(std::time::Duration::from_secs(60)).expect("the analysis ended");
     assert!(panicked, "the observer's panic reaches the caller");
 }
+
+/// Lines left out of the records (blank, broken, not an object) shift every record after them:
+/// each record is still found at its own line, from the first line to the last, and a line that
+/// is not a record finds nothing.
+#[test]
+fn records_are_found_at_their_lines_past_lines_that_are_not_records() {
+    let event = |n: u32| {
+        format!(
+            r#"{{"type":"assistant.turn_start","data":{{"turnId":"{n}"}},"id":"e{n}","timestamp":"2026-01-01T00:00:{:02}Z","parentId":null}}"#,
+            n % 60
+        )
+    };
+    let mut text = String::from("\n");
+    let mut records = Vec::new();
+    for n in 0..40u32 {
+        match n % 7 {
+            3 => text.push('\n'),
+            5 => text.push_str("{broken\n"),
+            6 => text.push_str("[1]\n"),
+            _ => {
+                text.push_str(&event(n));
+                text.push('\n');
+                records.push(n as u64 + 2);
+            }
+        }
+    }
+    let (_d, path) = common::log("events.jsonl", &text);
+    let a = arbor_core::analyze(&[path], &mut ());
+    let file = a.record_view(0).unwrap().file;
+    for (i, &line) in records.iter().enumerate() {
+        let ix = a.find_record(&file, line).unwrap_or_else(|| panic!("line {line}"));
+        assert_eq!((ix, a.record_view(ix).unwrap().line), (i, line));
+    }
+    for line in (0..45).filter(|l| !records.contains(l)) {
+        assert_eq!(a.find_record(&file, line), None, "line {line}");
+    }
+}
