@@ -457,8 +457,9 @@ impl AlignedReader {
     }
 
     /// Move to `offset`: within what is held when it is there, else by reading again from the
-    /// page it is on.
-    fn seek_to(&mut self, offset: u64) -> io::Result<()> {
+    /// page it is on, as far as the page that holds `until` (the buffer's size at most; reading
+    /// on past it then takes whole buffers again).
+    fn seek_to(&mut self, offset: u64, until: u64) -> io::Result<()> {
         if let Some(at) = offset.checked_sub(self.base).filter(|&d| d <= self.filled as u64) {
             self.pos = at as usize;
             return Ok(());
@@ -466,8 +467,21 @@ impl AlignedReader {
         let page = offset - offset % PAGE as u64;
         self.f.seek(SeekFrom::Start(page))?;
         (self.base, self.filled, self.pos) = (page, 0, 0);
-        self.fill_buf()?;
+        let want = usize::try_from(until.saturating_sub(page)).unwrap_or(usize::MAX).max(1);
+        self.fill(want.div_ceil(PAGE).saturating_mul(PAGE).min(self.size()))?;
         self.pos = ((offset - page) as usize).min(self.filled);
+        Ok(())
+    }
+
+    /// Read up to `len` bytes into the empty buffer.
+    fn fill(&mut self, len: usize) -> io::Result<()> {
+        let pad = self.pad;
+        self.filled = loop {
+            match self.f.read(&mut self.buf[pad..pad + len]) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                r => break r?,
+            }
+        };
         Ok(())
     }
 }
@@ -487,14 +501,7 @@ impl BufRead for AlignedReader {
         if self.pos == self.filled {
             self.base += self.filled as u64;
             (self.filled, self.pos) = (0, 0);
-            let (pad, size) = (self.pad, self.size());
-            let n = loop {
-                match self.f.read(&mut self.buf[pad..pad + size]) {
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    r => break r?,
-                }
-            };
-            self.filled = n;
+            self.fill(self.size())?;
         }
         Ok(&self.buf[self.pad + self.pos..self.pad + self.filled])
     }
@@ -594,16 +601,43 @@ pub fn each_piece_at(
             }
         }
     } else {
-        // Replies are a few kilobytes apart: a forward seek within the buffer keeps it, so most
-        // pieces cost no system call.
+        // A read takes the pieces that follow one another closely (a forward seek within the
+        // buffer costs no system call) and stops before a wide gap: a system call costs about
+        // as much as copying `JOIN` bytes. Copilot's replies are a few kilobytes apart, a
+        // dsh-rpc log's tens of kilobytes: reading the whole file back cost them the same.
         let mut r = AlignedReader::new(f, 256 << 10);
+        let until = read_windows(pieces);
         for (i, &(o, what)) in pieces.iter().enumerate() {
             piece.clear();
-            let took = r.seek_to(o).and_then(|()| read_piece(&mut r, what, &mut piece)).ok();
+            let took = r.seek_to(o, until[i]).and_then(|()| read_piece(&mut r, what, &mut piece)).ok();
             each(i, took.map(|_| &piece[..]));
         }
     }
     Ok(())
+}
+
+/// A gap between pieces below which one read takes both: about what a system call costs, in
+/// bytes copied.
+const JOIN: u64 = 4 << 10;
+
+/// Bytes a line read back is expected to take (most are shorter; a longer one reads on).
+const LINE_GUESS: u64 = 2 << 10;
+
+/// For each piece (ascending offsets), where a read that starts at it should end: past the last
+/// piece of its run, pieces closer than `JOIN` to the one before them.
+fn read_windows(pieces: &[(u64, Piece)]) -> Vec<u64> {
+    let end = |&(o, what): &(u64, Piece)| match what {
+        Piece::Line => o.saturating_add(LINE_GUESS),
+        Piece::Bytes(len) => o.saturating_add(u64::from(len)),
+    };
+    let mut until = vec![0; pieces.len()];
+    let mut run_end = 0;
+    for i in (0..pieces.len()).rev() {
+        let joined = pieces.get(i + 1).is_some_and(|next| next.0 < end(&pieces[i]).saturating_add(JOIN));
+        run_end = if joined { run_end.max(end(&pieces[i])) } else { end(&pieces[i]) };
+        until[i] = run_end;
+    }
+    until
 }
 
 /// Read back line `number` (1-based) of a file by scanning it: for callers that have no index.
@@ -730,6 +764,40 @@ mod tests {
         assert!(is_log_name("x.log.zstd"));
         assert!(!is_log_name("workspace.yaml"));
         assert!(!is_log_name("session.db"));
+    }
+
+    /// A read stops before a wide gap and goes on for pieces it did not expect to be so long: a
+    /// line longer than a line's guess, a range longer than the buffer.
+    #[test]
+    fn pieces_read_back_whole_past_the_window_read_for_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut text = Vec::new();
+        let mut lines = Vec::new();
+        for i in 0..400usize {
+            lines.push(text.len() as u64);
+            let len = if i % 50 == 7 { 40_000 + i } else { i % 90 };
+            text.extend_from_slice(format!("{i} {}\n", "y".repeat(len)).as_bytes());
+        }
+        let plain = dir.path().join("b.jsonl");
+        std::fs::write(&plain, &text).unwrap();
+        let mut pieces: Vec<(u64, Piece)> = lines.iter().step_by(7).map(|&o| (o, Piece::Line)).collect();
+        pieces.push((lines[57], Piece::Line));
+        pieces.push((3, Piece::Bytes(300_000)));
+        pieces.push((lines[300] + 1, Piece::Bytes(5)));
+        pieces.sort_by_key(|p| p.0);
+        let mut got = vec![None; pieces.len()];
+        each_piece_at(&plain, &pieces, |i, b| got[i] = b.map(<[u8]>::to_vec)).unwrap();
+        for ((o, what), got) in pieces.iter().zip(got) {
+            let from = &text[*o as usize..];
+            let want = match what {
+                Piece::Line => from.split(|&b| b == b'\n').next().unwrap().to_vec(),
+                Piece::Bytes(n) => from[..*n as usize].to_vec(),
+            };
+            assert_eq!(got.as_deref(), Some(&want[..]), "at {o}");
+        }
+        // Runs: pieces closer than JOIN share a read; a wide gap starts another.
+        let near = [(0, Piece::Bytes(10)), (100, Piece::Bytes(10)), (50_000, Piece::Line), (50_100, Piece::Bytes(7))];
+        assert_eq!(read_windows(&near), [110, 110, 50_000 + LINE_GUESS, 50_107]);
     }
 
     #[test]
