@@ -764,12 +764,15 @@ impl Rfc3339 {
     }
 }
 
+/// The decimal number written in `b[r]`, when every byte there is a digit.
+fn digits(b: &[u8], r: std::ops::Range<usize>) -> Option<i64> {
+    b.get(r)?.iter().try_fold(0i64, |acc, &c| c.is_ascii_digit().then(|| acc * 10 + i64::from(c - b'0')))
+}
+
 /// The seconds since the epoch of a timestamp's first 19 bytes (`YYYY-MM-DDTHH:MM:SS`) read as
 /// UTC, or `None` when they are not a date and time.
 fn civil_seconds(b: &[u8]) -> Option<i64> {
-    let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        b.get(r)?.iter().try_fold(0i64, |acc, &c| c.is_ascii_digit().then(|| acc * 10 + i64::from(c - b'0')))
-    };
+    let num = |r: std::ops::Range<usize>| digits(b, r);
     if b.len() < 19
         || b[4] != b'-'
         || b[7] != b'-'
@@ -799,9 +802,7 @@ fn civil_seconds(b: &[u8]) -> Option<i64> {
 /// The epoch milliseconds of a timestamp whose first 19 bytes are `secs` (see `civil_seconds`):
 /// its fraction and its offset read from the rest.
 fn after_seconds(b: &[u8], secs: i64) -> Option<f64> {
-    let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        b.get(r)?.iter().try_fold(0i64, |acc, &c| c.is_ascii_digit().then(|| acc * 10 + i64::from(c - b'0')))
-    };
+    let num = |r: std::ops::Range<usize>| digits(b, r);
     let mut i = 19;
     // Whole milliseconds are kept as an integer so that they stay exact; only digits past the
     // third are a fraction of a millisecond. Digits are read in place: this runs on every event.
