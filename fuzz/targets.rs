@@ -30,6 +30,10 @@ pub fn parse_line(data: &[u8]) {
         let got = format!("{line:?}");
         let want = std::str::from_utf8(bytes).ok().and_then(arbor_core::wire::parse_line_serde);
         assert_eq!(got, format!("{want:?}"), "parse_line and parse_line_serde disagree on {bytes:?}");
+        // As the engine parses a chunk's lines: the boxed parts in an arena.
+        let arena = bumpalo::Bump::new();
+        let in_arena = std::str::from_utf8(bytes).ok().and_then(|t| arbor_core::wire::parse_line_in(t, &arena));
+        assert_eq!(format!("{in_arena:?}"), got, "parse_line and parse_line_in disagree on {bytes:?}");
         if let Some(line) = line {
             let _ = arbor_core::detect::vote(&line);
         }

@@ -167,7 +167,7 @@ fn spawn_reader(
 
 /// Parse every line of a chunk: `None` for a line that is not a JSON object in valid UTF-8.
 /// This is the part that runs in parallel; it reads nothing but the chunk.
-fn parse_chunk(chunk: &Chunk) -> Vec<Option<Line<'_>>> {
+fn parse_chunk<'a>(chunk: &'a Chunk, arena: &'a bumpalo::Bump) -> Vec<Option<Line<'a>>> {
     let mut out = Vec::with_capacity(chunk.lines.len());
     for l in &chunk.lines {
         // Validated once here (SIMD); the parser is then given a &str and does not check each
@@ -179,7 +179,7 @@ fn parse_chunk(chunk: &Chunk) -> Vec<Option<Line<'_>>> {
         // Each line is parsed where it stays.
         out.push(Some(Line::default()));
         if let Some(slot) = out.last_mut() {
-            if !text.is_some_and(|t| slot.as_mut().is_some_and(|line| crate::scan::line_into(t, line))) {
+            if !text.is_some_and(|t| slot.as_mut().is_some_and(|line| crate::scan::line_into(t, Some(arena), line))) {
                 *slot = None;
             }
         }
@@ -189,8 +189,9 @@ fn parse_chunk(chunk: &Chunk) -> Vec<Option<Line<'_>>> {
 
 /// `parse_chunk`, where a panic in the parser costs the chunk's lines (they read as malformed),
 /// not the analysis.
-fn parse_chunk_guarded(chunk: &Chunk) -> Vec<Option<Line<'_>>> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse_chunk(chunk)))
+fn parse_chunk_guarded(owner: &ChunkArena) -> Vec<Option<Line<'_>>> {
+    let chunk = &owner.chunk;
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse_chunk(chunk, &owner.arena)))
         .unwrap_or_else(|_| chunk.lines.iter().map(|_| None).collect())
 }
 
@@ -242,10 +243,17 @@ fn worker_threads() -> usize {
 
 type ParsedLines<'a> = Vec<Option<Line<'a>>>;
 
+/// A chunk, and the arena its lines' boxed parts are made in (`wire::Nest`).
+struct ChunkArena {
+    chunk: Chunk,
+    arena: bumpalo::Bump,
+}
+
 self_cell::self_cell!(
-    /// A chunk with its parsed lines, which borrow its bytes: it moves between threads whole.
+    /// A chunk with its parsed lines, which borrow its bytes and its arena: it moves between
+    /// threads whole.
     struct Parsed {
-        owner: Chunk,
+        owner: ChunkArena,
         #[covariant]
         dependent: ParsedLines,
     }
@@ -318,6 +326,8 @@ struct Flow {
     changed: std::sync::Condvar,
     /// Buffers go back to the reader to be filled again.
     recycle: std::sync::mpsc::Sender<Chunk>,
+    /// Arenas of freed chunks, emptied, for the next chunks parsed.
+    arenas: std::sync::Mutex<Vec<bumpalo::Bump>>,
 }
 
 #[derive(Default)]
@@ -362,7 +372,8 @@ impl Flow {
             let mut st = self.lock();
             st.taken = st.taken.max(taken);
         }
-        let parsed = Parsed::new(chunk, parse_chunk_guarded);
+        let arena = self.arenas.lock().unwrap_or_else(std::sync::PoisonError::into_inner).pop().unwrap_or_default();
+        let parsed = Parsed::new(ChunkArena { chunk, arena }, parse_chunk_guarded);
         self.lock().ready.insert(seq, parsed);
         self.changed.notify_all();
         true
@@ -394,9 +405,12 @@ impl Flow {
         }
     }
 
-    /// Free a routed chunk's lines and hand its buffer back to the reader.
+    /// Free a routed chunk's lines, hand its buffer back to the reader and keep its arena.
     fn give_back(&self, done: Parsed) {
-        let _ = self.recycle.send(done.into_owner());
+        let ChunkArena { chunk, mut arena } = done.into_owner();
+        let _ = self.recycle.send(chunk);
+        arena.reset();
+        self.arenas.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(arena);
     }
 
     /// The next chunk in order, parsed; `None` at the end. While a worker still has it, this
@@ -623,6 +637,7 @@ fn read_file(
         state: std::sync::Mutex::new(FlowState::default()),
         changed: std::sync::Condvar::new(),
         recycle,
+        arenas: std::sync::Mutex::new(Vec::new()),
     };
     let mut cancelled = false;
     std::thread::scope(|scope| {
@@ -635,7 +650,7 @@ fn read_file(
         // wait, and parses everything when no worker could be started); each routed chunk goes
         // back to the workers to be freed.
         while let Some(parsed) = flow.next_in_order() {
-            let chunk = parsed.borrow_owner();
+            let chunk = &parsed.borrow_owner().chunk;
             route(cx, info, chunk, parsed.borrow_dependent());
             read_to = chunk.read_to;
             last_line = chunk.lines.last().map_or(last_line, |l| l.number);

@@ -17,7 +17,8 @@
 //! - A field given twice in an object read into a struct makes the line invalid.
 
 use crate::wire::{
-    Block, Content, Count, Data, Flag, Line, List, Message, Num, Obj, Params, Raw, Reason, Source, Spot, Str, Text,
+    Block, Content, Count, Data, Flag, Line, List, Message, Nest, Num, Obj, Params, Raw, Reason, Source, Spot, Str,
+    Text,
 };
 use std::borrow::Cow;
 
@@ -32,14 +33,14 @@ const MAX_DEPTH: u32 = 128;
 /// Parse a line of text: `None` when it is not a JSON object (or not one the shapes can read).
 pub(crate) fn line(text: &str) -> Option<Line<'_>> {
     let mut l = Line::default();
-    line_into(text, &mut l).then_some(l)
+    line_into(text, None, &mut l).then_some(l)
 }
 
 /// As `line`, into a default `Line` in its place (a line is hundreds of bytes: building it where
-/// it stays saves moving it); `false` when the line is not a JSON object, leaving `out` partly
-/// filled.
-pub(crate) fn line_into<'a>(text: &'a str, out: &mut Line<'a>) -> bool {
-    let mut p = Scanner { s: text, b: text.as_bytes(), i: 0, depth: 0 };
+/// it stays saves moving it), its boxed parts in `arena` when there is one; `false` when the line
+/// is not a JSON object, leaving `out` partly filled.
+pub(crate) fn line_into<'a>(text: &'a str, arena: Option<&'a bumpalo::Bump>, out: &mut Line<'a>) -> bool {
+    let mut p = Scanner { s: text, b: text.as_bytes(), i: 0, depth: 0, arena };
     p.ws();
     if p.peek() != Some(b'{') || p.line(out).is_err() {
         return false;
@@ -54,6 +55,8 @@ struct Scanner<'a> {
     i: usize,
     /// Typed containers open.
     depth: u32,
+    /// Where boxed parts go; the heap when `None`.
+    arena: Option<&'a bumpalo::Bump>,
 }
 
 /// The index of the first `"`, `\` or control character at or after `i`, or the length: 16
@@ -545,15 +548,23 @@ impl<'a> Scanner<'a> {
         self.object(|p, key| fill(p, t, &mut seen, key))
     }
 
+    /// A default `T` in a box: in the arena when there is one.
+    fn nest<T: Default + 'a>(&self) -> Nest<'a, T> {
+        match self.arena {
+            Some(arena) => Nest::Arena(bumpalo::boxed::Box::new_in(T::default(), arena)),
+            None => Nest::Heap(Box::default()),
+        }
+    }
+
     /// As `obj_field`, boxed: the value is built in its box.
-    fn boxed_field<T: Default>(
+    fn boxed_field<T: Default + 'a>(
         &mut self,
         fill: impl Fn(&mut Self, &mut T, &mut FieldBit, &str) -> R<()>,
-    ) -> R<Obj<Box<T>>> {
+    ) -> R<Obj<Nest<'a, T>>> {
         if self.peek() != Some(b'{') {
             return self.decline().map(|()| Obj(None));
         }
-        let (mut t, mut seen) = (Box::<T>::default(), 0);
+        let (mut t, mut seen) = (self.nest::<T>(), 0);
         self.object(|p, key| fill(p, &mut t, &mut seen, key))?;
         Ok(Obj(Some(t)))
     }
@@ -636,11 +647,11 @@ impl<'a> Scanner<'a> {
     }
 
     /// A notification's event: a line of its own, built in its box.
-    fn event(&mut self) -> R<Obj<Box<Line<'a>>>> {
+    fn event(&mut self) -> R<Obj<Nest<'a, Line<'a>>>> {
         if self.peek() != Some(b'{') {
             return self.decline().map(|()| Obj(None));
         }
-        let mut event = Box::<Line<'a>>::default();
+        let mut event = self.nest::<Line<'a>>();
         self.line(&mut event)?;
         Ok(Obj(Some(event)))
     }

@@ -4,14 +4,18 @@
 
 mod common;
 
-use arbor_core::wire::{parse_line, parse_line_serde};
+use arbor_core::wire::{parse_line, parse_line_in, parse_line_serde};
 use proptest::prelude::*;
 
-/// The same reading; a line that is not UTF-8 is refused by both (see `parse_line_serde`).
+/// The same reading, with the boxed parts on the heap and in an arena (as the engine reads each
+/// chunk); a line that is not UTF-8 is refused by both (see `parse_line_serde`).
 fn same(bytes: &[u8]) {
     let got = format!("{:?}", parse_line(bytes));
     let want = format!("{:?}", std::str::from_utf8(bytes).ok().and_then(parse_line_serde));
     assert_eq!(got, want, "on {:?}", String::from_utf8_lossy(bytes));
+    let arena = bumpalo::Bump::new();
+    let in_arena = format!("{:?}", std::str::from_utf8(bytes).ok().and_then(|t| parse_line_in(t, &arena)));
+    assert_eq!(in_arena, want, "in an arena, on {:?}", String::from_utf8_lossy(bytes));
 }
 
 /// Every line of the shipped logs (conformance cases, hostile inputs, the corpus).
