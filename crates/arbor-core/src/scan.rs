@@ -31,9 +31,9 @@ type R<T> = Result<T, Invalid>;
 const MAX_DEPTH: u32 = 128;
 
 /// Parse a line of text: `None` when it is not a JSON object (or not one the shapes can read).
-pub(crate) fn line(text: &str) -> Option<Line<'_>> {
+pub(crate) fn line<'a>(text: &'a str, arena: Option<&'a bumpalo::Bump>) -> Option<Line<'a>> {
     let mut l = Line::default();
-    line_into(text, None, &mut l).then_some(l)
+    line_into(text, arena, &mut l).then_some(l)
 }
 
 /// As `line`, into a default `Line` in its place (a line is hundreds of bytes: building it where
@@ -125,35 +125,6 @@ fn string_special_swar(b: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
-}
-
-/// Whether the `\u` escapes of a JSON string (quotes included; its escapes already checked for
-/// their form) decode as serde_json decodes a string it keeps: an escaped leading surrogate
-/// (D800–DBFF) must be followed at once by an escaped trailing one (DC00–DFFF), and a trailing
-/// one must not stand alone.
-fn surrogates_pair(json: &[u8]) -> bool {
-    let hex = |at: usize| {
-        json.get(at..at + 4).and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| u16::from_str_radix(h, 16).ok())
-    };
-    let mut i = 0;
-    while let Some(off) = memchr::memchr(b'\\', &json[i..]) {
-        let at = i + off;
-        if json.get(at + 1) != Some(&b'u') {
-            i = at + 2;
-            continue;
-        }
-        match hex(at + 2) {
-            Some(0xDC00..=0xDFFF) | None => return false,
-            Some(0xD800..=0xDBFF) => {
-                if json.get(at + 6..at + 8) != Some(&b"\\u"[..]) || !matches!(hex(at + 8), Some(0xDC00..=0xDFFF)) {
-                    return false;
-                }
-                i = at + 12;
-            }
-            Some(_) => i = at + 6,
-        }
-    }
-    true
 }
 
 /// The fields of a struct seen so far, a bit each.
@@ -251,9 +222,11 @@ impl<'a> Scanner<'a> {
         if !escaped {
             return Ok(Cow::Borrowed(text));
         }
-        // The quotes around it are in the line: `text` is a slice of it.
-        let start = text.as_ptr() as usize - self.s.as_ptr() as usize;
-        serde_json::from_str::<String>(&self.s[start - 1..start + text.len() + 1]).map(Cow::Owned).map_err(|_| Invalid)
+        let mut out = String::with_capacity(text.len());
+        if !crate::wire::decode_json_string(text, Some(&mut out)) {
+            return Err(Invalid);
+        }
+        Ok(Cow::Owned(out))
     }
 
     /// A number's text, checked for its form.
@@ -595,11 +568,10 @@ impl<'a> Scanner<'a> {
                 }
                 // Kept escaped, decoded when asked for: checked now to decode as serde_json
                 // decodes a string it keeps.
-                let json = &self.s[start..self.i];
-                if !surrogates_pair(json.as_bytes()) {
+                if !crate::wire::decode_json_string(text, None) {
                     return Err(Invalid);
                 }
-                Ok(Content::Text(Text::Escaped(json)))
+                Ok(Content::Text(Text::Escaped(&self.s[start..self.i])))
             }
             Some(b'[') => self.list_field(Self::block).map(|l| Content::Blocks(l.0)),
             _ => self.decline().map(|()| Content::None),

@@ -689,15 +689,17 @@ pub fn push_json_string(out: &mut String, json: &[u8]) -> bool {
     let Some(body) = json.strip_prefix(b"\"").and_then(|b| b.strip_suffix(b"\"")) else { return false };
     let Ok(body) = simdutf8::basic::from_utf8(body) else { return false };
     let start = out.len();
-    let decoded = decode_json_string(body, out);
+    let decoded = decode_json_string(body, Some(&mut *out));
     if !decoded {
         out.truncate(start);
     }
     decoded
 }
 
-/// `push_json_string` of a string's text between its quotes.
-fn decode_json_string(body: &str, out: &mut String) -> bool {
+/// `push_json_string` of a string's text between its quotes, onto `out`; with no `out`, only
+/// whether it decodes (a string kept escaped is checked so, to be refused where serde_json
+/// would refuse to decode it).
+pub(crate) fn decode_json_string(body: &str, mut out: Option<&mut String>) -> bool {
     let b = body.as_bytes();
     let hex = |at: usize| {
         b.get(at..at + 4)
@@ -709,7 +711,9 @@ fn decode_json_string(body: &str, out: &mut String) -> bool {
         // Up to the next quote, backslash or control character: an ASCII byte, so a character
         // boundary.
         let j = crate::scan::string_special(b, i);
-        out.push_str(&body[i..j]);
+        if let Some(out) = out.as_deref_mut() {
+            out.push_str(&body[i..j]);
+        }
         match b.get(j) {
             None => return true,
             Some(b'\\') => {}
@@ -744,21 +748,22 @@ fn decode_json_string(body: &str, out: &mut String) -> bool {
             },
             _ => return false,
         };
-        out.push(c);
+        if let Some(out) = out.as_deref_mut() {
+            out.push(c);
+        }
         i = j + len;
     }
 }
 
 /// Parse a line already known to be valid UTF-8: `None` when it is not a JSON object.
 pub fn parse_line_str(text: &str) -> Option<Line<'_>> {
-    crate::scan::line(text)
+    crate::scan::line(text, None)
 }
 
 /// As `parse_line_str`, with the line's boxed parts (`params`, its `event`) in `arena`, as the
 /// engine parses each chunk's lines.
 pub fn parse_line_in<'a>(text: &'a str, arena: &'a bumpalo::Bump) -> Option<Line<'a>> {
-    let mut l = Line::default();
-    crate::scan::line_into(text, Some(arena), &mut l).then_some(l)
+    crate::scan::line(text, Some(arena))
 }
 
 /// Parse a line: `None` when it is not a JSON object in valid UTF-8 (anywhere in the line).
