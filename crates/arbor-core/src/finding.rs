@@ -39,6 +39,14 @@ pub enum Code {
     BoundaryMirrorEvent,
     MissingParentSession,
     DelegationDepthMismatch,
+    SupersededSessionFile,
+    UnstampedSubagentEvent,
+    SubagentLinkInferred,
+    SubagentLinksDisagree,
+    SubagentTranscriptMissing,
+    DanglingParentUuid,
+    ReplayedHistory,
+    SubagentReplyDiffers,
     /// Not in the catalog: a path that could not be read at all (reported with line 0).
     UnreadableInput,
 }
@@ -76,6 +84,14 @@ impl Code {
         Code::BoundaryMirrorEvent,
         Code::MissingParentSession,
         Code::DelegationDepthMismatch,
+        Code::SupersededSessionFile,
+        Code::UnstampedSubagentEvent,
+        Code::SubagentLinkInferred,
+        Code::SubagentLinksDisagree,
+        Code::SubagentTranscriptMissing,
+        Code::DanglingParentUuid,
+        Code::ReplayedHistory,
+        Code::SubagentReplyDiffers,
         Code::UnreadableInput,
     ];
 
@@ -112,6 +128,14 @@ impl Code {
             Code::BoundaryMirrorEvent => "boundary-mirror-event",
             Code::MissingParentSession => "missing-parent-session",
             Code::DelegationDepthMismatch => "delegation-depth-mismatch",
+            Code::SupersededSessionFile => "superseded-session-file",
+            Code::UnstampedSubagentEvent => "unstamped-subagent-event",
+            Code::SubagentLinkInferred => "subagent-link-inferred",
+            Code::SubagentLinksDisagree => "subagent-links-disagree",
+            Code::SubagentTranscriptMissing => "subagent-transcript-missing",
+            Code::DanglingParentUuid => "dangling-parent-uuid",
+            Code::ReplayedHistory => "replayed-history",
+            Code::SubagentReplyDiffers => "subagent-reply-differs",
             Code::UnreadableInput => "unreadable-input",
         }
     }
@@ -152,10 +176,17 @@ impl Code {
             | EventOutsideStep
             | ToolResultWithoutCall
             | TurnEndWithOpenStep
+            | SubagentLinksDisagree
             | UnreadableInput => Severity::Error,
-            PlaceholderIds | ChildIdReused | StaleRunSettled | StampedEventBeforeAnySubagent | UnannouncedAgentId => {
-                Severity::Info
-            }
+            PlaceholderIds
+            | ChildIdReused
+            | StaleRunSettled
+            | StampedEventBeforeAnySubagent
+            | UnannouncedAgentId
+            | SupersededSessionFile
+            | SubagentTranscriptMissing
+            | ReplayedHistory
+            | SubagentReplyDiffers => Severity::Info,
             _ => Severity::Warning,
         }
     }
