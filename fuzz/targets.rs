@@ -12,11 +12,9 @@ use std::path::Path;
 /// Format detection on raw bytes: the file's lines, as the reader splits them, vote.
 pub fn detect(data: &[u8]) {
     let lines: Vec<&[u8]> = data.split(|b| *b == b'\n').map(|l| l.strip_suffix(b"\r").unwrap_or(l)).collect();
-    let _ = arbor_core::detect::detect(lines.iter().copied());
+    let _ = arbor_core::formats::detect(lines.iter().copied());
     for l in &lines {
-        if let Some(line) = arbor_core::wire::parse_line(l) {
-            let _ = arbor_core::detect::vote(&line);
-        }
+        let _ = arbor_core::formats::vote(l);
     }
 }
 
@@ -34,8 +32,8 @@ pub fn parse_line(data: &[u8]) {
         let arena = bumpalo::Bump::new();
         let in_arena = std::str::from_utf8(bytes).ok().and_then(|t| arbor_core::wire::parse_line_in(t, &arena));
         assert_eq!(format!("{in_arena:?}"), got, "parse_line and parse_line_in disagree on {bytes:?}");
-        if let Some(line) = line {
-            let _ = arbor_core::detect::vote(&line);
+        if line.is_some() {
+            let _ = arbor_core::formats::vote(bytes);
         }
     }
     one(data);

@@ -1,19 +1,17 @@
 //! The driver: reads each input through the reader, detects its format, feeds its lines in wire
-//! order to that format's state machine, then settles cross-file facts and builds the report.
+//! order to that format's state machine, then lets each format settle cross-file facts and
+//! builds the report. It knows formats only through `formats::Format` and `formats::Machine`.
 //!
 //! One pass over each file; memory holds the record index (a few dozen bytes a record), the graph
 //! and the findings, never line text. Progress is reported to an observer, which may cancel.
 
-use crate::copilot::{events_root_id, Copilot};
 use crate::ctx::{Ctx, Record, TextRef};
-use crate::detect::{detect, Format, DETECT_LINES};
-use crate::dsh::{link_headers, DshRpc, DshSession};
 use crate::finding::{Code, Loc};
+use crate::formats::{detect, ChunkArena, FormatInfo, Machine, Shape, DETECT_LINES, FORMATS};
 use crate::intern::Sym;
 use crate::reader::{self, InputFile, LineEnd, Lines};
 use crate::report::{self, Place, Report};
 use crate::report_parts::ReportParts;
-use crate::wire::Line;
 use std::path::PathBuf;
 
 /// What the engine has done so far, for a progress bar.
@@ -74,7 +72,7 @@ impl<F: FnMut(&Progress) -> bool> Observer for F {
 pub struct FileInfo {
     pub path: PathBuf,
     pub display: String,
-    pub format: Option<Format>,
+    pub format: Option<&'static FormatInfo>,
     pub records: u64,
     pub bad_lines: u64,
     pub bytes: u64,
@@ -89,30 +87,6 @@ pub struct Analysis {
     /// Each file's display name as a JSON string, escaped once: every place in the report
     /// repeats it.
     pub(crate) file_names_json: Vec<String>,
-}
-
-enum State {
-    Rpc(Box<DshRpc>),
-    Session(DshSession),
-    Copilot(Copilot),
-}
-
-impl State {
-    fn route(&mut self, cx: &mut Ctx, line: &Line, at: Loc, offset: u64) {
-        match self {
-            State::Rpc(s) => s.line(cx, line, at, offset),
-            State::Session(s) => s.line(cx, line, at, offset),
-            State::Copilot(s) => s.line(cx, line, at, offset),
-        }
-    }
-
-    fn finish(&mut self, cx: &mut Ctx) {
-        match self {
-            State::Rpc(s) => s.finish(cx),
-            State::Session(s) => s.finish(cx),
-            State::Copilot(s) => s.finish(cx),
-        }
-    }
 }
 
 /// Whole lines of a file, read straight into the block's buffer (see `reader::LineBlocks`).
@@ -165,36 +139,6 @@ fn spawn_reader(
     (rx, recycle)
 }
 
-/// Parse every line of a chunk: `None` for a line that is not a JSON object in valid UTF-8.
-/// This is the part that runs in parallel; it reads nothing but the chunk.
-fn parse_chunk<'a>(chunk: &'a Chunk, arena: &'a bumpalo::Bump) -> Vec<Option<Line<'a>>> {
-    let mut out = Vec::with_capacity(chunk.lines.len());
-    for l in &chunk.lines {
-        // Validated once here (SIMD); the parser is then given a &str and does not check each
-        // string again.
-        let text = match l.how {
-            LineEnd::Overlong => None,
-            _ => simdutf8::basic::from_utf8(&chunk.bytes[l.start..l.end]).ok(),
-        };
-        // Each line is parsed where it stays.
-        out.push(Some(Line::default()));
-        if let Some(slot) = out.last_mut() {
-            if !text.is_some_and(|t| slot.as_mut().is_some_and(|line| crate::scan::line_into(t, Some(arena), line))) {
-                *slot = None;
-            }
-        }
-    }
-    out
-}
-
-/// `parse_chunk`, where a panic in the parser costs the chunk's lines (they read as malformed),
-/// not the analysis.
-fn parse_chunk_guarded(owner: &ChunkArena) -> Vec<Option<Line<'_>>> {
-    let chunk = &owner.chunk;
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse_chunk(chunk, &owner.arena)))
-        .unwrap_or_else(|_| chunk.lines.iter().map(|_| None).collect())
-}
-
 /// Reply texts read back for a report: a buffer per part read, and where each reply's text is.
 pub(crate) struct ReplyTexts {
     /// Ascending by file and offset.
@@ -241,28 +185,10 @@ fn worker_threads() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, MAX_WORKERS)
 }
 
-type ParsedLines<'a> = Vec<Option<Line<'a>>>;
-
-/// A chunk, and the arena its lines' boxed parts are made in (`wire::Nest`).
-struct ChunkArena {
-    chunk: Chunk,
-    arena: bumpalo::Bump,
-}
-
-self_cell::self_cell!(
-    /// A chunk with its parsed lines, which borrow its bytes and its arena: it moves between
-    /// threads whole.
-    struct Parsed {
-        owner: ChunkArena,
-        #[covariant]
-        dependent: ParsedLines,
-    }
-);
-
 /// Closes a flow when dropped.
-struct CloseOnDrop<'a>(&'a Flow);
+struct CloseOnDrop<'a, S: Shape>(&'a Flow<S>);
 
-impl Drop for CloseOnDrop<'_> {
+impl<S: Shape> Drop for CloseOnDrop<'_, S> {
     fn drop(&mut self) {
         self.0.close();
     }
@@ -319,9 +245,9 @@ impl Source {
 /// thread nothing overlaps it) and to give the buffer back to the reader. There is no barrier:
 /// an earlier design parsed windows of chunks and left the cores idle for an eighth of the time
 /// at each window's end.
-struct Flow {
+struct Flow<S: Shape> {
     source: std::sync::Mutex<Source>,
-    state: std::sync::Mutex<FlowState>,
+    state: std::sync::Mutex<FlowState<S>>,
     /// Signalled when a chunk is ready, one is routed, the source ends, or the flow closes.
     changed: std::sync::Condvar,
     /// Buffers go back to the reader to be filled again.
@@ -330,12 +256,11 @@ struct Flow {
     arenas: std::sync::Mutex<Vec<bumpalo::Bump>>,
 }
 
-#[derive(Default)]
-struct FlowState {
+struct FlowState<S: Shape> {
     /// Parsed chunks by sequence number, waiting to be routed.
-    ready: std::collections::BTreeMap<u64, Parsed>,
+    ready: std::collections::BTreeMap<u64, S::Parsed>,
     /// Routed chunks waiting to be freed.
-    routed: Vec<Parsed>,
+    routed: Vec<S::Parsed>,
     /// Chunks routed so far (the sequence number the router needs next).
     routed_to: u64,
     /// Chunks taken from the source so far, and whether it has ended.
@@ -345,12 +270,18 @@ struct FlowState {
     closed: bool,
 }
 
-impl Flow {
-    fn lock(&self) -> std::sync::MutexGuard<'_, FlowState> {
+impl<S: Shape> Default for FlowState<S> {
+    fn default() -> Self {
+        FlowState { ready: Default::default(), routed: Vec::new(), routed_to: 0, taken: 0, ended: false, closed: false }
+    }
+}
+
+impl<S: Shape> Flow<S> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, FlowState<S>> {
         self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    fn wait<'g>(&self, st: std::sync::MutexGuard<'g, FlowState>) -> std::sync::MutexGuard<'g, FlowState> {
+    fn wait<'g>(&self, st: std::sync::MutexGuard<'g, FlowState<S>>) -> std::sync::MutexGuard<'g, FlowState<S>> {
         self.changed.wait(st).unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
@@ -373,14 +304,14 @@ impl Flow {
             st.taken = st.taken.max(taken);
         }
         let arena = self.arenas.lock().unwrap_or_else(std::sync::PoisonError::into_inner).pop().unwrap_or_default();
-        let parsed = Parsed::new(ChunkArena { chunk, arena }, parse_chunk_guarded);
+        let parsed = S::parse(ChunkArena { chunk, arena });
         self.lock().ready.insert(seq, parsed);
         self.changed.notify_all();
         true
     }
 
     /// Whether a thread may take another chunk: not at the end, and not too far ahead.
-    fn may_take(st: &FlowState) -> bool {
+    fn may_take(st: &FlowState<S>) -> bool {
         !st.ended && !st.closed && st.taken < st.routed_to + LOOKAHEAD
     }
 
@@ -406,8 +337,8 @@ impl Flow {
     }
 
     /// Free a routed chunk's lines, hand its buffer back to the reader and keep its arena.
-    fn give_back(&self, done: Parsed) {
-        let ChunkArena { chunk, mut arena } = done.into_owner();
+    fn give_back(&self, done: S::Parsed) {
+        let ChunkArena { chunk, mut arena } = S::into_owner(done);
         let _ = self.recycle.send(chunk);
         arena.reset();
         self.arenas.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(arena);
@@ -416,7 +347,7 @@ impl Flow {
     /// The next chunk in order, parsed; `None` at the end. While a worker still has it, this
     /// thread parses the next chunk no one has taken instead of waiting: with more threads than
     /// cores, a waiting router left a core idle.
-    fn next_in_order(&self) -> Option<Parsed> {
+    fn next_in_order(&self) -> Option<S::Parsed> {
         let mut st = self.lock();
         loop {
             let want = st.routed_to;
@@ -438,7 +369,7 @@ impl Flow {
 
     /// The chunk given by `next_in_order` is routed: a worker frees it (this thread does, when
     /// there is none).
-    fn routed(&self, done: Parsed, workers: bool) {
+    fn routed(&self, done: S::Parsed, workers: bool) {
         let mut st = self.lock();
         st.routed_to += 1;
         if workers {
@@ -456,11 +387,6 @@ impl Flow {
         self.lock().closed = true;
         self.changed.notify_all();
     }
-}
-
-fn stem(display: &str) -> String {
-    let name = display.rsplit('/').next().unwrap_or(display);
-    name.split('.').next().unwrap_or(name).to_owned()
 }
 
 /// Analyze the given files and folders. Paths that cannot be read become findings; the rest loads.
@@ -513,7 +439,9 @@ pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
         }
         progress.files_done += 1;
     }
-    link_headers(&mut cx);
+    for format in FORMATS {
+        format.reader.settle(&mut cx);
+    }
     progress.sessions = cx.graph.len();
     progress.findings = cx.findings.list.len();
     observer.progress(&progress);
@@ -531,11 +459,8 @@ pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
     Analysis { cx, files, cancelled, file_names_json }
 }
 
-/// Read one file; `false` when the observer cancelled.
-///
-/// A reader thread splits the stream into chunks of whole lines; chunks are taken a window at a
-/// time and parsed by worker threads (one per core), which also free the lines once routed; this
-/// thread only routes them, in wire order.
+/// Read one file: detect its format from its first lines and hand it to that format; `false`
+/// when the observer cancelled.
 fn read_file(
     cx: &mut Ctx,
     input: &InputFile,
@@ -581,146 +506,163 @@ fn read_file(
         return true;
     };
     info.format = Some(format);
-    let mut state = match format {
-        Format::DshRpc => State::Rpc(Box::default()),
-        Format::DshSession => State::Session(DshSession::new(stem(&input.display))),
-        Format::CopilotEvents => State::Copilot(Copilot::events(events_root_id(&head, &input.display))),
-        Format::CopilotRpc => State::Copilot(Copilot::rpc()),
-    };
-    drop(head);
+    format.reader.read(Reading {
+        cx,
+        source,
+        recycle,
+        head,
+        display: &input.display,
+        file,
+        info,
+        progress,
+        base_bytes,
+        tell,
+    })
+}
 
-    let mut route = |cx: &mut Ctx, info: &mut FileInfo, chunk: &Chunk, parsed: &[Option<Line>]| {
-        for (i, (&reader::Span { number, offset, start, end, how }, line)) in chunk.lines.iter().zip(parsed).enumerate()
-        {
-            if let Some(Some(ahead)) = parsed.get(i + PREFETCH) {
-                prefetch_line(ahead);
-            }
-            let bytes = &chunk.bytes[start..end];
-            let at = Loc { file, line: number };
-            match line {
-                Some(line) => {
-                    info.records += 1;
-                    state.route(cx, line, at, offset);
-                }
-                None if how != LineEnd::Overlong && bytes.iter().all(|b| b.is_ascii_whitespace()) => {}
-                None if how == LineEnd::Overlong => {
-                    info.bad_lines += 1;
-                    cx.findings.add(
-                        Code::MalformedLine,
-                        at,
-                        None,
-                        format!("the line is longer than {} MiB: skipped without reading it", reader::MAX_LINE >> 20),
-                    );
-                }
-                None => {
-                    info.bad_lines += 1;
-                    if how == LineEnd::Newline {
-                        cx.findings.add(Code::MalformedLine, at, None, malformed_why(bytes));
-                    } else {
-                        cx.findings.add(
+/// One file being read, handed to its format (`Format::read`), which makes its state machine and
+/// gives it to `route`.
+pub struct Reading<'a> {
+    cx: &'a mut Ctx,
+    source: Source,
+    recycle: std::sync::mpsc::Sender<Chunk>,
+    head: Vec<Vec<u8>>,
+    display: &'a str,
+    file: u32,
+    info: &'a mut FileInfo,
+    progress: &'a mut Progress,
+    base_bytes: u64,
+    tell: &'a mut dyn FnMut(&Ctx, &Progress) -> bool,
+}
+
+impl Reading<'_> {
+    /// The file's name as the report shows it.
+    pub fn display(&self) -> &str {
+        self.display
+    }
+
+    /// The file's first lines (those detection read).
+    pub fn head(&self) -> &[Vec<u8>] {
+        &self.head
+    }
+
+    /// Route every line of the file through `state` in wire order, then finish it; `false` when
+    /// the observer cancelled.
+    ///
+    /// A reader thread splits the stream into chunks of whole lines; worker threads (one per core)
+    /// parse them into `M::Shape`'s lines and free them once routed; this thread routes them, in
+    /// order, and parses too rather than wait.
+    pub fn route<M: Machine>(self, mut state: M) -> bool {
+        let Reading { cx, source, recycle, head, display: _, file, info, progress, base_bytes, tell } = self;
+        drop(head);
+        let mut route =
+            |cx: &mut Ctx, info: &mut FileInfo, chunk: &Chunk, parsed: &[Option<<M::Shape as Shape>::Line<'_>>]| {
+                for (i, (&reader::Span { number, offset, start, end, how }, line)) in
+                    chunk.lines.iter().zip(parsed).enumerate()
+                {
+                    if let Some(Some(ahead)) = parsed.get(i + PREFETCH) {
+                        M::Shape::prefetch(ahead);
+                    }
+                    let bytes = &chunk.bytes[start..end];
+                    let at = Loc { file, line: number };
+                    match line {
+                        Some(line) => {
+                            info.records += 1;
+                            state.line(cx, line, at, offset);
+                        }
+                        None if how != LineEnd::Overlong && bytes.iter().all(|b| b.is_ascii_whitespace()) => {}
+                        None if how == LineEnd::Overlong => {
+                            info.bad_lines += 1;
+                            cx.findings.add(
+                                Code::MalformedLine,
+                                at,
+                                None,
+                                format!(
+                                    "the line is longer than {} MiB: skipped without reading it",
+                                    reader::MAX_LINE >> 20
+                                ),
+                            );
+                        }
+                        None => {
+                            info.bad_lines += 1;
+                            if how == LineEnd::Newline {
+                                cx.findings.add(Code::MalformedLine, at, None, malformed_why(bytes));
+                            } else {
+                                cx.findings.add(
                             Code::TruncatedFinalLine,
                             at,
                             None,
                             "the last line has no final newline and does not parse: the log was still being written",
                         );
+                            }
+                        }
+                    }
+                }
+            };
+        let mut last_told = base_bytes;
+        let mut read_to = 0;
+        let mut last_line = 0;
+        let workers = worker_threads();
+        let flow = Flow::<M::Shape> {
+            source: std::sync::Mutex::new(source),
+            state: std::sync::Mutex::new(FlowState::default()),
+            changed: std::sync::Condvar::new(),
+            recycle,
+            arenas: std::sync::Mutex::new(Vec::new()),
+        };
+        let mut cancelled = false;
+        std::thread::scope(|scope| {
+            // Closed however this thread leaves (a panic too): the scope waits for the workers, and
+            // they wait for the close.
+            let _close = CloseOnDrop(&flow);
+            let named = || std::thread::Builder::new().name("arbor-parse".into());
+            let started = (0..workers).filter(|_| named().spawn_scoped(scope, || flow.work()).is_ok()).count();
+            // Route in wire order as the chunks are parsed (this thread parses too while it would
+            // wait, and parses everything when no worker could be started); each routed chunk goes
+            // back to the workers to be freed.
+            while let Some(parsed) = flow.next_in_order() {
+                let chunk = &M::Shape::owner(&parsed).chunk;
+                route(cx, info, chunk, M::Shape::lines(&parsed));
+                read_to = chunk.read_to;
+                last_line = chunk.lines.last().map_or(last_line, |l| l.number);
+                flow.routed(parsed, started > 0);
+                progress.bytes_read = base_bytes + read_to;
+                // Tell the observer early (the first sessions), then about every 16 MB.
+                if last_told == base_bytes || progress.bytes_read - last_told >= 16 << 20 {
+                    last_told = progress.bytes_read;
+                    progress.records = cx.records.len() as u64;
+                    progress.sessions = cx.graph.len();
+                    progress.findings = cx.findings.list.len();
+                    if !tell(cx, progress) {
+                        cancelled = true;
+                        break;
                     }
                 }
             }
+        });
+        if cancelled {
+            return false;
         }
-    };
-    let mut last_told = base_bytes;
-    let mut read_to = 0;
-    let mut last_line = 0;
-    let workers = worker_threads();
-    let flow = Flow {
-        source: std::sync::Mutex::new(source),
-        state: std::sync::Mutex::new(FlowState::default()),
-        changed: std::sync::Condvar::new(),
-        recycle,
-        arenas: std::sync::Mutex::new(Vec::new()),
-    };
-    let mut cancelled = false;
-    std::thread::scope(|scope| {
-        // Closed however this thread leaves (a panic too): the scope waits for the workers, and
-        // they wait for the close.
-        let _close = CloseOnDrop(&flow);
-        let named = || std::thread::Builder::new().name("arbor-parse".into());
-        let started = (0..workers).filter(|_| named().spawn_scoped(scope, || flow.work()).is_ok()).count();
-        // Route in wire order as the chunks are parsed (this thread parses too while it would
-        // wait, and parses everything when no worker could be started); each routed chunk goes
-        // back to the workers to be freed.
-        while let Some(parsed) = flow.next_in_order() {
-            let chunk = &parsed.borrow_owner().chunk;
-            route(cx, info, chunk, parsed.borrow_dependent());
-            read_to = chunk.read_to;
-            last_line = chunk.lines.last().map_or(last_line, |l| l.number);
-            flow.routed(parsed, started > 0);
-            progress.bytes_read = base_bytes + read_to;
-            // Tell the observer early (the first sessions), then about every 16 MB.
-            if last_told == base_bytes || progress.bytes_read - last_told >= 16 << 20 {
-                last_told = progress.bytes_read;
-                progress.records = cx.records.len() as u64;
-                progress.sessions = cx.graph.len();
-                progress.findings = cx.findings.list.len();
-                if !tell(cx, progress) {
-                    cancelled = true;
-                    break;
-                }
-            }
+        let end = flow.source.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner).end;
+        if let Some(Some(e)) = end {
+            // A read error (a corrupt zstd frame) ends this file; what was read stays.
+            cx.findings.add(
+                Code::UnreadableInput,
+                Loc { file, line: last_line + 1 },
+                None,
+                format!("reading stopped here: {e}"),
+            );
         }
-    });
-    if cancelled {
-        return false;
+        state.finish(cx);
+        info.bytes = read_to;
+        progress.bytes_read = base_bytes + info.bytes;
+        progress.records = cx.records.len() as u64;
+        true
     }
-    let end = flow.source.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner).end;
-    if let Some(Some(e)) = end {
-        // A read error (a corrupt zstd frame) ends this file; what was read stays.
-        cx.findings.add(
-            Code::UnreadableInput,
-            Loc { file, line: last_line + 1 },
-            None,
-            format!("reading stopped here: {e}"),
-        );
-    }
-    state.finish(cx);
-    info.bytes = read_to;
-    progress.bytes_read = base_bytes + info.bytes;
-    progress.records = cx.records.len() as u64;
-    true
 }
 
 /// Lines ahead of the one being routed whose payloads are fetched into the cache.
 const PREFETCH: usize = 4;
-
-/// Ask for a parsed line, and its boxed payloads, to be brought into this core's cache. A worker
-/// wrote them on the other core, and the router's first read of each was a cache miss: 60 % of
-/// Copilot routing's own time was spent on the first loads of `data` fields.
-fn prefetch_line(line: &Line) {
-    prefetch(line);
-    if let Some(p) = line.params.0.as_deref() {
-        prefetch(p);
-        if let Some(e) = p.event.0.as_deref() {
-            prefetch(e);
-        }
-    }
-}
-
-/// Prefetch every cache line of `value` (a hint: nothing is read, and nothing on other CPUs).
-#[inline(always)]
-fn prefetch<T>(value: &T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let base = (value as *const T).cast::<i8>();
-        for off in (0..std::mem::size_of::<T>()).step_by(64) {
-            // SAFETY: a prefetch is a hint that never faults and reads nothing into the program;
-            // the address is inside `value`, which is borrowed for the call.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(base.add(off)) };
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = value;
-}
 
 fn malformed_why(bytes: &[u8]) -> String {
     match std::str::from_utf8(bytes) {
@@ -742,7 +684,8 @@ impl Analysis {
     /// A recording's turns, replies and boundary findings for a session that also has a durable
     /// log are left out: the durable log is the fact log (SPEC 2.3).
     pub(crate) fn superseded_by_durable(&self, file: u32, session: Sym) -> bool {
-        self.files[file as usize].format == Some(Format::DshRpc) && self.cx.durable.contains(&session)
+        self.files[file as usize].format.is_some_and(|f| f.reader.defers_to_durable())
+            && self.cx.durable.contains(&session)
     }
 
     pub fn name(&self, s: Sym) -> &str {
@@ -834,7 +777,9 @@ impl Analysis {
                         (Some(b), reader::Piece::Bytes(_)) => {
                             crate::wire::push_json_string(&mut text, b);
                         }
-                        (Some(b), reader::Piece::Line) => text.push_str(&reply_text(b)),
+                        (Some(b), reader::Piece::Line) => {
+                            text.push_str(&info.format.map_or_else(String::new, |f| f.reader.reply_text(b)))
+                        }
                         (None, _) => {}
                     }
                     ends.push(text.len());
@@ -1109,17 +1054,4 @@ fn snippet(text: &str, q: &str, width: usize) -> String {
         out.insert(0, '…');
     }
     out
-}
-
-/// A reply's text from its line: the text blocks of a dsh `assistant/message` (`""` when it has
-/// none), or a Copilot `assistant.message`'s content; the event may be wrapped in an RPC
-/// notification's `params.event`.
-fn reply_text(bytes: &[u8]) -> String {
-    let Some(line) = crate::wire::parse_line(bytes) else { return String::new() };
-    let event = line.params.0.as_deref().and_then(|p| p.event.0.as_deref()).unwrap_or(&line);
-    let Some(data) = event.data.0.as_ref() else { return String::new() };
-    match &data.message.0 {
-        Some(m) => crate::wire::text_of(&m.content.0),
-        None => data.content.text().unwrap_or_default(),
-    }
 }

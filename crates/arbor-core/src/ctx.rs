@@ -3,12 +3,12 @@
 //! One `Ctx` per analysis. Format modules own their per-file state machines; what outlives a file
 //! (the graph, findings, turns, waits, the record index) lives here.
 
-use crate::boundary::Turns;
 use crate::finding::{Code, Findings, Loc};
 use crate::graph::SessionGraph;
-use crate::intern::{HashMap, HashSet};
+use crate::intern::HashSet;
 use crate::intern::{Interner, Sym};
 use crate::report::WaitOutcome;
+use crate::turns::Turns;
 
 /// What a record is, in one byte.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -233,19 +233,29 @@ pub struct Ctx {
     pub file_starts: Vec<(u32, u32)>,
     /// Sessions that have a durable log: their turns and replies come from it (SPEC 2.3).
     pub durable: HashSet<Sym>,
-    /// dsh-session headers' parent links, resolved once every file is read.
-    pub header_links: Vec<(Sym, Sym, Loc)>,
     /// Files already told they hold placeholder ids.
     pub placeholder_files: HashSet<u32>,
-    /// dsh-session children's runs as their files end, by the header that opened each (two files
-    /// may carry the same id): (last turn/end, outcome).
-    pub child_run_ends: HashMap<Loc, (Option<Loc>, crate::report::Outcome)>,
     /// Where the text of a reply record is in its line (`wire::Data::content_at`), by record
     /// index, ascending: its text is then read back without parsing the line again.
     pub text_spans: Vec<(u32, (u32, u32))>,
+    /// What formats keep across files until they settle, one value of each type that asks
+    /// (`ext`): the driver and this context need not know what a format links once all is read.
+    exts: Vec<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 impl Ctx {
+    /// A format's own cross-file state of type `T`, made on first use.
+    pub fn ext<T: Default + Send + Sync + 'static>(&mut self) -> &mut T {
+        let i = match self.exts.iter().position(|e| e.is::<T>()) {
+            Some(i) => i,
+            None => {
+                self.exts.push(Box::<T>::default());
+                self.exts.len() - 1
+            }
+        };
+        self.exts[i].downcast_mut::<T>().expect("the slot holds a T")
+    }
+
     /// The file of the record at `index`.
     pub fn file_of(&self, index: usize) -> Option<u32> {
         if index >= self.records.len() {
@@ -314,7 +324,7 @@ impl Ctx {
     }
 
     pub fn sym(&mut self, s: &str, at: Loc) -> Sym {
-        if crate::dsh::is_placeholder(s) && self.placeholder_files.insert(at.file) {
+        if is_placeholder(s) && self.placeholder_files.insert(at.file) {
             self.findings.add(
                 Code::PlaceholderIds,
                 at,
@@ -340,4 +350,9 @@ impl Ctx {
             node.events += 1;
         }
     }
+}
+
+/// A normalized snapshot's id: `{{sessionId}}`, `{{session:1}}` (SPEC 1.1).
+pub fn is_placeholder(id: &str) -> bool {
+    id.starts_with("{{") && id.ends_with("}}")
 }

@@ -1,21 +1,19 @@
 //! Arbor's engine: read → detect → normalize → graph → analyses → report. No Tauri, no clock, no UI.
 //!
 //! - `reader` owns bytes: files of an opened path, zstd, lines with numbers and offsets.
-//! - `detect` names a file's format from its content.
-//! - `wire` is the lenient, borrowed shape of one JSON line; `scan` parses a line into it.
-//! - `dsh` and `copilot` are the format modules: routing, root turns, waits, the sub-agent tree.
-//! - `boundary` is the turn/step invariant checker; `graph` holds sessions and runs in petgraph.
+//! - `formats` holds one module per format behind one interface: detection votes, line shapes,
+//!   state machines (routing, root turns, waits, the sub-agent tree, boundaries).
+//! - `wire` is the lenient, borrowed shape of one JSON line of the harness family; `scan` parses
+//!   a line into it.
+//! - `graph` holds sessions and runs in petgraph; `turns` the turns and steps formats find.
 //! - `analysis` drives a run and builds the `report`, the plain data every consumer reads.
 //!
 //! Parsing never fails: every input problem is a `Finding` with its place, and loading goes on.
 
 pub mod analysis;
-pub mod boundary;
-pub mod copilot;
 pub mod ctx;
-pub mod detect;
-pub mod dsh;
 pub mod finding;
+pub mod formats;
 pub mod graph;
 pub mod intern;
 pub mod reader;
@@ -24,6 +22,7 @@ pub(crate) mod report_json;
 pub mod report_parts;
 pub mod sample;
 mod scan;
+pub mod turns;
 pub mod wire;
 
 use std::path::PathBuf;
@@ -35,19 +34,7 @@ pub use report::Report;
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// A format the engine reads: its id (as in reports) and a sentence for people.
-#[derive(Debug, Clone, Copy, serde::Serialize, ts_rs::TS)]
-pub struct FormatInfo {
-    pub id: &'static str,
-    pub description: &'static str,
-}
-
-pub const FORMATS: &[FormatInfo] = &[
-    FormatInfo { id: "dsh-rpc", description: "deepseek-harness JSON-RPC recording" },
-    FormatInfo { id: "dsh-session", description: "deepseek-harness durable session logs (files or folders)" },
-    FormatInfo { id: "copilot-events", description: "GitHub Copilot CLI events.jsonl" },
-    FormatInfo { id: "copilot-rpc", description: "GitHub Copilot SDK JSON-RPC recording" },
-];
+pub use formats::{FormatInfo, FORMATS};
 
 /// Why nothing could be read at all (a path that does not exist, a folder with no logs).
 #[derive(Debug, Clone)]

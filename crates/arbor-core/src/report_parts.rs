@@ -10,14 +10,13 @@
 //! the generated types.
 
 use crate::analysis::{Analysis, ReplyTexts};
-use crate::boundary::TurnId;
 use crate::ctx::{TextRef, WaitRec};
-use crate::detect::Format;
 use crate::finding::Loc;
 use crate::graph::Placements;
 use crate::intern::Sym;
 use crate::report::{self, Outcome, Report, Severity, WaitOutcome};
 use crate::report_json::{Pretty, Writer};
+use crate::turns::TurnId;
 
 /// A turn id as the report shows it: what `serde_json::Value` would write for it (`null` for a
 /// reply outside any turn).
@@ -168,13 +167,13 @@ impl<'a> ReportParts<'a> {
     }
 
     /// A turn's run number, shown only for sessions that ran more than once.
-    fn run_of(&self, t: &crate::boundary::TurnRec) -> Option<u32> {
+    fn run_of(&self, t: &crate::turns::TurnRec) -> Option<u32> {
         t.run().filter(|_| self.a.cx.graph.get(t.session).map_or(0, |n| n.runs.len()) > 1)
     }
 
     /// The turns the report shows: a recording's turns of a session with a durable log are left
     /// out (SPEC 2.3).
-    fn shown_turns(&self) -> impl Iterator<Item = (usize, &'a crate::boundary::TurnRec)> + '_ {
+    fn shown_turns(&self) -> impl Iterator<Item = (usize, &'a crate::turns::TurnRec)> + '_ {
         self.a.cx.turns.list.iter().enumerate().filter(|(_, t)| {
             let file = t.start().or(t.end()).and_then(|r| self.a.cx.file_of(r as usize)).unwrap_or(0);
             !self.a.superseded_by_durable(file, t.session)
@@ -184,7 +183,7 @@ impl<'a> ReportParts<'a> {
     pub fn inputs(&self) -> impl Iterator<Item = InputRef<'a>> + '_ {
         self.a.files.iter().map(|f| InputRef {
             file: &f.display,
-            format: f.format.map_or("unknown", Format::id),
+            format: f.format.map_or("unknown", |f| f.id),
             records: f.records,
             bad_lines: f.bad_lines,
             bytes: f.bytes,
@@ -219,7 +218,7 @@ impl<'a> ReportParts<'a> {
         })
     }
 
-    fn turn_id(&self, t: &crate::boundary::TurnRec) -> TurnIdRef<'a> {
+    fn turn_id(&self, t: &crate::turns::TurnRec) -> TurnIdRef<'a> {
         match t.turn {
             TurnId::Num(n) => TurnIdRef::Num(n),
             TurnId::Text(s) => TurnIdRef::Text(self.a.cx.turns.id_text(s)),

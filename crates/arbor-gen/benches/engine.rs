@@ -89,7 +89,7 @@ fn stages(c: &mut Criterion) {
         let head: u64 = lines.iter().take(200).map(|l| l.len() as u64 + 1).sum();
         g.throughput(Throughput::Bytes(head));
         g.bench_function("detect", |b| {
-            b.iter(|| black_box(arbor_core::detect::detect(lines.iter().take(200).copied())))
+            b.iter(|| black_box(arbor_core::formats::detect(lines.iter().take(200).copied())))
         });
         g.throughput(Throughput::Bytes(data.len() as u64));
         g.bench_function("analyze", |b| {

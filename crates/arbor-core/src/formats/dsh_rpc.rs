@@ -1,53 +1,70 @@
-//! The deepseek-harness formats: `dsh-rpc` recordings (routing, root turns, SPEC 2.1) and
-//! `dsh-session` durable logs (headers and the session tree, SPEC 2.3).
-//!
-//! Both feed session events to a boundary `Checker` per session. This module owns the routing
-//! state of one recording (a runtime's ancestry, root turns, sessions seen before their start
-//! edge); the graph and findings it writes live in `Ctx`.
+//! `dsh-rpc`: recordings of the deepseek-harness JSON-RPC stream (SPEC 2.1). This module owns the
+//! routing state of one recording: a runtime's ancestry, root turns, sessions seen before their
+//! start edge. Session events go to a boundary `Checker` per session (`dsh_events`); the graph and
+//! findings it writes live in `Ctx`.
 
-use crate::boundary::{Checker, EventView};
+use super::dsh_events::{event_kind, event_view, label_from, Checker};
+use super::{FormatInfo, HeadLine, Machine, Reading};
 use crate::ctx::{Ctx, IndexList, Kind, NaiveRec, TextRef, WaitRec};
 use crate::finding::{Code, Loc};
 use crate::graph::Ancestry;
 use crate::intern::Sym;
 use crate::intern::{HashMap, HashSet};
 use crate::report::{Outcome, WaitOutcome};
-use crate::wire::{Data, Line, Params};
+use crate::wire::{Line, Params};
 
-/// The kind of a durable event type, for the record index.
-pub fn event_kind(t: &str) -> Kind {
-    match t {
-        "turn/start" => Kind::TurnStart,
-        "turn/end" => Kind::TurnEnd,
-        "step/start" => Kind::StepStart,
-        "step/end" => Kind::StepEnd,
-        "user/message" => Kind::UserMessage,
-        "assistant/message" => Kind::AssistantMessage,
-        "assistant/chunk" | "text-chunks" | "reasoning-chunks" | "tool-call-chunks" => Kind::Chunk,
-        "tool/call" => Kind::ToolCall,
-        "tool/result" => Kind::ToolResult,
-        _ => Kind::Other,
+pub const FORMAT: FormatInfo = FormatInfo {
+    id: "dsh-rpc",
+    description: "deepseek-harness JSON-RPC recording",
+    reader: &DshRpcFormat,
+};
+
+/// JSON-RPC methods only a dsh recording has.
+const DSH_METHODS: &[&str] =
+    &["subagent.started", "subagent.finished", "session.status", "initialize", "session/prompt", "shutdown"];
+
+#[derive(Debug)]
+struct DshRpcFormat;
+
+impl super::Format for DshRpcFormat {
+    /// A dsh method, or a `session.event` whose event is a dsh one (a `/` type or a `seq`) and not a
+    /// Copilot envelope (a dotted type or a `timestamp`).
+    fn vote(&self, head: &HeadLine) -> bool {
+        let Some(line) = head.wire() else { return false };
+        let Some(method) = line.method.as_str() else { return false };
+        if method != "session.event" {
+            return DSH_METHODS.contains(&method);
+        }
+        let Some(event) = line.params.0.as_ref().and_then(|p| p.event.0.as_deref()) else { return false };
+        let Some(t) = event.kind.as_str() else { return false };
+        !(super::copilot_like_type(t) || event.timestamp.present())
+            && (super::dsh_like_type(t) || event.seq.get().is_some())
+    }
+
+    fn read(&self, file: Reading<'_>) -> bool {
+        file.route(Box::<DshRpc>::default())
+    }
+
+    fn reply_text(&self, line: &[u8]) -> String {
+        crate::wire::reply_text(line)
+    }
+
+    /// A recording's turns defer to a durable log of the same session (SPEC 2.3).
+    fn defers_to_durable(&self) -> bool {
+        true
     }
 }
 
-/// The checker's view of a durable event line.
-pub fn event_view<'a>(ev: &'a Line<'a>) -> EventView<'a> {
-    let kind = ev.kind.as_str().unwrap_or("");
-    let data = ev.data.0.as_ref().unwrap_or(Data::empty());
-    let packed = kind.ends_with("-chunks");
-    let count = if packed { data.dt.0.unwrap_or(1).max(1) } else { 1 };
-    EventView {
-        kind,
-        seq: if packed { ev.seq0.int().or(ev.seq.int()) } else { ev.seq.int() },
-        count,
-        time: if packed { ev.time0.get().or(ev.time.get()) } else { ev.time.get() },
-        ignorable: ev.ignorable.0 == Some(true),
-        data,
-    }
-}
+impl Machine for Box<DshRpc> {
+    type Shape = crate::wire::WireShape;
 
-fn label_from(view: &EventView) -> Option<String> {
-    (view.kind == "subagent/descriptor").then(|| view.data.label.non_empty().map(str::to_owned)).flatten()
+    fn line(&mut self, cx: &mut Ctx, line: &Line, at: Loc, offset: u64) {
+        DshRpc::line(self, cx, line, at, offset)
+    }
+
+    fn finish(&mut self, cx: &mut Ctx) {
+        DshRpc::finish(self, cx)
+    }
 }
 
 /// A root turn in progress (SPEC 2.1).
@@ -76,7 +93,7 @@ pub struct DshRpc {
 }
 
 impl DshRpc {
-    pub fn line(&mut self, cx: &mut Ctx, line: &Line, at: Loc, offset: u64) {
+    fn line(&mut self, cx: &mut Ctx, line: &Line, at: Loc, offset: u64) {
         let Some(method) = line.method.as_str() else {
             let kind = if line.id.present() { Kind::Response } else { Kind::Other };
             cx.record(at, offset, None, kind, None);
@@ -317,7 +334,7 @@ impl DshRpc {
     }
 
     /// The end of the recording: open root turns end `open`; open turns and steps are reported.
-    pub fn finish(&mut self, cx: &mut Ctx) {
+    fn finish(&mut self, cx: &mut Ctx) {
         let open: Vec<Sym> = self.open_turns.keys().copied().collect();
         for r in open {
             self.end_open_turn(cx, r);
@@ -346,141 +363,3 @@ fn wait_of(root: Sym, mut t: RootTurn, end: Option<Loc>, outcome: WaitOutcome) -
     }
 }
 
-/// The state of one `dsh-session` file.
-#[derive(Debug)]
-pub struct DshSession {
-    session: Option<Sym>,
-    checker: Option<Checker>,
-    header: Option<Loc>,
-    stem: String,
-}
-
-impl DshSession {
-    pub fn new(stem: String) -> Self {
-        DshSession { session: None, checker: None, header: None, stem }
-    }
-
-    pub fn line(&mut self, cx: &mut Ctx, line: &Line, at: Loc, offset: u64) {
-        if self.session.is_none() && line.kind.as_str() == Some("session") {
-            if let Some(id) = line.id.non_empty() {
-                self.header_line(cx, line, id, at, offset);
-                return;
-            }
-        }
-        let s = match self.session {
-            Some(s) => s,
-            None => {
-                // A log without a header: the file's stem names the session.
-                let s = cx.sym(&self.stem.clone(), at);
-                self.begin(cx, s);
-                s
-            }
-        };
-        let view = event_view(line);
-        cx.record(at, offset, Some(s), event_kind(view.kind), view.time);
-        if let Some(label) = label_from(&view) {
-            cx.graph.set_label(s, &label);
-        }
-        let checker = self.checker.as_mut().expect("begun above");
-        checker.event(&view, at, cx.records.len(), &mut cx.turns, &mut cx.findings);
-    }
-
-    fn begin(&mut self, cx: &mut Ctx, s: Sym) {
-        cx.graph.session(s);
-        cx.durable.insert(s);
-        self.session = Some(s);
-        self.checker = Some(Checker::new(s, None));
-    }
-
-    fn header_line(&mut self, cx: &mut Ctx, line: &Line, id: &str, at: Loc, offset: u64) {
-        let s = cx.sym(id, at);
-        self.begin(cx, s);
-        self.header = Some(at);
-        cx.record(at, offset, Some(s), Kind::Header, None);
-        if let Some(d) = line.delegation_depth.int() {
-            cx.graph.set_header_depth(s, d, at);
-        }
-        if let Some(parent) = line.parent_session.non_empty() {
-            let p = cx.sym(parent, at);
-            cx.header_links.push((s, p, at));
-        }
-    }
-
-    /// The end of the file: report what is open, and settle the child's run from its last turn.
-    pub fn finish(&mut self, cx: &mut Ctx) {
-        let (Some(_), Some(mut checker)) = (self.session, self.checker.take()) else { return };
-        checker.finish(&mut cx.findings);
-        let outcome = match checker.last_reason(&cx.turns) {
-            None => Outcome::Open,
-            Some("completed" | "max-tokens") => Outcome::Ok,
-            Some("aborted" | "interrupted") => Outcome::Cancelled,
-            Some(_) => Outcome::Error,
-        };
-        let end = checker.last_turn_end(&cx.turns).and_then(|r| cx.loc_of(r));
-        if let Some(header) = self.header {
-            cx.child_run_ends.insert(header, (end, outcome));
-        }
-    }
-}
-
-pub fn is_placeholder(id: &str) -> bool {
-    id.starts_with("{{") && id.ends_with("}}")
-}
-
-/// Once every file is read: hang `dsh-session` children under their headers' parents, then
-/// compare header depths with the tree.
-pub fn link_headers(cx: &mut Ctx) {
-    let links = std::mem::take(&mut cx.header_links);
-    let mut ancestry = Ancestry::default();
-    for (child, parent, at) in links {
-        let (cn, pn) = (cx.ids.name(child).to_owned(), cx.ids.name(parent).to_owned());
-        if child == parent && is_placeholder(&cn) {
-            // A normalized snapshot: both ids were replaced by the same placeholder, so the link
-            // says nothing (placeholder-ids already tells the user).
-            continue;
-        }
-        if ancestry.would_cycle(child, parent) {
-            cx.findings.add(
-                Code::AncestryCycle,
-                at,
-                Some(child),
-                format!("the header of `{cn}` names `{pn}` as its parent, which makes `{cn}` its own ancestor"),
-            );
-        } else if !cx.graph.contains(parent) {
-            cx.findings.add(
-                Code::MissingParentSession,
-                at,
-                Some(child),
-                format!("the header's parentSession `{pn}` names no loaded session"),
-            );
-        }
-        if child != parent {
-            ancestry.set_parent(child, parent);
-        }
-        let (end, outcome) = cx.child_run_ends.get(&at).copied().unwrap_or((None, Outcome::Open));
-        let run = cx.graph.open_run(child, Some(parent), Some(at), false);
-        let node = cx.graph.session(child);
-        node.runs[run].end = end;
-        node.runs[run].outcome = outcome;
-    }
-    let placements = cx.graph.placements();
-    let mut mismatches = Vec::new();
-    for node in cx.graph.nodes() {
-        if let (Some((d, at)), Some(p)) = (cx.graph.header_depth(node.id), placements.get(&node.id)) {
-            if let Some(depth) = p.depth {
-                if d != depth as i64 {
-                    mismatches.push((node.id, d, depth, at));
-                }
-            }
-        }
-    }
-    for (s, d, depth, at) in mismatches {
-        let name = cx.ids.name(s).to_owned();
-        cx.findings.add(
-            Code::DelegationDepthMismatch,
-            at,
-            Some(s),
-            format!("the header of `{name}` says delegationDepth {d}, but it sits at depth {depth} in the tree"),
-        );
-    }
-}

@@ -5,13 +5,80 @@
 //! per-agent turns and replies, and both waiters: the correct one, and the naive one that ignores
 //! `agentId`, so the report can show where they part.
 
-use crate::boundary::{TurnId, TurnRec};
+use super::{FormatInfo, HeadLine, Machine, Reading};
 use crate::ctx::{Ctx, Kind, LooseReply, NaiveRec, TextRef, WaitRec};
 use crate::finding::{Code, Loc};
 use crate::intern::Sym;
 use crate::intern::{HashMap, HashSet};
 use crate::report::{Outcome, WaitOutcome};
+use crate::turns::{TurnId, TurnRec};
 use crate::wire::{parse_line, Data, Line, Params};
+
+pub const EVENTS: FormatInfo =
+    FormatInfo { id: "copilot-events", description: "GitHub Copilot CLI events.jsonl", reader: &CopilotEvents };
+
+pub const RPC: FormatInfo =
+    FormatInfo { id: "copilot-rpc", description: "GitHub Copilot SDK JSON-RPC recording", reader: &CopilotRpc };
+
+#[derive(Debug)]
+struct CopilotEvents;
+
+#[derive(Debug)]
+struct CopilotRpc;
+
+impl super::Format for CopilotEvents {
+    /// An envelope: a dotted event type with a `timestamp` or an `id`, and no JSON-RPC method.
+    fn vote(&self, head: &HeadLine) -> bool {
+        let Some(line) = head.wire() else { return false };
+        if line.method.as_str().is_some() {
+            return false;
+        }
+        let Some(t) = line.kind.as_str() else { return false };
+        super::copilot_like_type(t) && (line.timestamp.present() || line.id.present())
+    }
+
+    fn read(&self, file: Reading<'_>) -> bool {
+        let root = events_root_id(file.head(), file.display());
+        file.route(Copilot::events(root))
+    }
+
+    fn reply_text(&self, line: &[u8]) -> String {
+        crate::wire::reply_text(line)
+    }
+}
+
+impl super::Format for CopilotRpc {
+    /// A `session.event` notification whose event is an envelope (a dotted type or a `timestamp`).
+    fn vote(&self, head: &HeadLine) -> bool {
+        let Some(line) = head.wire() else { return false };
+        if line.method.as_str() != Some("session.event") {
+            return false;
+        }
+        let Some(event) = line.params.0.as_ref().and_then(|p| p.event.0.as_deref()) else { return false };
+        let Some(t) = event.kind.as_str() else { return false };
+        super::copilot_like_type(t) || event.timestamp.present()
+    }
+
+    fn read(&self, file: Reading<'_>) -> bool {
+        file.route(Copilot::rpc())
+    }
+
+    fn reply_text(&self, line: &[u8]) -> String {
+        crate::wire::reply_text(line)
+    }
+}
+
+impl Machine for Copilot {
+    type Shape = crate::wire::WireShape;
+
+    fn line(&mut self, cx: &mut Ctx, line: &Line, at: Loc, offset: u64) {
+        Copilot::line(self, cx, line, at, offset)
+    }
+
+    fn finish(&mut self, cx: &mut Ctx) {
+        Copilot::finish(self, cx)
+    }
+}
 
 const LIFECYCLE: &[&str] = &["subagent.started", "subagent.configured", "subagent.completed", "subagent.failed"];
 
@@ -108,7 +175,7 @@ impl Root {
 
 /// The state of one Copilot file.
 #[derive(Debug)]
-pub struct Copilot {
+struct Copilot {
     rpc: bool,
     /// `copilot-events`: the root agent's id, known before the first event.
     events_root: Option<String>,
@@ -122,7 +189,7 @@ pub struct Copilot {
 
 /// The root agent of a saved `events.jsonl`: `session.start.data.sessionId`, else the folder name
 /// of an `events.jsonl`, else the file stem.
-pub fn events_root_id(head: &[Vec<u8>], display: &str) -> String {
+fn events_root_id(head: &[Vec<u8>], display: &str) -> String {
     for bytes in head {
         if let Some(l) = parse_line(bytes) {
             if l.kind.as_str() == Some("session.start") {
@@ -141,7 +208,7 @@ pub fn events_root_id(head: &[Vec<u8>], display: &str) -> String {
 }
 
 impl Copilot {
-    pub fn events(root: String) -> Self {
+    fn events(root: String) -> Self {
         Copilot {
             rpc: false,
             events_root: Some(root),
@@ -152,7 +219,7 @@ impl Copilot {
         }
     }
 
-    pub fn rpc() -> Self {
+    fn rpc() -> Self {
         Copilot {
             rpc: true,
             events_root: None,
@@ -174,7 +241,7 @@ impl Copilot {
         self.roots.len() - 1
     }
 
-    pub fn line(&mut self, cx: &mut Ctx, line: &Line, at: Loc, offset: u64) {
+    fn line(&mut self, cx: &mut Ctx, line: &Line, at: Loc, offset: u64) {
         if self.rpc {
             let empty = Params::default();
             let params = line.params.0.as_deref().unwrap_or(&empty);
@@ -370,7 +437,7 @@ impl Copilot {
         }
     }
 
-    pub fn finish(&mut self, cx: &mut Ctx) {
+    fn finish(&mut self, cx: &mut Ctx) {
         for root in &mut self.roots {
             for mut w in root.waits.drain(..) {
                 w.correct.settle(root.has_idle);

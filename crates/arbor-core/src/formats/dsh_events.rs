@@ -1,13 +1,54 @@
-//! Boundaries (SPEC.md 2.3): the harness's own invariant oracle over one session's durable events.
+//! What the two deepseek-harness formats share: the durable event vocabulary, the view of one
+//! durable event, and the boundary checker (SPEC 2.3), the harness's own invariant oracle over one
+//! session's durable events.
 //!
 //! A `Checker` sees one session's events in order and owns its open turn and step. Each event gets
 //! at most one boundary finding (plus `seq-not-increasing`); a violation is reported and the event
 //! is taken as the new truth, so one fault does not cascade. Turns, their steps and the last reply
-//! of each turn are written to `Turns` as they happen.
+//! of each turn are written to `Turns` as they happen. Not a format of its own: `dsh_rpc` and
+//! `dsh_session` feed it.
 
+use crate::ctx::Kind;
 use crate::finding::{Code, Findings, Loc};
 use crate::intern::Sym;
-use crate::wire::{Block, Content, Data};
+use crate::turns::{StepSpan, TurnId, TurnRec, Turns, NO_RECORD};
+use crate::wire::{Block, Content, Data, Line};
+
+/// The kind of a durable event type, for the record index.
+pub fn event_kind(t: &str) -> Kind {
+    match t {
+        "turn/start" => Kind::TurnStart,
+        "turn/end" => Kind::TurnEnd,
+        "step/start" => Kind::StepStart,
+        "step/end" => Kind::StepEnd,
+        "user/message" => Kind::UserMessage,
+        "assistant/message" => Kind::AssistantMessage,
+        "assistant/chunk" | "text-chunks" | "reasoning-chunks" | "tool-call-chunks" => Kind::Chunk,
+        "tool/call" => Kind::ToolCall,
+        "tool/result" => Kind::ToolResult,
+        _ => Kind::Other,
+    }
+}
+
+/// The checker's view of a durable event line.
+pub fn event_view<'a>(ev: &'a Line<'a>) -> EventView<'a> {
+    let kind = ev.kind.as_str().unwrap_or("");
+    let data = ev.data.0.as_ref().unwrap_or(Data::empty());
+    let packed = kind.ends_with("-chunks");
+    let count = if packed { data.dt.0.unwrap_or(1).max(1) } else { 1 };
+    EventView {
+        kind,
+        seq: if packed { ev.seq0.int().or(ev.seq.int()) } else { ev.seq.int() },
+        count,
+        time: if packed { ev.time0.get().or(ev.time.get()) } else { ev.time.get() },
+        ignorable: ev.ignorable.0 == Some(true),
+        data,
+    }
+}
+
+pub fn label_from(view: &EventView) -> Option<String> {
+    (view.kind == "subagent/descriptor").then(|| view.data.label.non_empty().map(str::to_owned)).flatten()
+}
 
 /// The durable vocabulary: anything else without `ignorable: true` is unknown.
 pub const KNOWN_TYPES: &[&str] = &[
@@ -67,149 +108,6 @@ pub const KNOWN_TYPES: &[&str] = &[
 ];
 
 pub const MIRROR_TYPES: &[&str] = &["agent/turn-start", "agent/turn-end", "agent/step-start", "agent/step-end"];
-
-/// A record index that names no record.
-pub const NO_RECORD: u32 = u32::MAX;
-
-/// A turn's id: a number (dsh) or a `turnId` string (Copilot), interned in `Turns::ids`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TurnId {
-    Num(i64),
-    Text(Sym),
-}
-
-/// One turn as the checker saw it: 48 bytes (a 1 GiB Copilot log has 281 k). Places are record
-/// indices (the record has the file, line, offset and time); `Turns` holds the strings.
-#[derive(Debug, Clone)]
-pub struct TurnRec {
-    pub session: Sym,
-    /// The turn number (dsh) or `turnId` string (Copilot).
-    pub turn: TurnId,
-    run: u32,
-    /// The records of the turn's start and end, or `NO_RECORD`.
-    start: u32,
-    end: u32,
-    /// The record of the turn's last assistant message (its text stays in the file), or `NO_RECORD`.
-    reply: u32,
-    /// `reason.kind` of the turn's end, interned in `Turns::reasons`, or `NO_REASON`.
-    reason: u32,
-    pub steps: u32,
-    /// The turn's step spans in `Turns::spans`, or `NO_SPANS` while it has none.
-    spans: u32,
-}
-
-const NO_RUN: u32 = u32::MAX;
-const NO_REASON: u32 = u32::MAX;
-const NO_SPANS: u32 = u32::MAX;
-
-fn opt(v: u32) -> Option<u32> {
-    (v != u32::MAX).then_some(v)
-}
-
-impl TurnRec {
-    pub fn new(session: Sym, run: Option<u32>, turn: TurnId, start: Option<u32>, end: Option<u32>) -> Self {
-        TurnRec {
-            session,
-            turn,
-            run: run.unwrap_or(NO_RUN),
-            start: start.unwrap_or(NO_RECORD),
-            end: end.unwrap_or(NO_RECORD),
-            reply: NO_RECORD,
-            reason: NO_REASON,
-            steps: 0,
-            spans: NO_SPANS,
-        }
-    }
-
-    pub fn run(&self) -> Option<u32> {
-        opt(self.run)
-    }
-
-    /// The record of the turn's start.
-    pub fn start(&self) -> Option<u32> {
-        opt(self.start)
-    }
-
-    pub fn end(&self) -> Option<u32> {
-        opt(self.end)
-    }
-
-    pub fn set_end(&mut self, record: u32) {
-        self.end = record;
-    }
-
-    /// The record of the turn's last assistant message.
-    pub fn reply(&self) -> Option<u32> {
-        opt(self.reply)
-    }
-
-    pub fn set_reply(&mut self, record: u32) {
-        self.reply = record;
-    }
-}
-
-/// One step of a turn: its number and the records of its start and end (`NO_RECORD`: open).
-#[derive(Debug, Clone, Copy)]
-pub struct StepSpan {
-    pub step: u32,
-    pub start: u32,
-    end: u32,
-}
-
-impl StepSpan {
-    pub fn end(&self) -> Option<u32> {
-        opt(self.end)
-    }
-}
-
-/// Where the checkers write turns, and the strings and step lists their records name.
-#[derive(Debug, Default)]
-pub struct Turns {
-    pub list: Vec<TurnRec>,
-    /// Copilot `turnId`s, each kept once (every agent's turns are "0", "1", …).
-    pub ids: crate::intern::Interner,
-    reasons: crate::intern::Interner,
-    /// The step spans of each turn that has steps (dsh).
-    spans: Vec<Vec<StepSpan>>,
-}
-
-impl Turns {
-    /// The turn's `reason.kind`.
-    pub fn reason(&self, t: &TurnRec) -> Option<&str> {
-        opt(t.reason).map(|r| self.reasons.name(Sym(r)))
-    }
-
-    pub fn step_spans(&self, t: &TurnRec) -> &[StepSpan] {
-        opt(t.spans).and_then(|i| self.spans.get(i as usize)).map_or(&[], Vec::as_slice)
-    }
-
-    /// The text of a turn id.
-    pub fn id_text(&self, id: Sym) -> &str {
-        self.ids.name(id)
-    }
-
-    fn set_reason(&mut self, ix: usize, reason: Option<&str>) {
-        let r = reason.map_or(NO_REASON, |r| self.reasons.intern(r).0);
-        self.list[ix].reason = r;
-    }
-
-    /// Adds a step span to turn `ix`; its index among the turn's spans.
-    fn push_span(&mut self, ix: usize, span: StepSpan) -> usize {
-        let t = &mut self.list[ix];
-        if t.spans == NO_SPANS {
-            t.spans = self.spans.len() as u32;
-            self.spans.push(Vec::new());
-        }
-        let list = &mut self.spans[t.spans as usize];
-        list.push(span);
-        list.len() - 1
-    }
-
-    fn span_mut(&mut self, ix: usize, span: usize) -> Option<&mut StepSpan> {
-        let i = opt(self.list.get(ix)?.spans)?;
-        self.spans.get_mut(i as usize)?.get_mut(span)
-    }
-}
 
 /// One durable event, as the checker needs it.
 pub struct EventView<'a> {
@@ -297,7 +195,7 @@ impl Checker {
         if let Some((_, _, _, Some(span))) = self.step.take() {
             if let Some((_, ti)) = self.turn {
                 if let Some(s) = turns.span_mut(ti, span) {
-                    s.end = end.unwrap_or(NO_RECORD);
+                    s.set_end(end);
                 }
             }
         }
@@ -393,7 +291,7 @@ impl Checker {
                 self.close_step(turns, None);
                 match self.turn.take() {
                     Some((_, ix)) => {
-                        turns.list[ix].end = rec;
+                        turns.list[ix].set_end(rec);
                         turns.set_reason(ix, reason);
                     }
                     None => {
@@ -433,7 +331,7 @@ impl Checker {
                 let turn_no = dt.or(self.turn.map(|t| t.0)).unwrap_or(0);
                 let span = self.turn.map(|(_, ix)| {
                     turns.list[ix].steps += 1;
-                    turns.push_span(ix, StepSpan { step: n.max(0) as u32, start: rec, end: NO_RECORD })
+                    turns.push_span(ix, StepSpan::open(n.max(0) as u32, rec))
                 });
                 self.step = Some((turn_no, n, at, span));
                 self.next_step = n + 1;
@@ -496,7 +394,7 @@ impl Checker {
                         .map(|t| t.1)
                         .or(self.last_turn.filter(|&i| dt.is_none_or(|x| turns.list[i].turn == TurnId::Num(x))));
                     if let Some(ix) = target {
-                        turns.list[ix].reply = rec;
+                        turns.list[ix].set_reply(rec);
                     }
                 }
             }
@@ -583,16 +481,4 @@ fn block_call_id(blocks: &[Block]) -> Option<String> {
         .find(|b| b.kind.as_str() == Some("tool-result"))
         .and_then(|b| b.tool_call_id.non_empty())
         .map(str::to_owned)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A 1 GiB Copilot log has 281 k turns and 2.7 M records: their sizes are its memory.
-    #[test]
-    fn a_turn_and_a_record_stay_small() {
-        assert_eq!(std::mem::size_of::<TurnRec>(), 48);
-        assert_eq!(std::mem::size_of::<crate::ctx::Record>(), 24);
-    }
 }

@@ -1,0 +1,305 @@
+//! The formats Arbor reads: one module per input dialect, each behind the same small interface.
+//!
+//! A format owns its **vote** (does one of a file's first lines look like mine?), its **line
+//! shape** (what a line is parsed into, on the worker threads), its **state machine** (what a
+//! file's lines mean, in wire order, written into the analysis `Ctx`), what it **settles** once
+//! every file is read (links that cross files), and how a reply's text is **read back** from its
+//! line. The driver (`analysis`) knows formats only through `Format` and `Machine`; the graph,
+//! report and UI know them only by their `FormatInfo`. Adding a format is a module here and one
+//! line in `registry!` below, and nothing else in the engine.
+//!
+//! The four harness formats of the JSON-RPC and event-envelope family (dsh-rpc, dsh-session,
+//! copilot-events, copilot-rpc) share one line shape, `wire::WireShape` (the union of their
+//! fields, read by the hand-tuned `scan`): their lines share one vocabulary and splitting the
+//! scanner would only duplicate it. A format with lines of another shape declares its own with
+//! `line_shape!`.
+
+use crate::ctx::Ctx;
+use crate::finding::Loc;
+use crate::reader::{Block, LineEnd};
+
+pub use crate::analysis::Reading;
+
+/// The formats, in the order they vote: the first whose vote is yes names a line's format.
+/// Each entry is `module: [its FormatInfo constants]`.
+macro_rules! registry {
+    ($($module:ident: [$($format:ident),+],)+) => {
+        $(mod $module;)+
+        /// Every format the engine reads, in voting order.
+        pub const FORMATS: &[FormatInfo] = &[$($($module::$format,)+)+];
+    };
+}
+
+mod dsh_events;
+
+registry! {
+    dsh_rpc: [FORMAT],
+    dsh_session: [FORMAT],
+    copilot: [EVENTS, RPC],
+}
+
+/// A format the engine reads: its id (as reports name it), a sentence for people, and its reader.
+#[derive(Debug, Clone, Copy, serde::Serialize, ts_rs::TS)]
+pub struct FormatInfo {
+    pub id: &'static str,
+    pub description: &'static str,
+    #[serde(skip)]
+    #[ts(skip)]
+    pub reader: &'static dyn Format,
+}
+
+impl PartialEq for FormatInfo {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
+}
+
+impl Eq for FormatInfo {}
+
+/// The interface between a format and the driver.
+pub trait Format: Sync + std::fmt::Debug {
+    /// Whether one of a file's first lines is in this format. Votes are asked in registry order
+    /// and the first yes decides, so a vote says yes only to what is unmistakably its own.
+    fn vote(&self, line: &HeadLine) -> bool;
+
+    /// Read one file in this format: make its state machine and hand it to `file.route`, which
+    /// routes every line through it in wire order. `false` when the reading was cancelled.
+    fn read(&self, file: Reading<'_>) -> bool;
+
+    /// Once every file is read: settle what crosses files (a child whose parent's file came later).
+    fn settle(&self, _cx: &mut Ctx) {}
+
+    /// The text of the reply whose record is this line (SPEC 4 `replies`), read back when the
+    /// report is built: the record index never holds texts.
+    fn reply_text(&self, line: &[u8]) -> String;
+
+    /// A recording whose turns, replies and boundary findings give way to a durable log of the
+    /// same session, when one is loaded too (SPEC 2.3).
+    fn defers_to_durable(&self) -> bool {
+        false
+    }
+}
+
+/// The state machine of one file: it sees the file's parsed lines in wire order.
+pub trait Machine {
+    type Shape: Shape;
+
+    /// One line that parsed, at its place and byte offset.
+    fn line(&mut self, cx: &mut Ctx, line: &<Self::Shape as Shape>::Line<'_>, at: Loc, offset: u64);
+
+    /// The end of the file.
+    fn finish(&mut self, cx: &mut Ctx);
+}
+
+/// What a format's lines are parsed into, on the worker threads (see `line_shape!`).
+pub trait Shape: 'static {
+    type Line<'a>;
+    /// A chunk that owns its bytes and arena together with its parsed lines, which borrow them.
+    type Parsed: Send;
+
+    fn parse(owner: ChunkArena) -> Self::Parsed;
+    fn owner(parsed: &Self::Parsed) -> &ChunkArena;
+    fn lines(parsed: &Self::Parsed) -> &[Option<Self::Line<'_>>];
+    fn into_owner(parsed: Self::Parsed) -> ChunkArena;
+
+    /// Bring a parsed line into the routing core's cache a few lines before it is routed.
+    fn prefetch(_line: &Self::Line<'_>) {}
+}
+
+/// A chunk of whole lines, and the arena its lines' boxed parts are made in.
+pub struct ChunkArena {
+    pub(crate) chunk: Block,
+    pub(crate) arena: bumpalo::Bump,
+}
+
+/// Declares a line shape: `line_shape!(Shape, cells_module, Line, parse_fn, prefetch_fn)` makes
+/// `Shape` parse each line of a chunk with `parse_fn(text, arena, &mut Line::default())` (`false`:
+/// the line is malformed), keeping the chunk and its lines together in a self-referential cell
+/// (in the private module `cells_module`) so that they move between threads whole.
+macro_rules! line_shape {
+    ($shape:ident, $cells:ident, $line:ident, $parse:path, $prefetch:path) => {
+        mod $cells {
+            use super::*;
+            pub type Lines<'a> = Vec<Option<$line<'a>>>;
+            self_cell::self_cell!(
+                pub struct Parsed {
+                    owner: $crate::formats::ChunkArena,
+                    #[covariant]
+                    dependent: Lines,
+                }
+            );
+        }
+
+        impl $crate::formats::Shape for $shape {
+            type Line<'a> = $line<'a>;
+            type Parsed = $cells::Parsed;
+
+            fn parse(owner: $crate::formats::ChunkArena) -> Self::Parsed {
+                $cells::Parsed::new(owner, |o| $crate::formats::parse_chunk_guarded(o, $parse))
+            }
+
+            fn owner(parsed: &Self::Parsed) -> &$crate::formats::ChunkArena {
+                parsed.borrow_owner()
+            }
+
+            fn lines(parsed: &Self::Parsed) -> &[Option<$line<'_>>] {
+                parsed.borrow_dependent()
+            }
+
+            fn into_owner(parsed: Self::Parsed) -> $crate::formats::ChunkArena {
+                parsed.into_owner()
+            }
+
+            #[inline(always)]
+            fn prefetch(line: &$line<'_>) {
+                $prefetch(line)
+            }
+        }
+    };
+}
+pub(crate) use line_shape;
+
+/// Parse every line of a chunk: `None` for a line that is not valid UTF-8, or that `parse`
+/// refuses. This is the part that runs in parallel; it reads nothing but the chunk. A panic in
+/// the parser costs the chunk's lines (they read as malformed), not the analysis.
+pub(crate) fn parse_chunk_guarded<'a, L: Default>(
+    owner: &'a ChunkArena,
+    parse: impl Fn(&'a str, &'a bumpalo::Bump, &mut L) -> bool,
+) -> Vec<Option<L>> {
+    let chunk = &owner.chunk;
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut out = Vec::with_capacity(chunk.lines.len());
+        for l in &chunk.lines {
+            // Validated once here (SIMD); the parser is then given a &str and does not check each
+            // string again.
+            let text = match l.how {
+                LineEnd::Overlong => None,
+                _ => simdutf8::basic::from_utf8(&chunk.bytes[l.start..l.end]).ok(),
+            };
+            // Each line is parsed where it stays.
+            out.push(Some(L::default()));
+            if let Some(slot) = out.last_mut() {
+                if !text.is_some_and(|t| slot.as_mut().is_some_and(|line| parse(t, &owner.arena, line))) {
+                    *slot = None;
+                }
+            }
+        }
+        out
+    }))
+    .unwrap_or_else(|_| chunk.lines.iter().map(|_| None).collect())
+}
+
+/// One of a file's first lines, as detection shows it to each format's vote: its bytes, and its
+/// reading in the harness family's shape when it has one.
+pub struct HeadLine<'a> {
+    bytes: &'a [u8],
+    wire: Option<crate::wire::Line<'a>>,
+}
+
+impl<'a> HeadLine<'a> {
+    pub fn new(bytes: &'a [u8]) -> Self {
+        HeadLine { bytes, wire: crate::wire::parse_line(bytes) }
+    }
+
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The line in the harness family's shape, when it is a JSON object that shape reads.
+    pub fn wire(&self) -> Option<&crate::wire::Line<'a>> {
+        self.wire.as_ref()
+    }
+}
+
+/// How many lines detection looks at before it gives up.
+pub const DETECT_LINES: usize = 200;
+
+/// The format of one line: the first format in registry order whose vote is yes.
+pub fn vote(bytes: &[u8]) -> Option<&'static FormatInfo> {
+    let head = HeadLine::new(bytes);
+    FORMATS.iter().find(|f| f.reader.vote(&head))
+}
+
+/// The format of a file, from its first lines (SPEC 1: from content, never from the name): the
+/// first line with a vote decides.
+pub fn detect<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> Option<&'static FormatInfo> {
+    lines.into_iter().take(DETECT_LINES).find_map(vote)
+}
+
+/// The format whose id this is.
+pub fn by_id(id: &str) -> Option<&'static FormatInfo> {
+    FORMATS.iter().find(|f| f.id == id)
+}
+
+/// A dsh event type looks like `turn/start` or `text-chunks`.
+fn dsh_like_type(t: &str) -> bool {
+    t.contains('/') || t.ends_with("-chunks")
+}
+
+/// A Copilot event type looks like `assistant.message`.
+fn copilot_like_type(t: &str) -> bool {
+    t.contains('.') && !t.contains('/')
+}
+
+/// A file's stem: its name up to the first dot.
+fn stem(display: &str) -> String {
+    let name = display.rsplit('/').next().unwrap_or(display);
+    name.split('.').next().unwrap_or(name).to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn of(lines: &[&str]) -> Option<&'static str> {
+        detect(lines.iter().map(|l| l.as_bytes())).map(|f| f.id)
+    }
+
+    #[test]
+    fn each_format_is_recognised_by_its_first_decisive_line() {
+        assert_eq!(
+            of(&[
+                r#"{"method":"session.event","params":{"sessionId":"s","event":{"type":"turn/start","seq":1,"data":{}}}}"#
+            ]),
+            Some("dsh-rpc")
+        );
+        assert_eq!(
+            of(&[r#"{"jsonrpc":"2.0","id":1,"result":{}}"#, r#"{"method":"subagent.started","params":{}}"#]),
+            Some("dsh-rpc")
+        );
+        assert_eq!(of(&[r#"{"type":"session","version":0,"id":"c1","parentSession":"s1"}"#]), Some("dsh-session"));
+        assert_eq!(
+            of(&[
+                r#"{"type":"assistant.message","data":{"content":"x"},"id":"e5","timestamp":"2026-09-12T00:00:05Z"}"#
+            ]),
+            Some("copilot-events")
+        );
+        assert_eq!(
+            of(&[
+                r#"{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":"s1","event":{"type":"user.message","id":"e1","timestamp":"t"}}}"#
+            ]),
+            Some("copilot-rpc")
+        );
+    }
+
+    #[test]
+    fn foreign_and_ambiguous_lines_do_not_vote() {
+        assert_eq!(of(&[r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"x"}}"#]), None);
+        assert_eq!(of(&[r#"{"type":"user","message":{"role":"user"}}"#, "not json", "[1,2]"]), None);
+        // A JSON-RPC line is never a durable or envelope line, whatever its `type`.
+        assert_eq!(of(&[r#"{"method":"session/update","type":"turn/start","data":{}}"#]), None);
+        // A dotted type that also ends like a packed row: a durable log when it has data or seq,
+        // else an envelope (the dsh vote comes first).
+        assert_eq!(of(&[r#"{"type":"a.text-chunks","seq":1,"id":"e"}"#]), Some("dsh-session"));
+        assert_eq!(of(&[r#"{"type":"a.text-chunks","id":"e"}"#]), Some("copilot-events"));
+    }
+
+    #[test]
+    fn every_format_has_a_distinct_id() {
+        let mut ids: Vec<&str> = FORMATS.iter().map(|f| f.id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), FORMATS.len());
+        assert!(FORMATS.iter().all(|f| by_id(f.id) == Some(f)));
+    }
+}
