@@ -833,6 +833,23 @@ impl Analysis {
         texts
     }
 
+    /// The texts of what parents received (`Ctx::received`), in its order, each read back from
+    /// its line by its format; `""` for one that cannot be read.
+    pub(crate) fn received_texts(&self) -> Vec<String> {
+        self.cx
+            .received
+            .iter()
+            .map(|r| {
+                let Some(info) = self.files.get(r.at.at.file as usize) else { return String::new() };
+                let Some(format) = info.format else { return String::new() };
+                match reader::raw_line_at(&info.path, r.at.offset) {
+                    Ok(bytes) => format.reader.received_text(&bytes, r.key.as_deref()),
+                    Err(_) => String::new(),
+                }
+            })
+            .collect()
+    }
+
     /// The owned report (the app sends it over IPC; tests read it).
     pub fn report(&self) -> Report {
         ReportParts::new(self).to_report()

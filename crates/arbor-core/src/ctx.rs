@@ -33,11 +33,14 @@ pub enum Kind {
     Error,
     Lifecycle,
     Other,
+    Compaction,
+    Reasoning,
+    Notice,
 }
 
 impl Kind {
     /// Every kind, in declaration order (`ALL[k as usize] == k`).
-    pub const ALL: [Kind; 19] = [
+    pub const ALL: [Kind; 22] = [
         Kind::Header,
         Kind::Request,
         Kind::Response,
@@ -57,6 +60,9 @@ impl Kind {
         Kind::Error,
         Kind::Lifecycle,
         Kind::Other,
+        Kind::Compaction,
+        Kind::Reasoning,
+        Kind::Notice,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -80,6 +86,9 @@ impl Kind {
             Kind::Error => "error",
             Kind::Lifecycle => "lifecycle",
             Kind::Other => "event",
+            Kind::Compaction => "compaction",
+            Kind::Reasoning => "reasoning",
+            Kind::Notice => "notice",
         }
     }
 }
@@ -213,6 +222,17 @@ pub struct NaiveRec {
     pub notifications: Option<u64>,
 }
 
+/// What a parent received from one run of a child: where the text is, and, when its line holds
+/// several (one tool-result line answering several calls), the key that picks it out (the call
+/// id), for `Format::received_text`.
+#[derive(Debug, Clone)]
+pub struct ReceivedRec {
+    pub session: Sym,
+    pub run: u32,
+    pub at: TextRef,
+    pub key: Option<Box<str>>,
+}
+
 /// A reply outside any turn (Copilot messages with no open turn).
 #[derive(Debug, Clone)]
 pub struct LooseReply {
@@ -235,6 +255,11 @@ pub struct Ctx {
     pub durable: HashSet<Sym>,
     /// Files already told they hold placeholder ids.
     pub placeholder_files: HashSet<u32>,
+    /// Tokens, as each format counts them once.
+    pub usage: crate::usage::UsageBook,
+    /// What parents received from their children's runs (a spawn call's result), where a
+    /// format sees it; the texts stay in the files.
+    pub received: Vec<ReceivedRec>,
     /// Where the text of a reply record is in its line (`wire::Data::content_at`), by record
     /// index, ascending: its text is then read back without parsing the line again.
     pub text_spans: Vec<(u32, (u32, u32))>,

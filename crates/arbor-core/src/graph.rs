@@ -8,7 +8,7 @@
 use crate::finding::Loc;
 use crate::intern::Sym;
 use crate::intern::{HashMap, HashSet};
-use crate::report::Outcome;
+use crate::report::{Link, Outcome};
 use petgraph::stable_graph::{NodeIndex, StableDiGraph};
 
 #[derive(Debug, Clone)]
@@ -17,6 +17,8 @@ pub struct RunData {
     pub start: Option<Loc>,
     pub end: Option<Loc>,
     pub outcome: Outcome,
+    /// How the parent was established.
+    pub link: Link,
 }
 
 /// A session's runs. Almost every session runs once, so one run is kept in the node itself: a
@@ -204,13 +206,13 @@ impl SessionGraph {
         self.nodes == 0
     }
 
-    /// Open a new run of `child` under `parent`: the child's parent becomes `parent`, and an
-    /// immutable run edge is added. Returns the run's index.
-    pub fn open_run(&mut self, child: Sym, parent: Option<Sym>, start: Option<Loc>, inferred: bool) -> usize {
+    /// Open a new run of `child` under `parent`, established by `link`: the child's parent
+    /// becomes `parent`, and an immutable run edge is added. Returns the run's index.
+    pub fn open_run(&mut self, child: Sym, parent: Option<Sym>, start: Option<Loc>, link: Link) -> usize {
         let node = self.session(child);
-        node.runs.push(RunData { parent, start, end: None, outcome: Outcome::Open });
+        node.runs.push(RunData { parent, start, end: None, outcome: Outcome::Open, link });
         node.parent = parent;
-        node.inferred_parent = inferred;
+        node.inferred_parent = link == Link::Inferred;
         let run = node.runs.len() - 1;
         self.run_log.push((child, parent));
         if let Some(p) = parent {
@@ -448,7 +450,7 @@ mod tests {
         for i in 0..100_000u32 {
             g.session(Sym(i));
             if i > 0 {
-                g.open_run(Sym(i), Some(Sym(i - 1)), None, false);
+                g.open_run(Sym(i), Some(Sym(i - 1)), None, Link::StartEdge);
                 anc.set_parent(Sym(i), Sym(i - 1));
                 assert_eq!(anc.root(Sym(i)), Some(Sym(0)));
             }

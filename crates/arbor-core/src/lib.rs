@@ -23,6 +23,7 @@ pub mod report_parts;
 pub mod sample;
 mod scan;
 pub mod turns;
+pub mod usage;
 pub mod wire;
 
 use std::path::PathBuf;

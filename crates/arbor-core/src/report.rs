@@ -41,6 +41,114 @@ pub enum WaitOutcome {
     Open,
 }
 
+/// How a run's parent was established (SPEC 4 `runs[].link`), strongest evidence first where a
+/// format has several: a reader that pairs spawns and children by position says `inferred`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum Link {
+    /// dsh-rpc: a `subagent.started` edge.
+    StartEdge,
+    /// dsh-session: the child's header names its `parentSession`.
+    Header,
+    /// Copilot: `subagent.started.data.parentId`.
+    AgentId,
+    /// Copilot: the agent that issued the `tool.execution_start` with the same `toolCallId`.
+    ToolCall,
+    /// Copilot before 1.0.32: the sub-agent is marked by `data.parentToolCallId` (SPEC 2.2).
+    ParentToolCallId,
+    /// Claude Code: the sidecar's `toolUseId` names the spawn call.
+    Meta,
+    /// Claude Code: `toolUseResult.agentId` on the parent's tool result.
+    ToolResult,
+    /// Claude Code: `agentId: <id>` in the tool result's text.
+    ResultText,
+    /// Claude Code: the child's first `parentUuid` names a line of the parent.
+    ParentUuid,
+    /// Claude Code: the child's first prompt equals one unanswered spawn call's prompt.
+    Prompt,
+    /// Codex: the child's `session_meta` names its `parent_thread_id`.
+    ThreadSpawn,
+    /// Codex: a `sub_agent_activity` event ties the child to the parent's `spawn_agent` call.
+    Activity,
+    /// Codex: a review sub-agent that starts within a second after one `entered_review_mode`.
+    TimeWindow,
+    /// Nothing links the child to its parent: it was hung under the root (or stands alone).
+    Inferred,
+}
+
+impl Link {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Link::StartEdge => "start-edge",
+            Link::Header => "header",
+            Link::AgentId => "agent-id",
+            Link::ToolCall => "tool-call",
+            Link::ParentToolCallId => "parent-tool-call-id",
+            Link::Meta => "meta",
+            Link::ToolResult => "tool-result",
+            Link::ResultText => "result-text",
+            Link::ParentUuid => "parent-uuid",
+            Link::Prompt => "prompt",
+            Link::ThreadSpawn => "thread-spawn",
+            Link::Activity => "activity",
+            Link::TimeWindow => "time-window",
+            Link::Inferred => "inferred",
+        }
+    }
+}
+
+/// Token counts (SPEC 4 `usage`), as the log records them, each counted once by its format's
+/// rules; `cost` in US dollars only where every model behind the counts has a known price.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, TS)]
+pub struct Usage {
+    #[ts(type = "number")]
+    pub input: u64,
+    #[ts(type = "number")]
+    pub output: u64,
+    #[ts(type = "number")]
+    pub cache_read: u64,
+    #[ts(type = "number")]
+    pub cache_write: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub cost: Option<f64>,
+}
+
+impl Usage {
+    /// Adds `other`'s counts (saturating: counts come from untrusted logs). Costs are left alone.
+    pub fn add(&mut self, other: &Usage) {
+        self.input = self.input.saturating_add(other.input);
+        self.output = self.output.saturating_add(other.output);
+        self.cache_read = self.cache_read.saturating_add(other.cache_read);
+        self.cache_write = self.cache_write.saturating_add(other.cache_write);
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.input == 0 && self.output == 0 && self.cache_read == 0 && self.cache_write == 0
+    }
+}
+
+/// One model's share of the tokens of the whole report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct ModelUsage {
+    pub model: String,
+    pub usage: Usage,
+}
+
+/// The tokens of the whole report, per model and in all.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct UsageSummary {
+    pub models: Vec<ModelUsage>,
+    pub total: Usage,
+}
+
+/// What a parent received from a child's run (a spawn call's result), where the log shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct Received {
+    pub text: String,
+    pub at: Place,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct Report {
     pub report_version: u32,
@@ -50,6 +158,10 @@ pub struct Report {
     pub replies: Vec<Reply>,
     pub waits: Vec<Wait>,
     pub diagnostics: Vec<Diagnostic>,
+    /// Tokens per model and in all, when any log records them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub usage: Option<UsageSummary>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -80,6 +192,14 @@ pub struct Session {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     #[ts(as = "Option<bool>", optional)]
     pub inferred_parent: bool,
+    /// The session's own tokens, when its log records any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub usage: Option<Usage>,
+    /// The tokens of the session and every session under it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub subtree_usage: Option<Usage>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -88,6 +208,8 @@ pub struct Run {
     pub start: Option<Place>,
     pub end: Option<Place>,
     pub outcome: Outcome,
+    /// How the parent was established.
+    pub link: Link,
     /// Wire time (epoch ms) of the start and end records, when the log has a clock.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
@@ -95,6 +217,10 @@ pub struct Run {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub end_time: Option<f64>,
+    /// What the parent received from this run, where the log shows it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub received: Option<Received>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -121,6 +247,10 @@ pub struct Turn {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[ts(as = "Option<Vec<StepSpan>>", optional)]
     pub step_spans: Vec<StepSpan>,
+    /// The turn's tokens, when its log records any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub usage: Option<Usage>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]

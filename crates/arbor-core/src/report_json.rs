@@ -9,9 +9,10 @@
 //! is copied as the constant it is, numbers go through serde_json's own formatter, and strings are
 //! scanned for what needs escaping 16 bytes at a time.
 
+use crate::report::{ModelUsage, Usage, UsageSummary};
 use crate::report_parts::{
-    DiagnosticRef, InputRef, NaiveWaitRef, PlaceRef, ReplyRef, RunRef, SessionRef, StepSpanRef, TurnIdRef, TurnRef,
-    WaitRef,
+    DiagnosticRef, InputRef, NaiveWaitRef, PlaceRef, ReceivedRef, ReplyRef, RunRef, SessionRef, StepSpanRef,
+    TurnIdRef, TurnRef, WaitRef,
 };
 use serde_json::ser::{CompactFormatter, Formatter};
 
@@ -150,6 +151,14 @@ impl<'b> Writer<'b> {
         }
     }
 
+    /// An optional object field that serde skips when it is `None`.
+    fn opt_field<T: Pretty>(&mut self, k: &str, v: Option<&T>) {
+        if let Some(v) = v {
+            self.key(k);
+            v.pretty(self);
+        }
+    }
+
     /// An array of items, each on a line of its own.
     fn array<T: Pretty>(&mut self, items: &[T]) {
         self.open(b'[');
@@ -237,6 +246,8 @@ impl Pretty for SessionRef<'_> {
             w.key("inferred_parent");
             w.bool(true);
         }
+        w.opt_field("usage", self.usage.as_ref());
+        w.opt_field("subtree_usage", self.subtree_usage.as_ref());
         w.close(b'}');
     }
 }
@@ -252,8 +263,11 @@ impl Pretty for RunRef<'_> {
         w.opt_place(self.end.as_ref());
         w.key("outcome");
         w.compact(&self.outcome);
+        w.key("link");
+        w.str(self.link.as_str());
         w.opt_f64_field("start_time", self.start_time);
         w.opt_f64_field("end_time", self.end_time);
+        w.opt_field("received", self.received.as_ref());
         w.close(b'}');
     }
 }
@@ -280,6 +294,56 @@ impl Pretty for TurnRef<'_> {
             w.key("step_spans");
             w.array(&self.step_spans);
         }
+        w.opt_field("usage", self.usage.as_ref());
+        w.close(b'}');
+    }
+}
+
+impl Pretty for ReceivedRef<'_> {
+    fn pretty(&self, w: &mut Writer) {
+        w.open(b'{');
+        w.key("text");
+        w.str(self.text);
+        w.key("at");
+        w.place(&self.at);
+        w.close(b'}');
+    }
+}
+
+impl Pretty for Usage {
+    fn pretty(&self, w: &mut Writer) {
+        w.open(b'{');
+        w.key("input");
+        w.u64(self.input);
+        w.key("output");
+        w.u64(self.output);
+        w.key("cache_read");
+        w.u64(self.cache_read);
+        w.key("cache_write");
+        w.u64(self.cache_write);
+        w.opt_f64_field("cost", self.cost);
+        w.close(b'}');
+    }
+}
+
+impl Pretty for ModelUsage {
+    fn pretty(&self, w: &mut Writer) {
+        w.open(b'{');
+        w.key("model");
+        w.str(&self.model);
+        w.key("usage");
+        self.usage.pretty(w);
+        w.close(b'}');
+    }
+}
+
+impl Pretty for UsageSummary {
+    fn pretty(&self, w: &mut Writer) {
+        w.open(b'{');
+        w.key("models");
+        w.array(&self.models);
+        w.key("total");
+        self.total.pretty(w);
         w.close(b'}');
     }
 }

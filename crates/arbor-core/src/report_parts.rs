@@ -14,7 +14,8 @@ use crate::ctx::{TextRef, WaitRec};
 use crate::finding::Loc;
 use crate::graph::Placements;
 use crate::intern::Sym;
-use crate::report::{self, Outcome, Report, Severity, WaitOutcome};
+use crate::intern::HashMap;
+use crate::report::{self, Link, Outcome, Report, Severity, Usage, WaitOutcome};
 use crate::report_json::{Pretty, Writer};
 use crate::turns::TurnId;
 
@@ -61,6 +62,8 @@ pub struct SessionRef<'a> {
     pub runs: Vec<RunRef<'a>>,
     pub events: u64,
     pub inferred_parent: bool,
+    pub usage: Option<Usage>,
+    pub subtree_usage: Option<Usage>,
 }
 
 pub struct RunRef<'a> {
@@ -68,8 +71,15 @@ pub struct RunRef<'a> {
     pub start: Option<PlaceRef<'a>>,
     pub end: Option<PlaceRef<'a>>,
     pub outcome: Outcome,
+    pub link: Link,
     pub start_time: Option<f64>,
     pub end_time: Option<f64>,
+    pub received: Option<ReceivedRef<'a>>,
+}
+
+pub struct ReceivedRef<'a> {
+    pub text: &'a str,
+    pub at: PlaceRef<'a>,
 }
 
 pub struct TurnRef<'a> {
@@ -83,6 +93,7 @@ pub struct TurnRef<'a> {
     pub start_time: Option<f64>,
     pub end_time: Option<f64>,
     pub step_spans: Vec<StepSpanRef<'a>>,
+    pub usage: Option<Usage>,
 }
 
 pub struct StepSpanRef<'a> {
@@ -138,11 +149,51 @@ pub struct ReportParts<'a> {
     /// replies are written.
     texts: std::sync::OnceLock<ReplyTexts>,
     placements: Placements,
+    /// Each session's tokens summed over its subtree (empty when no log records tokens).
+    subtree: HashMap<Sym, Usage>,
+    /// What parents received, by (child, run): an index into `Ctx::received`; the texts are
+    /// read back at the first one asked for.
+    received: HashMap<(Sym, u32), usize>,
+    received_texts: std::sync::OnceLock<Vec<String>>,
 }
 
 impl<'a> ReportParts<'a> {
     pub fn new(a: &'a Analysis) -> Self {
-        ReportParts { a, texts: std::sync::OnceLock::new(), placements: a.cx.graph.placements() }
+        let placements = a.cx.graph.placements();
+        let subtree = subtree_usage(a, &placements);
+        let received = a.cx.received.iter().enumerate().map(|(i, r)| ((r.session, r.run), i)).collect();
+        ReportParts {
+            a,
+            texts: std::sync::OnceLock::new(),
+            placements,
+            subtree,
+            received,
+            received_texts: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn received_of(&self, s: Sym, run: usize) -> Option<ReceivedRef<'_>> {
+        let i = *self.received.get(&(s, u32::try_from(run).ok()?))?;
+        let texts = self.received_texts.get_or_init(|| self.a.received_texts());
+        let r = &self.a.cx.received[i];
+        Some(ReceivedRef { text: texts.get(i).map_or("", String::as_str), at: self.place(r.at.at) })
+    }
+
+    /// Tokens per model over the whole report, and in all; `None` when no log records tokens.
+    pub fn usage(&self) -> Option<report::UsageSummary> {
+        if self.a.cx.usage.is_empty() {
+            return None;
+        }
+        let mut models: std::collections::BTreeMap<&str, Usage> = std::collections::BTreeMap::new();
+        let mut total = Usage::default();
+        for (_, model, u) in self.a.cx.usage.by_model() {
+            models.entry(model).or_default().add(u);
+            total.add(u);
+        }
+        Some(report::UsageSummary {
+            models: models.into_iter().map(|(m, usage)| report::ModelUsage { model: m.to_owned(), usage }).collect(),
+            total,
+        })
     }
 
     fn texts(&self) -> &ReplyTexts {
@@ -190,7 +241,7 @@ impl<'a> ReportParts<'a> {
         })
     }
 
-    pub fn sessions(&self) -> impl Iterator<Item = SessionRef<'a>> + '_ {
+    pub fn sessions(&self) -> impl Iterator<Item = SessionRef<'_>> + '_ {
         let g = &self.a.cx.graph;
         g.report_order().into_iter().filter_map(|s| g.get(s)).map(|n| {
             let p = self.placements.get(&n.id).copied();
@@ -203,17 +254,22 @@ impl<'a> ReportParts<'a> {
                 runs: n
                     .runs
                     .iter()
-                    .map(|r| RunRef {
+                    .enumerate()
+                    .map(|(i, r)| RunRef {
                         parent: r.parent.map(|s| self.name(s)),
                         start: r.start.map(|l| self.place(l)),
                         end: r.end.map(|l| self.place(l)),
                         outcome: r.outcome,
+                        link: r.link,
                         start_time: r.start.and_then(|l| self.a.time_at(l)),
                         end_time: r.end.and_then(|l| self.a.time_at(l)),
+                        received: self.received_of(n.id, i),
                     })
                     .collect(),
                 events: n.events,
                 inferred_parent: n.inferred_parent,
+                usage: self.a.cx.usage.session(n.id),
+                subtree_usage: self.subtree.get(&n.id).copied(),
             }
         })
     }
@@ -232,7 +288,7 @@ impl<'a> ReportParts<'a> {
 
     pub fn turns(&self) -> impl Iterator<Item = TurnRef<'a>> + '_ {
         let cx = &self.a.cx;
-        self.shown_turns().map(move |(_, t)| TurnRef {
+        self.shown_turns().map(move |(i, t)| TurnRef {
             session: self.name(t.session),
             turn: self.turn_id(t),
             run: self.run_of(t),
@@ -256,6 +312,7 @@ impl<'a> ReportParts<'a> {
                     })
                 })
                 .collect(),
+            usage: cx.usage.turn(i),
         })
     }
 
@@ -336,8 +393,34 @@ impl<'a> ReportParts<'a> {
             replies: self.replies().map(Into::into).collect(),
             waits: self.waits().map(Into::into).collect(),
             diagnostics: self.diagnostics().map(Into::into).collect(),
+            usage: self.usage(),
         }
     }
+}
+
+/// Each session's tokens summed with those of every session under it (following the last parent
+/// each had); sessions in a cycle keep their own. Empty when no log records tokens.
+fn subtree_usage(a: &Analysis, placements: &Placements) -> HashMap<Sym, Usage> {
+    let mut sums: HashMap<Sym, Usage> = HashMap::default();
+    if a.cx.usage.is_empty() {
+        return sums;
+    }
+    let g = &a.cx.graph;
+    // Report order puts every session after its ancestors: backwards, children come first.
+    for s in g.report_order().into_iter().rev() {
+        let own = a.cx.usage.session(s).unwrap_or_default();
+        let total = {
+            let e = sums.entry(s).or_default();
+            e.add(&own);
+            *e
+        };
+        let placed = placements.get(&s).is_some_and(|p| p.root.is_some());
+        if let (true, Some(p)) = (placed, g.get(s).and_then(|n| n.parent)) {
+            sums.entry(p).or_default().add(&total);
+        }
+    }
+    sums.retain(|_, u| !u.is_zero());
+    sums
 }
 
 /// Items per batch in `write_pretty`: about half a megabyte of pretty JSON.
@@ -382,6 +465,11 @@ impl ReportParts<'_> {
         write_section(&mut out, self.waits(), threads, batch)?;
         out.write_all(b",\n  \"diagnostics\": ").map_err(serde_json::Error::io)?;
         write_section(&mut out, self.diagnostics(), threads, batch)?;
+        if let Some(usage) = self.usage() {
+            let mut buf = b",\n  \"usage\": ".to_vec();
+            usage.pretty(&mut Writer::new(&mut buf, 1));
+            out.write_all(&buf).map_err(serde_json::Error::io)?;
+        }
         out.write_all(b"\n}").map_err(serde_json::Error::io)
     }
 }
@@ -504,8 +592,10 @@ impl From<RunRef<'_>> for report::Run {
             start: r.start.map(Into::into),
             end: r.end.map(Into::into),
             outcome: r.outcome,
+            link: r.link,
             start_time: r.start_time,
             end_time: r.end_time,
+            received: r.received.map(|x| report::Received { text: x.text.to_owned(), at: x.at.into() }),
         }
     }
 }
@@ -521,6 +611,8 @@ impl From<SessionRef<'_>> for report::Session {
             runs: s.runs.into_iter().map(Into::into).collect(),
             events: s.events,
             inferred_parent: s.inferred_parent,
+            usage: s.usage,
+            subtree_usage: s.subtree_usage,
         }
     }
 }
@@ -550,6 +642,7 @@ impl From<TurnRef<'_>> for report::Turn {
             start_time: t.start_time,
             end_time: t.end_time,
             step_spans: t.step_spans.into_iter().map(Into::into).collect(),
+            usage: t.usage,
         }
     }
 }
@@ -626,5 +719,43 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Tokens, subtree sums, the per-model summary and what a parent received are written as
+    /// serde writes them, and add up: a subtree's total is its own plus its descendants'.
+    #[test]
+    fn usage_and_received_are_written_as_serde_writes_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let sample = crate::sample::write_to(dir.path()).unwrap();
+        let mut a = crate::analyze(&[sample], &mut ());
+        let id = |a: &Analysis, name: &str| a.cx.ids.get(name).unwrap_or_else(|| panic!("no {name}"));
+        let (root, child) = (id(&a, "lead"), id(&a, "fact-checker"));
+        let tokens = |n: u64| Usage { input: n, output: 2 * n, cache_read: 3, cache_write: 0, cost: None };
+        a.cx.usage.add(root, Some(0), Some("model-a"), tokens(10));
+        a.cx.usage.add(child, None, Some("model-b"), tokens(5));
+        a.cx.usage.add(child, None, None, tokens(1));
+        let run = a.cx.graph.get(child).unwrap().runs.len() as u32 - 1;
+        let at = a.cx.graph.get(child).unwrap().runs[run as usize].end.unwrap();
+        let record = a.cx.find_record(at).unwrap();
+        a.cx.received.push(crate::ctx::ReceivedRec {
+            session: child,
+            run,
+            at: a.cx.text_ref(record as u32).unwrap(),
+            key: None,
+        });
+        let parts = ReportParts::new(&a);
+        let report = parts.to_report();
+        let want = serde_json::to_vec_pretty(&report).unwrap();
+        let mut got = Vec::new();
+        parts.write_pretty_in(&mut got, 2, 3).unwrap();
+        assert_eq!(String::from_utf8(got).unwrap(), String::from_utf8(want).unwrap());
+        let of = |name: &str| report.sessions.iter().find(|s| s.id == name).unwrap();
+        assert_eq!(of("fact-checker").usage.map(|u| u.input), Some(6));
+        assert_eq!(of("lead").subtree_usage.map(|u| (u.input, u.output, u.cache_read)), Some((16, 32, 9)));
+        let summary = report.usage.unwrap();
+        let models: Vec<(&str, u64)> = summary.models.iter().map(|m| (m.model.as_str(), m.usage.input)).collect();
+        assert_eq!(models, [(crate::usage::UNKNOWN_MODEL, 1), ("model-a", 10), ("model-b", 5)]);
+        assert_eq!(summary.total.input, 16);
+        assert!(of("fact-checker").runs.last().unwrap().received.is_some());
     }
 }

@@ -356,7 +356,7 @@ describe("the model", () => {
   });
 
   it("uses wire order when any span lacks a time, and time when all have one", () => {
-    const sessions = [session("s", null, 0), { ...session("c", "s", 1), runs: [{ parent: "s", start: { file: "a.jsonl", line: 3 }, end: { file: "a.jsonl", line: 9 }, outcome: "ok" as const }] }];
+    const sessions = [session("s", null, 0), { ...session("c", "s", 1), runs: [{ parent: "s", start: { file: "a.jsonl", line: 3 }, end: { file: "a.jsonl", line: 9 }, outcome: "ok" as const, link: "start-edge" as const }] }];
     const turn = { session: "s", turn: 1, start: { file: "a.jsonl", line: 2 }, end: { file: "a.jsonl", line: 10 }, reason: null, steps: 0, start_time: 1000, end_time: 5000 };
     const noRunTime = report({ sessions, turns: [turn] });
     expect(hasClock(noRunTime)).toBe(false);
@@ -408,7 +408,7 @@ describe("the model", () => {
   it("stretches an open run to the end of the domain and puts unowned findings on their own lane", () => {
     const m = buildModel(
       report({
-        sessions: [session("s", null, 0), { ...session("c", "s", 1), runs: [{ parent: "s", start: { file: "a.jsonl", line: 40 }, end: null, outcome: "open" }] }],
+        sessions: [session("s", null, 0), { ...session("c", "s", 1), runs: [{ parent: "s", start: { file: "a.jsonl", line: 40 }, end: null, outcome: "open", link: "start-edge" }] }],
         diagnostics: [{ code: "malformed-line", severity: "warning", at: { file: "a.jsonl", line: 7 }, session: null, message: "m" }],
       }),
     );

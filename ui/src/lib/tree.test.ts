@@ -10,7 +10,7 @@ function session(id: string, parent: string | null, runs: Array<"ok" | "error" |
     depth: null,
     label: `label ${id}`,
     events: 1,
-    runs: runs.map((outcome) => ({ parent, start: null, end: null, outcome })),
+    runs: runs.map((outcome) => ({ parent, start: null, end: null, outcome, link: "start-edge" as const })),
   };
 }
 

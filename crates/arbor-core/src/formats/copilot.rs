@@ -10,7 +10,7 @@ use crate::ctx::{Ctx, Kind, LooseReply, NaiveRec, TextRef, WaitRec};
 use crate::finding::{Code, Loc};
 use crate::intern::Sym;
 use crate::intern::{HashMap, HashSet};
-use crate::report::{Outcome, WaitOutcome};
+use crate::report::{Link, Outcome, WaitOutcome};
 use crate::turns::{TurnId, TurnRec};
 use crate::wire::{parse_line, Data, Line, Params};
 
@@ -330,10 +330,11 @@ impl Copilot {
                 let parent = data
                     .parent_id
                     .non_empty()
-                    .map(|p| cx.sym(p, at))
-                    .map(|p| (p, false))
-                    .or_else(|| data.tool_call_id.non_empty().and_then(|t| root.tool_calls.get(t)).map(|&p| (p, false)))
-                    .unwrap_or((root_id, true));
+                    .map(|p| (cx.sym(p, at), Link::AgentId))
+                    .or_else(|| {
+                        data.tool_call_id.non_empty().and_then(|t| root.tool_calls.get(t)).map(|&p| (p, Link::ToolCall))
+                    })
+                    .unwrap_or((root_id, Link::Inferred));
                 cx.graph.open_run(agent, Some(parent.0), Some(at), parent.1);
                 if let Some(label) = data.agent_display_name.non_empty().or(data.agent_name.non_empty()) {
                     cx.graph.set_label(agent, label);
@@ -353,11 +354,14 @@ impl Copilot {
                     }
                     None => {
                         // No start names the parent: keep what was known, inference included.
-                        let (parent, inferred) = match node.parent {
-                            Some(p) => (Some(p), node.inferred_parent),
-                            None => (Some(root_id), true),
+                        let (parent, link) = match node.parent {
+                            Some(p) if !node.inferred_parent => {
+                                (Some(p), node.runs.last().map_or(Link::Inferred, |r| r.link))
+                            }
+                            Some(p) => (Some(p), Link::Inferred),
+                            None => (Some(root_id), Link::Inferred),
                         };
-                        let run = cx.graph.open_run(agent, parent, None, inferred);
+                        let run = cx.graph.open_run(agent, parent, None, link);
                         let node = cx.graph.session(agent);
                         node.runs[run].end = Some(at);
                         node.runs[run].outcome = outcome;

@@ -10,7 +10,7 @@ use crate::finding::{Code, Loc};
 use crate::graph::Ancestry;
 use crate::intern::Sym;
 use crate::intern::{HashMap, HashSet};
-use crate::report::{Outcome, WaitOutcome};
+use crate::report::{Link, Outcome, WaitOutcome};
 use crate::wire::{Line, Params};
 
 pub const FORMAT: FormatInfo = FormatInfo {
@@ -189,7 +189,7 @@ impl DshRpc {
                 format!("child id `{child}` is started again, now under `{parent}`: a new run"),
             );
         }
-        let run = cx.graph.open_run(cs, Some(ps), Some(at), false) as u32;
+        let run = cx.graph.open_run(cs, Some(ps), Some(at), Link::StartEdge) as u32;
         self.ancestry.set_parent(cs, ps);
         if reused {
             // A new run is a new session log: its checks start afresh.

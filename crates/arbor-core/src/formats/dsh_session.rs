@@ -9,7 +9,7 @@ use crate::ctx::{Ctx, Kind};
 use crate::finding::{Code, Loc};
 use crate::graph::Ancestry;
 use crate::intern::{HashMap, Sym};
-use crate::report::Outcome;
+use crate::report::{Link, Outcome};
 use crate::wire::Line;
 
 pub const FORMAT: FormatInfo = FormatInfo {
@@ -176,7 +176,7 @@ fn link_headers(cx: &mut Ctx) {
             ancestry.set_parent(child, parent);
         }
         let (end, outcome) = run_ends.get(&at).copied().unwrap_or((None, Outcome::Open));
-        let run = cx.graph.open_run(child, Some(parent), Some(at), false);
+        let run = cx.graph.open_run(child, Some(parent), Some(at), Link::Header);
         let node = cx.graph.session(child);
         node.runs[run].end = end;
         node.runs[run].outcome = outcome;

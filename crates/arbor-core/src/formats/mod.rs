@@ -73,6 +73,12 @@ pub trait Format: Sync + std::fmt::Debug {
     /// report is built: the record index never holds texts.
     fn reply_text(&self, line: &[u8]) -> String;
 
+    /// The text a parent received from a child at this line (`Ctx::received`); `key` picks one
+    /// result out of a line that holds several.
+    fn received_text(&self, line: &[u8], _key: Option<&str>) -> String {
+        self.reply_text(line)
+    }
+
     /// A recording whose turns, replies and boundary findings give way to a durable log of the
     /// same session, when one is loaded too (SPEC 2.3).
     fn defers_to_durable(&self) -> bool {

@@ -9,7 +9,11 @@ export type Outcome = "ok" | "error" | "cancelled" | "open";
 
 export type WaitOutcome = "idle" | "error" | "inferred" | "open";
 
-export type Report = { report_version: number, inputs: Array<Input>, sessions: Array<Session>, turns: Array<Turn>, replies: Array<Reply>, waits: Array<Wait>, diagnostics: Array<Diagnostic>, };
+export type Report = { report_version: number, inputs: Array<Input>, sessions: Array<Session>, turns: Array<Turn>, replies: Array<Reply>, waits: Array<Wait>, diagnostics: Array<Diagnostic>, 
+/**
+ * Tokens per model and in all, when any log records them.
+ */
+usage?: UsageSummary, };
 
 export type Input = { file: string, 
 /**
@@ -25,13 +29,39 @@ events: number,
 /**
  * True when the parent link was inferred rather than read (2.2).
  */
-inferred_parent?: boolean, };
+inferred_parent?: boolean, 
+/**
+ * The session's own tokens, when its log records any.
+ */
+usage?: Usage, 
+/**
+ * The tokens of the session and every session under it.
+ */
+subtree_usage?: Usage, };
 
 export type Run = { parent: string | null, start: Place | null, end: Place | null, outcome: Outcome, 
 /**
+ * How the parent was established.
+ */
+link: Link, 
+/**
  * Wire time (epoch ms) of the start and end records, when the log has a clock.
  */
-start_time?: number, end_time?: number, };
+start_time?: number, end_time?: number, 
+/**
+ * What the parent received from this run, where the log shows it.
+ */
+received?: Received, };
+
+export type Link = "start-edge" | "header" | "agent-id" | "tool-call" | "parent-tool-call-id" | "meta" | "tool-result" | "result-text" | "parent-uuid" | "prompt" | "thread-spawn" | "activity" | "time-window" | "inferred";
+
+export type Received = { text: string, at: Place, };
+
+export type Usage = { input: number, output: number, cache_read: number, cache_write: number, cost?: number, };
+
+export type ModelUsage = { model: string, usage: Usage, };
+
+export type UsageSummary = { models: Array<ModelUsage>, total: Usage, };
 
 export type Turn = { session: string, 
 /**
@@ -45,7 +75,11 @@ start_time?: number, end_time?: number,
 /**
  * The steps inside this turn, for the timeline.
  */
-step_spans?: Array<StepSpan>, };
+step_spans?: Array<StepSpan>, 
+/**
+ * The turn's tokens, when its log records any.
+ */
+usage?: Usage, };
 
 export type StepSpan = { step: number, start: Place, end: Place | null, start_time?: number, end_time?: number, };
 

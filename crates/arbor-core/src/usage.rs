@@ -1,0 +1,55 @@
+//! Token usage as the formats count it (SPEC 4 `usage`): per session, per turn and per model.
+//!
+//! A format decides what counts once (one API message split over several lines, a cumulative
+//! counter, a fork's copied history: SPEC 2.4, 2.5) and adds each count here exactly once. This
+//! book only sums; subtree totals are made from it when the report is built. Prices and costs
+//! are not known here.
+
+use crate::intern::{HashMap, Interner, Sym};
+use crate::report::Usage;
+
+#[derive(Debug, Default)]
+pub struct UsageBook {
+    by_session: HashMap<Sym, Usage>,
+    /// By turn index (`Turns::list`).
+    by_turn: HashMap<u32, Usage>,
+    /// By session and model (a model symbol of `models`).
+    by_model: HashMap<(Sym, Sym), Usage>,
+    models: Interner,
+}
+
+impl UsageBook {
+    /// Count `usage` once for `session`, its turn `turn` (an index into `Turns::list`) when it
+    /// is in one, and `model` when the log names it.
+    pub fn add(&mut self, session: Sym, turn: Option<usize>, model: Option<&str>, usage: Usage) {
+        if usage.is_zero() {
+            return;
+        }
+        self.by_session.entry(session).or_default().add(&usage);
+        if let Some(t) = turn.and_then(|t| u32::try_from(t).ok()) {
+            self.by_turn.entry(t).or_default().add(&usage);
+        }
+        let m = self.models.intern(model.filter(|m| !m.is_empty()).unwrap_or(UNKNOWN_MODEL));
+        self.by_model.entry((session, m)).or_default().add(&usage);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_session.is_empty()
+    }
+
+    pub fn session(&self, s: Sym) -> Option<Usage> {
+        self.by_session.get(&s).copied()
+    }
+
+    pub fn turn(&self, turn: usize) -> Option<Usage> {
+        self.by_turn.get(&u32::try_from(turn).ok()?).copied()
+    }
+
+    /// Every (session, model, usage), in no order.
+    pub fn by_model(&self) -> impl Iterator<Item = (Sym, &str, &Usage)> + '_ {
+        self.by_model.iter().map(|(&(s, m), u)| (s, self.models.name(m), u))
+    }
+}
+
+/// What a count whose log names no model is filed under.
+pub const UNKNOWN_MODEL: &str = "(unknown model)";
