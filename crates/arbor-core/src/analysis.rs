@@ -392,6 +392,13 @@ impl<S: Shape> Flow<S> {
 /// Analyze the given files and folders. Paths that cannot be read become findings; the rest loads.
 pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
     let (inputs, unreadable) = reader::expand(paths);
+    let mut plan = crate::formats::Plan {
+        files: inputs.into_iter().map(|input| crate::formats::Planned { input, skip: None }).collect(),
+    };
+    for format in FORMATS {
+        format.reader.plan(&mut plan);
+    }
+    let inputs = plan.files;
     let mut cx = Ctx::default();
     let mut files: Vec<FileInfo> = Vec::new();
     for u in unreadable {
@@ -413,14 +420,19 @@ pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
     }
     let mut progress = Progress {
         files_total: inputs.len(),
-        bytes_total: inputs.iter().filter_map(|f| std::fs::metadata(&f.path).ok()).map(|m| m.len()).sum(),
+        bytes_total: inputs
+            .iter()
+            .filter(|f| f.skip.is_none())
+            .filter_map(|f| std::fs::metadata(&f.input.path).ok())
+            .map(|m| m.len())
+            .sum(),
         ..Progress::default()
     };
     let mut cancelled = false;
     let mut mark = DeltaMark::default();
     let mut names: Vec<String> = files.iter().map(|f| f.display.clone()).collect();
-    names.extend(inputs.iter().map(|f| f.display.clone()));
-    for input in inputs {
+    names.extend(inputs.iter().map(|f| f.input.display.clone()));
+    for crate::formats::Planned { input, skip } in inputs {
         let file = files.len() as u32;
         files.push(FileInfo {
             path: input.path.clone(),
@@ -430,6 +442,12 @@ pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
             bad_lines: 0,
             bytes: 0,
         });
+        if let Some(skip) = skip {
+            files[file as usize].format = Some(skip.format);
+            cx.findings.add(skip.code, Loc { file, line: 1 }, None, skip.message);
+            progress.files_done += 1;
+            continue;
+        }
         let mut tell = |cx: &Ctx, p: &Progress| {
             observer.progress(p) && (!observer.wants_deltas() || observer.delta(mark.take(cx, &names, p)))
         };

@@ -11,8 +11,8 @@
 
 use crate::report::{ModelUsage, Usage, UsageSummary};
 use crate::report_parts::{
-    DiagnosticRef, InputRef, NaiveWaitRef, PlaceRef, ReceivedRef, ReplyRef, RunRef, SessionRef, StepSpanRef,
-    TurnIdRef, TurnRef, WaitRef,
+    DiagnosticRef, InputRef, NaiveWaitRef, PlaceRef, ReceivedRef, ReplyRef, RunRef, SessionRef, StepSpanRef, TurnIdRef,
+    TurnRef, WaitRef,
 };
 use serde_json::ser::{CompactFormatter, Formatter};
 

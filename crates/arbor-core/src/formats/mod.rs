@@ -15,8 +15,8 @@
 //! `line_shape!`.
 
 use crate::ctx::Ctx;
-use crate::finding::Loc;
-use crate::reader::{Block, LineEnd};
+use crate::finding::{Code, Loc};
+use crate::reader::{Block, InputFile, LineEnd};
 
 pub use crate::analysis::Reading;
 
@@ -58,6 +58,12 @@ impl Eq for FormatInfo {}
 
 /// The interface between a format and the driver.
 pub trait Format: Sync + std::fmt::Debug {
+    /// Before anything is read: add the files that come with an opened one (a session's own
+    /// sub-agent transcripts beside it), order them, or set aside files this format must not
+    /// read (an older generation of a session file), each with the finding that says why.
+    /// Formats are asked in registry order; most leave the plan as it is.
+    fn plan(&self, _plan: &mut Plan) {}
+
     /// Whether one of a file's first lines is in this format. Votes are asked in registry order
     /// and the first yes decides, so a vote says yes only to what is unmistakably its own.
     fn vote(&self, line: &HeadLine) -> bool;
@@ -84,6 +90,28 @@ pub trait Format: Sync + std::fmt::Debug {
     fn defers_to_durable(&self) -> bool {
         false
     }
+}
+
+/// The files an analysis will read, in order, as the formats plan them (`Format::plan`).
+#[derive(Debug, Default)]
+pub struct Plan {
+    pub files: Vec<Planned>,
+}
+
+/// One file of a plan.
+#[derive(Debug)]
+pub struct Planned {
+    pub input: InputFile,
+    /// Set aside by a format: the file is listed in the report as that format, with no records,
+    /// and the finding is reported at its line 1.
+    pub skip: Option<Skip>,
+}
+
+#[derive(Debug)]
+pub struct Skip {
+    pub format: &'static FormatInfo,
+    pub code: Code,
+    pub message: String,
 }
 
 /// The state machine of one file: it sees the file's parsed lines in wire order.
