@@ -6,6 +6,7 @@
 //! - `dsh` and `copilot` are the format modules: routing, root turns, waits, the sub-agent tree.
 //! - `boundary` is the turn/step invariant checker; `graph` holds sessions and runs in petgraph.
 //! - `analysis` drives a run and builds the `report`, the plain data every consumer reads.
+//! - `explain` is the findings catalog for people: why each code matters and how to fix it.
 //!
 //! Parsing never fails: every input problem is a `Finding` with its place, and loading goes on.
 
@@ -15,6 +16,7 @@ pub mod copilot;
 pub mod ctx;
 pub mod detect;
 pub mod dsh;
+pub mod explain;
 pub mod finding;
 pub mod graph;
 pub mod intern;
