@@ -205,7 +205,7 @@ fn texts(code: Code) -> Texts {
             "A sub-agent's `session.idle` while a root wait is open",
             "The CLI re-emits a sub-agent's events on its parent's stream, stamped with the child's `agentId`; \
              only the root agent's own idle ends the root's wait.",
-            "A waiter that ignores `agentId` (`send_and_wait` before the fix) resolves at the child's idle and \
+            "A waiter that ignores `agentId` (the Copilot SDKs' `send_and_wait` before its fix) resolves at the child's idle and \
              returns before the root has finished, with the wrong reply.",
             "Gate the waiter on root-agent events: `agentId` absent or empty, or not a known sub-agent's (the two \
              regimes of SPEC 2.2).",
@@ -379,7 +379,7 @@ fn texts(code: Code) -> Texts {
             "A sub-agent's event marked only by `data.parentToolCallId` (once per sub-agent)",
             "Copilot CLIs before 1.0.32 mark a sub-agent's events with `data.parentToolCallId` and no `agentId`; \
              Arbor gives them to the sub-agent.",
-            "A gate that looks at `agentId` alone, as the seed's fix does, takes the event for the root's: a \
+            "A gate that looks at `agentId` alone, as the Copilot SDK's fix for sub-agent events does, takes the event for the root's: a \
              sub-agent's idle, error or message can end the root's wait.",
             "Gate on `data.parentToolCallId` too (an event naming a known sub-agent's `toolCallId` is that \
              sub-agent's), or upgrade the CLI so that events carry `agentId`.",
