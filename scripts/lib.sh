@@ -55,7 +55,32 @@ ui_install() {
   )
 }
 
+# Makes (or keeps) the tests' Python virtual environment, target/py-venv (under $CARGO_TARGET_DIR
+# when set), with the pinned packages of the requirements files given (default:
+# tests/python-requirements.txt), and sets PY to its python. A venv made from other requirements
+# is made again from nothing, so nothing depends on what an earlier run left; a second run with the
+# same files installs nothing.
+py_venv() {
+  local reqs=("$@")
+  [[ ${#reqs[@]} -gt 0 ]] || reqs=("$ROOT/tests/python-requirements.txt")
+  local venv=${CARGO_TARGET_DIR:-$ROOT/target}/py-venv
+  local want
+  want=$(cat "${reqs[@]}")
+  PY=$venv/bin/python
+  if [[ -x $PY && -f $venv/requirements.installed ]] && [[ $(cat "$venv/requirements.installed") == "$want" ]]; then
+    echo "$venv is up to date"
+    return 0
+  fi
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  local r args=()
+  for r in "${reqs[@]}"; do args+=(-r "$r"); done
+  "$PY" -m pip install --quiet --disable-pip-version-check --no-input "${args[@]}"
+  printf '%s' "$want" >"$venv/requirements.installed"
+  echo "made $venv ($("$PY" --version)): $("$PY" -m pip freeze --disable-pip-version-check | paste -sd' ')"
+}
+
 BUILD_PACKAGES=(build-essential pkg-config libwebkit2gtk-4.1-dev)
-TEST_PACKAGES=(xvfb xauth webkit2gtk-driver imagemagick x11-utils xdotool strace)
+TEST_PACKAGES=(xvfb xauth webkit2gtk-driver imagemagick x11-utils xdotool strace python3-venv)
 # The browser tests use $CHROMIUM when set (CI images ship Chrome; Ubuntu's chromium is a snap).
 [[ -n ${CHROMIUM:-} ]] || TEST_PACKAGES+=(chromium)

@@ -1,19 +1,105 @@
 //! `arbor`: the Arbor engine for terminals and CI.
 //!
 //! `arbor analyze [--json] PATH...` prints the report (SPEC section 4) or a summary for people;
-//! `arbor check PATH...` prints the findings and exits 1 when any is an error, 2 when nothing could
-//! be read. All I/O on behalf of the user happens here; the engine only reads what it is given.
+//! `arbor check PATH...` prints the findings (as text, JSON lines, SARIF, JUnit XML or GitHub
+//! workflow commands) and exits 1 when one fails the check, 2 when nothing could be read;
+//! `arbor explain [CODE]` explains finding codes from the engine's catalog; `arbor completions
+//! SHELL` prints a completion script. The command line is clap's (errors exit 2). All I/O on
+//! behalf of the user happens here; the engine only reads what it is given.
 
+mod check;
+mod github;
+mod junit;
+mod sarif;
 mod summary;
 
-use arbor_core::report::Severity;
+use arbor_core::explain;
+use arbor_core::finding::Code;
+use check::{Check, FailOn};
+use clap::builder::PossibleValuesParser;
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: arbor analyze [--json] PATH...   print the report (--json: the JSON report)
-       arbor check PATH...             print findings; exit 1 on any error, 2 when nothing can be read
-       arbor --version";
+#[derive(Parser)]
+#[command(
+    name = "arbor",
+    version = arbor_core::VERSION,
+    about = "Inspect the saved session logs of AI agent harnesses: the delegation tree, replies and findings",
+    arg_required_else_help = true,
+    after_help = "Exit status: 0 when the input was read; `arbor check` 1 when a finding fails the check; \
+                  2 when no input can be read or the arguments are wrong."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the report: the delegation tree, the root replies and the findings (exit 0 when read)
+    Analyze {
+        /// Print the JSON report (SPEC section 4) instead of the summary
+        #[arg(long)]
+        json: bool,
+        /// Log files or folders (folders are read recursively)
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
+    },
+    /// Print the findings for CI and exit 1 when one fails the check (see --fail-on)
+    #[command(after_help = "Exit status: 0 when no finding fails the check; 1 when one does; 2 when no input \
+                            can be read in a known format (the findings are printed first), when a path does not \
+                            exist, or when the arguments are wrong.")]
+    Check {
+        /// text: by severity, for people; json: one report diagnostic (a JSON object) a line;
+        /// sarif: SARIF 2.1.0 (GitHub code scanning); junit: JUnit XML, a test case per file;
+        /// github: GitHub Actions workflow commands (annotations)
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// Which findings make the check fail (exit 1)
+        #[arg(long, value_enum, default_value_t = FailOn::Error, value_name = "SEVERITY")]
+        fail_on: FailOn,
+        /// The folder that sarif, junit and github paths are relative to: the repository checkout
+        /// [default: the current folder]
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+        /// Log files or folders (folders are read recursively)
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
+    },
+    /// Explain a finding code: why it matters, what a naive reader does, how to fix it (no CODE:
+    /// list every code)
+    Explain {
+        /// A finding code, such as ancestry-cycle
+        #[arg(value_parser = codes(), hide_possible_values = true)]
+        code: Option<String>,
+        /// Print Markdown (every code: the page docs/findings.md)
+        #[arg(long, conflicts_with = "json")]
+        markdown: bool,
+        /// Print JSON: the explanation, or the whole catalog as an array
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a shell completion script (for example: arbor completions bash > ~/.local/share/bash-completion/completions/arbor)
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+    Sarif,
+    Junit,
+    Github,
+}
+
+fn codes() -> PossibleValuesParser {
+    PossibleValuesParser::new(Code::ALL.iter().map(|c| c.as_str()))
+}
 
 fn fail(msg: &str) -> ExitCode {
     eprintln!("arbor: {msg}");
@@ -21,39 +107,52 @@ fn fail(msg: &str) -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some(cmd) = args.first() else {
-        eprintln!("{USAGE}");
-        return ExitCode::from(2);
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Analyze { json, paths } => run(&paths, if json { Output::Json } else { Output::Summary }),
+        Command::Check { format, fail_on, root, paths } => {
+            let root = match root.map_or_else(std::env::current_dir, Ok) {
+                Ok(r) if r.is_dir() => r,
+                Ok(r) => return fail(&format!("--root is not a folder: {}", r.display())),
+                Err(e) => return fail(&format!("cannot read the current folder: {e}")),
+            };
+            run(&paths, Output::Check { format, fail_on, root })
+        }
+        Command::Explain { code, markdown, json } => print_explanation(code.as_deref(), markdown, json),
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "arbor", &mut std::io::stdout());
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+fn print_explanation(code: Option<&str>, markdown: bool, json: bool) -> ExitCode {
+    // clap has checked that a code given is one of the catalog's.
+    let one = code.and_then(explain::find);
+    let sev = |e: &explain::Explanation| explain::severity(e.severity);
+    let text = match (one, markdown, json) {
+        (Some(e), _, true) => serde_json::to_string_pretty(&e).unwrap_or_default() + "\n",
+        (None, _, true) => serde_json::to_string_pretty(&explain::catalog()).unwrap_or_default() + "\n",
+        (Some(e), true, _) => e.section(),
+        (None, true, _) => explain::markdown(),
+        (Some(e), false, false) => {
+            format!("{} ({}, SPEC {})\n{}\n\n{}", e.code, sev(&e), e.spec, e.title, e.text())
+        }
+        (None, false, false) => {
+            let all = explain::catalog();
+            let width = all.iter().map(|e| e.code.len()).max().unwrap_or(0);
+            let mut s = String::new();
+            for e in &all {
+                s.push_str(&format!("{:width$}  {:7}  {}\n", e.code, sev(e), e.title));
+            }
+            s.push_str("\n`arbor explain CODE` explains one.\n");
+            s
+        }
     };
-    match cmd.as_str() {
-        "-h" | "--help" | "help" => {
-            println!("{USAGE}");
-            ExitCode::SUCCESS
-        }
-        "-V" | "--version" => {
-            println!("arbor {}", arbor_core::VERSION);
-            ExitCode::SUCCESS
-        }
-        "analyze" | "check" => {
-            let mut json = false;
-            let mut paths = Vec::new();
-            for a in &args[1..] {
-                match a.as_str() {
-                    "--json" if cmd == "analyze" => json = true,
-                    "--" => {}
-                    s if s.starts_with('-') && s.len() > 1 => {
-                        return fail(&format!("unknown option `{s}` for `{cmd}`\n{USAGE}"))
-                    }
-                    s => paths.push(PathBuf::from(s)),
-                }
-            }
-            if paths.is_empty() {
-                return fail(&format!("`{cmd}` needs at least one PATH\n{USAGE}"));
-            }
-            run(cmd == "check", json, &paths)
-        }
-        other => fail(&format!("unknown command `{other}`\n{USAGE}")),
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => fail(&format!("cannot write: {e}")),
+        _ => ExitCode::SUCCESS,
     }
 }
 
@@ -71,7 +170,19 @@ fn tune_allocator() {
     }
 }
 
-fn run(check: bool, json: bool, paths: &[PathBuf]) -> ExitCode {
+enum Output {
+    /// `analyze --json`
+    Json,
+    /// `analyze`
+    Summary,
+    Check {
+        format: Format,
+        fail_on: FailOn,
+        root: PathBuf,
+    },
+}
+
+fn run(paths: &[PathBuf], output: Output) -> ExitCode {
     tune_allocator();
     for p in paths {
         if !p.exists() {
@@ -82,17 +193,22 @@ fn run(check: bool, json: bool, paths: &[PathBuf]) -> ExitCode {
     let readable = analysis.files.iter().any(|f| f.format.is_some());
     // Stdout is line-buffered: a report of many lines needs its own buffer.
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    let mut errors = false;
-    let written = if json {
+    let mut failed = false;
+    let written = match output {
         // Written straight from the analysis: the whole `Report` is never held in memory.
-        analysis.write_report_json(&mut out).map_err(std::io::Error::from).and_then(|_| writeln!(out))
-    } else {
-        let report = analysis.report();
-        errors = report.diagnostics.iter().any(|d| d.severity == Severity::Error);
-        if check {
-            summary::findings(&mut out, &report)
-        } else {
-            summary::full(&mut out, &report)
+        Output::Json => analysis.write_report_json(&mut out).map_err(std::io::Error::from).and_then(|_| writeln!(out)),
+        Output::Summary => summary::full(&mut out, &analysis.report()),
+        Output::Check { format, fail_on, root } => {
+            let report = analysis.report();
+            let check = Check::new(&analysis, &report, &root, fail_on);
+            failed = check.failed();
+            match format {
+                Format::Text => summary::findings(&mut out, &report),
+                Format::Json => check::json_lines(&mut out, &check),
+                Format::Sarif => sarif::write(&mut out, &check),
+                Format::Junit => junit::write(&mut out, &check),
+                Format::Github => github::write(&mut out, &check),
+            }
         }
     };
     let written = written.and_then(|_| out.flush());
@@ -107,8 +223,27 @@ fn run(check: bool, json: bool, paths: &[PathBuf]) -> ExitCode {
         eprintln!("arbor: nothing could be read in a known format");
         return ExitCode::from(2);
     }
-    if check && errors {
+    if failed {
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn severities_name_themselves_as_reports_do() {
+        use arbor_core::report::Severity::*;
+        for s in [Error, Warning, Info] {
+            assert_eq!(serde_json::to_value(s).unwrap(), arbor_core::explain::severity(s));
+        }
+    }
 }

@@ -25,6 +25,21 @@ pub fn safe(s: &str, max: usize) -> String {
     out
 }
 
+/// Log text with its control characters written out as `\u{…}`, except line breaks and tabs: a
+/// terminal or a CI log viewer shows it without acting on it, and the line breaks stay for the
+/// format to escape in its own way.
+pub fn inert(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' | '\r' | '\t' => out.push(c),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 fn outcome(o: Outcome) -> &'static str {
     match o {
         Outcome::Ok => "ok",
@@ -125,6 +140,11 @@ pub fn findings(out: &mut impl Write, r: &Report) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::safe;
+
+    #[test]
+    fn inert_text_keeps_its_line_breaks_and_loses_its_escapes() {
+        assert_eq!(super::inert("a\u{1b}[31m\r\n\tb\u{0}\u{7f}\u{9b}é"), "a\\u{1b}[31m\r\n\tb\\u{0}\\u{7f}\\u{9b}é");
+    }
 
     #[test]
     fn escapes_terminal_control_sequences() {

@@ -52,12 +52,65 @@ fn check_exits_two_when_nothing_can_be_read() {
 }
 
 #[test]
-fn argument_errors_are_short_and_exit_two() {
-    for args in [&["frobnicate"][..], &["analyze"], &["analyze", "--bogus", "x"], &[]] {
+fn argument_errors_are_clap_errors_and_exit_two() {
+    let p = case("builtin-sample");
+    let p = p.to_str().unwrap();
+    for (args, says) in [
+        (&["frobnicate"][..], "unrecognized subcommand 'frobnicate'"),
+        (&["analyze"], "required arguments were not provided"),
+        (&["analyze", "--bogus", "x"], "unexpected argument '--bogus'"),
+        (&["check", "--format", "xml", p], "invalid value 'xml' for '--format <FORMAT>'"),
+        (&["check", "--fail-on", "info", p], "invalid value 'info' for '--fail-on <SEVERITY>'"),
+        (&["explain", "no-such-code"], "invalid value 'no-such-code' for '[CODE]'"),
+        (&["completions", "tcsh"], "invalid value 'tcsh'"),
+    ] {
         let out = arbor(args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(text(&out.stderr).contains("usage: arbor"), "{args:?}: {}", text(&out.stderr));
-        assert!(!text(&out.stderr).contains("panicked"));
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.starts_with("error: ") && err.contains(says), "{args:?}: {err}");
+        assert!(err.contains("For more information, try '--help'."), "{args:?}: {err}");
+        assert!(out.stdout.is_empty() && !err.contains("panicked"));
+    }
+    // No command at all: the help, on stderr, and exit 2.
+    let out = arbor(&[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("Usage: arbor <COMMAND>"));
+}
+
+#[test]
+fn every_command_has_help_and_the_version_is_arbor_and_its_version() {
+    let out = arbor(&["--version"]);
+    assert_eq!((out.status.code(), text(&out.stdout)), (Some(0), format!("arbor {}\n", arbor_core::VERSION)));
+    let out = arbor(&["--help"]);
+    for cmd in ["analyze", "check", "explain", "completions"] {
+        assert!(text(&out.stdout).contains(&format!("\n  {cmd} ")), "{cmd} missing from --help");
+        let help = arbor(&[cmd, "--help"]);
+        assert_eq!(help.status.code(), Some(0), "{cmd}");
+        assert!(text(&help.stdout).contains(&format!("Usage: arbor {cmd}")), "{cmd}: {}", text(&help.stdout));
+        let help = arbor(&["help", cmd]);
+        assert!(text(&help.stdout).contains(&format!("Usage: arbor {cmd}")), "help {cmd}");
+    }
+    let help = text(&arbor(&["check", "--help"]).stdout);
+    for word in ["text", "json", "sarif", "junit", "github", "--fail-on", "--root", "Exit status"] {
+        assert!(help.contains(word), "check --help lacks {word}");
+    }
+}
+
+#[test]
+fn completions_are_scripts_for_each_shell_that_know_the_commands_and_options() {
+    for (shell, marker) in [
+        ("bash", "complete -F"),
+        ("zsh", "#compdef arbor"),
+        ("fish", "complete -c arbor"),
+        ("powershell", "Register-ArgumentCompleter"),
+    ] {
+        let out = arbor(&["completions", shell]);
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        let script = text(&out.stdout);
+        assert!(script.contains(marker), "{shell}: no `{marker}`");
+        for word in ["check", "explain", "fail-on", "sarif"] {
+            assert!(script.contains(word), "{shell} completion lacks {word}");
+        }
     }
 }
 
@@ -73,4 +126,224 @@ fn the_summary_shows_the_tree_the_root_reply_and_findings_by_severity() {
     let info = s.find("Info (2)").unwrap();
     assert!(warn < info);
     assert!(s.contains("copilot-sdk.jsonl:10  child-error-would-fail-wait"));
+}
+
+fn arbor_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arbor")).current_dir(dir).args(args).output().unwrap()
+}
+
+#[test]
+fn analyze_json_is_the_engines_report_byte_for_byte() {
+    for p in [case("builtin-sample"), case("dsh-rpc-bad-ancestry").join("run.jsonl")] {
+        let mut want = Vec::new();
+        arbor_core::analyze(std::slice::from_ref(&p), &mut ()).write_report_json(&mut want).unwrap();
+        want.push(b'\n');
+        let out = arbor(&["analyze", "--json", p.to_str().unwrap()]);
+        assert!(out.stdout == want, "{}", p.display());
+    }
+}
+
+#[test]
+fn fail_on_sets_the_exit_code_and_unreadable_input_still_exits_two() {
+    // The sample has warnings and infos and no error; the bad-ancestry case has errors.
+    let sample = case("builtin-sample");
+    let bad = case("dsh-rpc-bad-ancestry").join("run.jsonl");
+    let dir = tempfile::tempdir().unwrap();
+    let unknown = dir.path().join("notes.jsonl");
+    std::fs::write(&unknown, "{\"hello\":1}\n").unwrap();
+    for (path, fail_on, code) in [
+        (&sample, "error", 0),
+        (&sample, "warning", 1),
+        (&sample, "never", 0),
+        (&bad, "error", 1),
+        (&bad, "warning", 1),
+        (&bad, "never", 0),
+        (&unknown, "never", 2),
+    ] {
+        for format in ["text", "json", "sarif", "junit", "github"] {
+            let out = arbor(&["check", "--format", format, "--fail-on", fail_on, path.to_str().unwrap()]);
+            assert_eq!(out.status.code(), Some(code), "{format} --fail-on {fail_on} {}", path.display());
+        }
+    }
+    let out = arbor(&["check", "--root", unknown.to_str().unwrap(), sample.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--root is not a folder"));
+}
+
+#[test]
+fn check_text_is_the_findings_by_severity_and_json_is_one_diagnostic_a_line() {
+    let sample = case("builtin-sample");
+    let t = text(&arbor(&["check", sample.to_str().unwrap()]).stdout);
+    assert!(t.starts_with("Warnings (2)\n  copilot-sdk.jsonl:10  child-error-would-fail-wait  "), "{t}");
+    let j = arbor(&["check", "--format", "json", sample.to_str().unwrap()]);
+    let report: serde_json::Value =
+        serde_json::from_slice(&arbor(&["analyze", "--json", sample.to_str().unwrap()]).stdout).unwrap();
+    let lines: Vec<serde_json::Value> = text(&j.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(&serde_json::Value::Array(lines), &report["diagnostics"]);
+}
+
+/// A folder under a root, with a log whose findings carry hostile text: a file name with the
+/// characters GitHub's properties escape, and an event type with line breaks, a fake workflow
+/// command, markup, `%` escapes, a terminal escape and a NUL.
+fn hostile_checkout() -> (tempfile::TempDir, &'static str) {
+    let root = tempfile::tempdir().unwrap();
+    let logs = root.path().join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    let evil = "x\r\n::error file=evil.jsonl,line=1::pwned <&>\"' ]]> %0A 50% a:b,c \u{1b}[31m\u{0} ü";
+    let ev = |seq: u32, ty: &str, data: serde_json::Value| {
+        serde_json::json!({"method": "session.event", "params": {"sessionId": "root",
+            "event": {"type": ty, "seq": seq, "time": seq, "data": data}}})
+        .to_string()
+    };
+    let lines = [
+        ev(0, "turn/start", serde_json::json!({"turn": 1})),
+        ev(1, evil, serde_json::json!({})),
+        ev(2, "turn/end", serde_json::json!({"turn": 1, "reason": {"kind": "completed"}})),
+        r#"{"method":"session.status","params":{"sessionId":"root","status":"idle"}}"#.to_owned(),
+        "{not json".to_owned(),
+    ];
+    let name = "run, 50%: ü.jsonl";
+    std::fs::write(logs.join(name), lines.join("\n") + "\n").unwrap();
+    // A link to nothing is a file that cannot be read: a finding at line 0.
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(root.path().join("gone"), logs.join("gone.jsonl")).unwrap();
+    (root, name)
+}
+
+#[test]
+fn sarif_has_a_rule_per_code_and_a_result_per_finding_at_its_place_under_the_root() {
+    use arbor_core::finding::Code;
+    let (root, name) = hostile_checkout();
+    let logs = root.path().join("logs");
+    // Run from inside the logs folder, with the checkout as the root.
+    let out = arbor_in(&logs, &["check", "--format", "sarif", "--root", "..", "."]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let log: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(log["version"], "2.1.0");
+    let run = &log["runs"][0];
+    assert_eq!(run["tool"]["driver"]["name"], "arbor");
+    let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), Code::ALL.len());
+    for (rule, code) in rules.iter().zip(Code::ALL) {
+        let e = arbor_core::explain::explain(*code);
+        assert_eq!(rule["id"], code.as_str());
+        assert_eq!(rule["shortDescription"]["text"], e.title);
+        assert_eq!(rule["fullDescription"]["text"], e.why);
+        assert!(rule["help"]["text"].as_str().unwrap().contains(e.fix));
+        let level = ["error", "warning", "note"][code.severity() as usize];
+        assert_eq!(rule["defaultConfiguration"]["level"], level, "{}", code.as_str());
+    }
+    let results = run["results"].as_array().unwrap();
+    let report: serde_json::Value =
+        serde_json::from_slice(&arbor_in(&logs, &["analyze", "--json", "."]).stdout).unwrap();
+    let diagnostics = report["diagnostics"].as_array().unwrap();
+    assert_eq!(results.len(), diagnostics.len());
+    assert!(results.len() >= 3, "{results:?}");
+    for (r, d) in results.iter().zip(diagnostics) {
+        assert_eq!(r["ruleId"], d["code"]);
+        assert_eq!(rules[r["ruleIndex"].as_u64().unwrap() as usize]["id"], d["code"]);
+        assert_eq!(r["message"]["text"], d["message"]);
+        let loc = &r["locations"][0]["physicalLocation"];
+        assert_eq!(loc["artifactLocation"]["uriBaseId"], "%SRCROOT%");
+        match d["at"]["line"].as_u64().unwrap() {
+            0 => assert!(loc.get("region").is_none(), "{r}"),
+            line => assert_eq!(loc["region"]["startLine"], line),
+        }
+    }
+    let uris: Vec<&str> = results
+        .iter()
+        .map(|r| r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].as_str().unwrap())
+        .collect();
+    assert!(uris.contains(&"logs/run,%2050%25%3A%20%C3%BC.jsonl"), "{uris:?} ({name})");
+    #[cfg(unix)]
+    assert!(uris.contains(&"logs/gone.jsonl"), "{uris:?}");
+    let base = run["originalUriBaseIds"]["%SRCROOT%"]["uri"].as_str().unwrap();
+    assert!(base.starts_with("file:///") && base.ends_with('/'), "{base}");
+}
+
+#[test]
+fn github_commands_keep_hostile_text_inside_one_escaped_command_each() {
+    let (root, _) = hostile_checkout();
+    let out = arbor_in(root.path(), &["check", "--format", "github", "logs"]);
+    let s = text(&out.stdout);
+    let lines: Vec<&str> = s.lines().collect();
+    let report: serde_json::Value =
+        serde_json::from_slice(&arbor_in(root.path(), &["analyze", "--json", "logs"]).stdout).unwrap();
+    let diagnostics = report["diagnostics"].as_array().unwrap();
+    // One command a finding and a closing count: the line breaks in the log text made no lines.
+    assert_eq!(lines.len(), diagnostics.len() + 1, "{s}");
+    let evil = lines.iter().find(|l| l.contains("unknown-event-type")).unwrap();
+    assert!(
+        evil.starts_with("::warning file=logs/run%2C 50%25%3A ü.jsonl,line=2,title=arbor unknown-event-type::"),
+        "{evil}"
+    );
+    assert!(evil.contains("x%0D%0A::error file=evil.jsonl") && evil.contains("%250A 50%25 a:b,c \\u{1b}[31m\\u{0}"));
+    assert!(lines
+        .iter()
+        .any(|l| l.starts_with("::error file=logs/run%2C 50%25%3A ü.jsonl,line=5,title=arbor malformed-line::")));
+    #[cfg(unix)]
+    assert!(lines.iter().any(|l| l.starts_with("::error file=logs/gone.jsonl,title=arbor unreadable-input::")), "{s}");
+    assert_eq!(lines.last().unwrap(), &"arbor check: 2 errors, 1 warnings, 0 info findings in 2 files");
+}
+
+#[test]
+fn junit_has_a_case_per_file_and_a_failure_per_error() {
+    let (root, _) = hostile_checkout();
+    let out = arbor_in(root.path(), &["check", "--format", "junit", "logs"]);
+    let xml = text(&out.stdout);
+    assert!(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites "), "{xml}");
+    assert_eq!(xml.matches("<testcase ").count(), 2, "{xml}");
+    assert_eq!(xml.matches("<failure ").count(), 2, "{xml}");
+    assert!(xml.contains(r#"<testcase name="logs/run, 50%: ü.jsonl" classname="dsh-rpc""#), "{xml}");
+    assert!(xml.contains(r#"<failure type="malformed-line""#));
+    // The warning is not a failure by default; with --fail-on warning it is.
+    assert!(xml.contains("<system-out>logs/run, 50%: ü.jsonl:2 unknown-event-type (warning)"), "{xml}");
+    assert!(xml.contains("pwned &lt;&amp;&gt;&quot;&apos; ]]&gt;") && !xml.contains('\u{1b}') && !xml.contains('\0'));
+    let strict = text(&arbor_in(root.path(), &["check", "--format", "junit", "--fail-on", "warning", "logs"]).stdout);
+    assert_eq!(strict.matches("<failure ").count(), 3);
+    assert!(strict.contains(r#"tests="2" failures="2""#), "{strict}");
+}
+
+#[test]
+fn explain_prints_one_code_every_code_json_and_the_findings_page() {
+    use arbor_core::finding::Code;
+    let one = text(&arbor(&["explain", "child-idle-would-resolve-wait"]).stdout);
+    let e = arbor_core::explain::find("child-idle-would-resolve-wait").unwrap();
+    assert!(
+        one.starts_with("child-idle-would-resolve-wait (warning, SPEC 2.2)\nA sub-agent's `session.idle`"),
+        "{one}"
+    );
+    assert!(one.contains(e.why) && one.contains(e.naive) && one.contains(e.fix));
+    let all = text(&arbor(&["explain"]).stdout);
+    for c in Code::ALL {
+        assert_eq!(all.lines().filter(|l| l.starts_with(&format!("{} ", c.as_str()))).count(), 1, "{}", c.as_str());
+    }
+    let json: serde_json::Value = serde_json::from_slice(&arbor(&["explain", "--json"]).stdout).unwrap();
+    assert_eq!(json.as_array().unwrap().len(), Code::ALL.len());
+    assert_eq!(json[9]["code"], "ancestry-cycle");
+    let page = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/findings.md")).unwrap();
+    assert_eq!(text(&arbor(&["explain", "--markdown"]).stdout), page.replace("\r\n", "\n"));
+}
+
+#[test]
+fn findings_of_files_that_share_a_name_in_the_report_are_placed_in_their_own_file() {
+    // Two opened folders named `logs`: the report calls both files `logs/run.jsonl`.
+    let root = tempfile::tempdir().unwrap();
+    let clean = std::fs::read(case("dsh-rpc-two-level").join("run.jsonl")).unwrap();
+    let bad = std::fs::read(case("dsh-rpc-bad-ancestry").join("run.jsonl")).unwrap();
+    for (dir, log) in [("a", &clean), ("b", &bad)] {
+        std::fs::create_dir_all(root.path().join(dir).join("logs")).unwrap();
+        std::fs::write(root.path().join(dir).join("logs/run.jsonl"), log).unwrap();
+    }
+    let out = arbor_in(root.path(), &["check", "--format", "github", "a/logs", "b/logs"]);
+    let s = text(&out.stdout);
+    assert!(s.contains("::error file=b/logs/run.jsonl,line=4,title=arbor ancestry-cycle::"), "{s}");
+    assert!(!s.contains("file=a/logs/run.jsonl,line=4,"), "{s}");
+    let xml = text(&arbor_in(root.path(), &["check", "--format", "junit", "a/logs", "b/logs"]).stdout);
+    let a = xml.find(r#"<testcase name="a/logs/run.jsonl""#).unwrap();
+    let b = xml.find(r#"<testcase name="b/logs/run.jsonl""#).unwrap();
+    assert!(
+        a < b && !xml[a..b].contains("<failure ") && xml[b..].contains("<failure type=\"ancestry-cycle\""),
+        "{xml}"
+    );
 }

@@ -7,11 +7,13 @@
 //!   a line into it.
 //! - `graph` holds sessions and runs in petgraph; `turns` the turns and steps formats find.
 //! - `analysis` drives a run and builds the `report`, the plain data every consumer reads.
+//! - `explain` is the findings catalog for people: why each code matters and how to fix it.
 //!
 //! Parsing never fails: every input problem is a `Finding` with its place, and loading goes on.
 
 pub mod analysis;
 pub mod ctx;
+pub mod explain;
 pub mod finding;
 pub mod formats;
 pub mod graph;

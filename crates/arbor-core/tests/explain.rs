@@ -1,0 +1,51 @@
+//! The findings catalog (`arbor_core::explain`) as others read it: the TypeScript type the app
+//! receives it as (`ui/src/lib/generated/explain.ts`) and the page made from it
+//! (`docs/findings.md`). Both are committed; these tests fail when either differs from what the
+//! catalog makes, and `ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test explain` rewrites
+//! both (`cargo run -p arbor-cli -- explain --markdown > docs/findings.md` rewrites the page).
+
+use arbor_core::explain::{self, Explanation};
+use std::path::{Path, PathBuf};
+use ts_rs::{Config, TS};
+
+#[path = "support/ts_file.rs"]
+mod ts_file;
+
+const UPDATE: &str = "ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test explain";
+
+const HEADER: &str = "// Generated from arbor-core's Rust types by ts-rs (crates/arbor-core/tests/explain.rs).\n\
+     // Do not edit: change the Rust types, then ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test explain\n\n";
+
+fn repo_file(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(path)
+}
+
+#[test]
+fn the_committed_typescript_explanation_type_is_generated_from_the_rust_one() {
+    let want = ts_file::file_of(
+        HEADER,
+        "import type { Severity } from \"./report\";\n\n",
+        &[Explanation::decl(&Config::new())],
+    );
+    ts_file::check(&repo_file("ui/src/lib/generated/explain.ts"), &want, UPDATE);
+}
+
+#[test]
+fn the_committed_findings_page_is_made_from_the_catalog() {
+    ts_file::check(&repo_file("docs/findings.md"), &explain::markdown(), UPDATE);
+}
+
+#[test]
+fn an_explanation_serializes_with_the_field_names_the_typescript_type_has() {
+    let e = explain::find("ancestry-cycle").unwrap();
+    let v = serde_json::to_value(e).unwrap();
+    assert_eq!(v["code"], "ancestry-cycle");
+    assert_eq!(v["severity"], "error");
+    assert_eq!(v["spec"], "2.1, 2.3");
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    let decl = Explanation::decl(&Config::new());
+    for k in &keys {
+        assert!(decl.contains(&format!("{k}: ")), "{k} missing from {decl}");
+    }
+    assert_eq!(keys.len(), 7);
+}
