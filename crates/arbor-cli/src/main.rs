@@ -12,6 +12,7 @@ mod github;
 mod junit;
 mod sarif;
 mod summary;
+mod transcript;
 
 use arbor_core::explain;
 use arbor_core::finding::Code;
@@ -68,6 +69,22 @@ enum Command {
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
     },
+    /// Print one session's transcript: its prompts, messages, tool calls and results, the
+    /// sub-agents it spawned and what they answered, with file:line, turn, step and tokens
+    Transcript {
+        /// The session (or sub-agent) id, as the report names it
+        #[arg(long, value_name = "ID")]
+        session: String,
+        /// One JSON object a line: each part of each row, with its place, turn, step and tokens
+        #[arg(long)]
+        json: bool,
+        /// Cut each text to this many characters (0: never cut)
+        #[arg(long, value_name = "CHARS", default_value_t = 0)]
+        width: usize,
+        /// Log files or folders (folders are read recursively)
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
+    },
     /// Explain a finding code: why it matters, what a naive reader does, how to fix it (no CODE:
     /// list every code)
     Explain {
@@ -101,7 +118,7 @@ fn codes() -> PossibleValuesParser {
     PossibleValuesParser::new(Code::ALL.iter().map(|c| c.as_str()))
 }
 
-fn fail(msg: &str) -> ExitCode {
+pub(crate) fn fail(msg: &str) -> ExitCode {
     eprintln!("arbor: {msg}");
     ExitCode::from(2)
 }
@@ -118,6 +135,7 @@ fn main() -> ExitCode {
             };
             run(&paths, Output::Check { format, fail_on, root })
         }
+        Command::Transcript { session, json, width, paths } => transcript::print(&paths, &session, json, width),
         Command::Explain { code, markdown, json } => print_explanation(code.as_deref(), markdown, json),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "arbor", &mut std::io::stdout());
@@ -161,7 +179,7 @@ fn print_explanation(code: Option<&str>, markdown: bool, json: bool) -> ExitCode
 /// defaults each arena was trimmed and grown again for every chunk, and the page faults cost
 /// about as much system time as reading the file. A 16 MiB trim threshold (and a fixed mmap
 /// threshold, which otherwise moves) keeps a few chunks' worth mapped.
-fn tune_allocator() {
+pub(crate) fn tune_allocator() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only sets allocator parameters; it is called before any other thread exists.
     unsafe {

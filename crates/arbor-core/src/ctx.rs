@@ -255,6 +255,9 @@ pub struct Ctx {
     pub durable: HashSet<Sym>,
     /// Files already told they hold placeholder ids.
     pub placeholder_files: HashSet<u32>,
+    /// Spawn calls and the children they started: (parent, call id) → child, where a format
+    /// knows it (the transcript links a spawn to its child and a result to its reply).
+    pub spawns: crate::intern::HashMap<(Sym, Box<str>), Sym>,
     /// Tokens, as each format counts them once.
     pub usage: crate::usage::UsageBook,
     /// What parents received from their children's runs (a spawn call's result), where a

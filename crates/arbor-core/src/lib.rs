@@ -24,6 +24,7 @@ pub(crate) mod report_json;
 pub mod report_parts;
 pub mod sample;
 mod scan;
+pub mod transcript;
 pub mod turns;
 pub mod usage;
 pub mod wire;

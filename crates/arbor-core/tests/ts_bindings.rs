@@ -35,8 +35,12 @@ fn engine_bindings() -> String {
         RecordPage::decl(&cfg),
         Hit::decl(&cfg),
         FormatInfo::decl(&cfg),
+        arbor_core::transcript::PartKind::decl(&cfg),
+        arbor_core::transcript::Part::decl(&cfg),
+        arbor_core::transcript::Row::decl(&cfg),
+        arbor_core::transcript::Page::decl(&cfg),
     ];
-    file_of("import type { Diagnostic } from \"./report\";\n\n", &decls)
+    file_of("import type { Diagnostic, Place, Usage } from \"./report\";\n\n", &decls)
 }
 
 fn bindings() -> String {

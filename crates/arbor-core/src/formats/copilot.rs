@@ -45,6 +45,10 @@ impl super::Format for CopilotEvents {
     fn reply_text(&self, line: &[u8]) -> String {
         crate::wire::reply_text(line)
     }
+
+    fn transcript(&self, line: &[u8], out: &mut Vec<crate::transcript::Draft>) {
+        super::wire_transcript::transcript(line, out)
+    }
 }
 
 impl super::Format for CopilotRpc {
@@ -65,6 +69,10 @@ impl super::Format for CopilotRpc {
 
     fn reply_text(&self, line: &[u8]) -> String {
         crate::wire::reply_text(line)
+    }
+
+    fn transcript(&self, line: &[u8], out: &mut Vec<crate::transcript::Draft>) {
+        super::wire_transcript::transcript(line, out)
     }
 }
 
@@ -336,6 +344,9 @@ impl Copilot {
                     })
                     .unwrap_or((root_id, Link::Inferred));
                 cx.graph.open_run(agent, Some(parent.0), Some(at), parent.1);
+                if let Some(call) = data.tool_call_id.non_empty() {
+                    cx.spawns.insert((parent.0, call.into()), agent);
+                }
                 if let Some(label) = data.agent_display_name.non_empty().or(data.agent_name.non_empty()) {
                     cx.graph.set_label(agent, label);
                 }

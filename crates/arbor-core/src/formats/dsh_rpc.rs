@@ -49,6 +49,10 @@ impl super::Format for DshRpcFormat {
         crate::wire::reply_text(line)
     }
 
+    fn transcript(&self, line: &[u8], out: &mut Vec<crate::transcript::Draft>) {
+        super::wire_transcript::transcript(line, out)
+    }
+
     /// A recording's turns defer to a durable log of the same session (SPEC 2.3).
     fn defers_to_durable(&self) -> bool {
         true

@@ -46,6 +46,10 @@ impl super::Format for DshSessionFormat {
     fn reply_text(&self, line: &[u8]) -> String {
         crate::wire::reply_text(line)
     }
+
+    fn transcript(&self, line: &[u8], out: &mut Vec<crate::transcript::Draft>) {
+        super::wire_transcript::transcript(line, out)
+    }
 }
 
 /// What the session files leave for `settle`: each header's parent link, and each child's run as

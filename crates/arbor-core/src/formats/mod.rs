@@ -31,6 +31,7 @@ macro_rules! registry {
 }
 
 mod dsh_events;
+mod wire_transcript;
 
 registry! {
     dsh_rpc: [FORMAT],
@@ -84,6 +85,10 @@ pub trait Format: Sync + std::fmt::Debug {
     fn received_text(&self, line: &[u8], _key: Option<&str>) -> String {
         self.reply_text(line)
     }
+
+    /// What one line says, as transcript parts (SPEC 5 Transcript), read back a page at a time:
+    /// nothing for a line a reader does not need (boundaries, chunks, bookkeeping).
+    fn transcript(&self, _line: &[u8], _out: &mut Vec<crate::transcript::Draft>) {}
 
     /// A recording whose turns, replies and boundary findings give way to a durable log of the
     /// same session, when one is loaded too (SPEC 2.3).

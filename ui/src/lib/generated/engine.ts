@@ -1,7 +1,7 @@
 // Generated from arbor-core's Rust types by ts-rs (crates/arbor-core/tests/ts_bindings.rs).
 // Do not edit: change the Rust types, then ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test ts_bindings
 
-import type { Diagnostic } from "./report";
+import type { Diagnostic, Place, Usage } from "./report";
 
 export type Progress = { files_done: number, files_total: number, bytes_read: number, bytes_total: number, records: number, sessions: number, findings: number, };
 
@@ -26,3 +26,39 @@ export type RecordPage = { total: number, offset: number, records: Array<RecordV
 export type Hit = { "type": "session", id: string, label: string | null, } | { "type": "record", record: RecordView, text: string, };
 
 export type FormatInfo = { id: string, description: string, };
+
+export type PartKind = "prompt" | "text" | "reasoning" | "tool-call" | "tool-result" | "spawn" | "received" | "compaction" | "notice";
+
+export type Part = { kind: PartKind, 
+/**
+ * The text, cut to the page's budget (`cut`), whose whole length is `text_len` characters.
+ */
+text: string, text_len: number, cut: boolean, json: boolean, tool: string | null, call_id: string | null, is_error: boolean | null, child: string | null, model: string | null, 
+/**
+ * Tokens of the message, shown on the first line of a message that spans several.
+ */
+usage: Usage | null, };
+
+export type Row = { 
+/**
+ * The row's number in the session's transcript (0-based).
+ */
+row: number, 
+/**
+ * The record's index in the analysis (the inspector's `index`).
+ */
+record: number, at: Place, 
+/**
+ * What the record is (the inspector's kind).
+ */
+kind: string, time: number | null, 
+/**
+ * The turn the row is in (a number, a turn id, or null).
+ */
+turn: number | string | null, step: number | null, parts: Array<Part>, };
+
+export type Page = { session: string, 
+/**
+ * Rows in the session's whole transcript.
+ */
+total: number, from: number, rows: Array<Row>, };

@@ -1,0 +1,114 @@
+//! `arbor transcript PATH... --session ID [--json]`: one session's conversation, for terminals
+//! and scripts. The rows and parts are the engine's (`arbor_core::transcript`), the same the app
+//! shows; `--json` prints each part as an object a line with its row's place, turn and step.
+
+use arbor_core::transcript::{Item, PartKind, Row};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Rows read back per page: each page reads its lines from the files once.
+const PAGE: u32 = 256;
+
+pub fn print(paths: &[PathBuf], session: &str, json: bool, width: usize) -> ExitCode {
+    crate::tune_allocator();
+    for p in paths {
+        if !p.exists() {
+            return crate::fail(&format!("no such file or folder: {}", p.display()));
+        }
+    }
+    let analysis = arbor_core::analyze(paths, &mut ());
+    if !analysis.files.iter().any(|f| f.format.is_some()) {
+        return crate::fail("nothing could be read in a known format");
+    }
+    let Some(index) = analysis.transcript_index(session) else {
+        return crate::fail(&format!("no session `{session}` in what was read (`arbor analyze` lists the sessions)"));
+    };
+    let max = if width == 0 { usize::MAX } else { width };
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let mut from = 0;
+    let written = (|| -> std::io::Result<()> {
+        while (from as usize) < index.len() {
+            let page = analysis.transcript_page(&index, from, PAGE, max);
+            for row in &page.rows {
+                if json {
+                    for part in &row.parts {
+                        let item = Item {
+                            session: &page.session,
+                            row: row.row,
+                            at: &row.at,
+                            time: row.time,
+                            turn: &row.turn,
+                            step: row.step,
+                            part,
+                        };
+                        serde_json::to_writer(&mut out, &item)?;
+                        out.write_all(b"\n")?;
+                    }
+                } else {
+                    text_row(&mut out, row)?;
+                }
+            }
+            from += PAGE;
+        }
+        out.flush()
+    })();
+    std::mem::forget(analysis);
+    match written {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => crate::fail(&format!("cannot write: {e}")),
+        _ => ExitCode::SUCCESS,
+    }
+}
+
+fn label(kind: PartKind) -> &'static str {
+    match kind {
+        PartKind::Prompt => "prompt",
+        PartKind::Text => "assistant",
+        PartKind::Reasoning => "reasoning",
+        PartKind::ToolCall => "tool call",
+        PartKind::ToolResult => "tool result",
+        PartKind::Spawn => "spawn",
+        PartKind::Received => "received",
+        PartKind::Compaction => "compaction",
+        PartKind::Notice => "notice",
+    }
+}
+
+/// A row for people: its place, turn and step, then each part, its text indented under it.
+fn text_row(out: &mut impl Write, row: &Row) -> std::io::Result<()> {
+    let turn = match &row.turn {
+        serde_json::Value::Null => String::new(),
+        serde_json::Value::String(s) => format!(" turn {s}"),
+        t => format!(" turn {t}"),
+    };
+    let step = row.step.map(|s| format!(" step {s}")).unwrap_or_default();
+    for part in &row.parts {
+        let mut head = format!("{}:{}{turn}{step} {}", row.at.file, row.at.line, label(part.kind));
+        if let Some(tool) = &part.tool {
+            head.push_str(&format!(" {tool}"));
+        }
+        if let Some(child) = &part.child {
+            head.push_str(&format!(" [{child}]"));
+        }
+        if part.is_error == Some(true) {
+            head.push_str(" (error)");
+        }
+        if let Some(u) = &part.usage {
+            head.push_str(&format!(
+                " · tokens in {} out {} cache read {} write {}",
+                u.input, u.output, u.cache_read, u.cache_write
+            ));
+        }
+        writeln!(out, "{head}")?;
+        for line in part.text.lines() {
+            // Log text is untrusted: control characters are shown, not sent to the terminal.
+            let shown: String =
+                line.chars().map(|c| if c.is_control() && c != '\t' { '\u{fffd}' } else { c }).collect();
+            writeln!(out, "    {shown}")?;
+        }
+        if part.cut {
+            writeln!(out, "    … ({} characters in all)", part.text_len)?;
+        }
+    }
+    Ok(())
+}

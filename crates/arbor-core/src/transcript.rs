@@ -1,0 +1,342 @@
+//! The transcript of one session (SPEC 5 Transcript): what it was asked, what it said and did,
+//! whom it spawned and what they answered, read back from the files a page at a time.
+//!
+//! The record index says which records of a session are transcript rows (their kind: prompts,
+//! messages, tool calls and results, spawns, replies received, compactions, notices), so a
+//! session's row count and any page of it are known without reading the files; a row's parts are
+//! read from its line by the line's format (`Format::transcript`). Texts are cut to a page's
+//! budget with their full length given; `Analysis::transcript_part` returns one whole. Nothing
+//! here is held beyond the page asked for but the session's row list.
+
+use crate::analysis::Analysis;
+use crate::ctx::{Kind, NO_SESSION};
+use crate::intern::Sym;
+use crate::report::{Place, Usage};
+use crate::turns::TurnId;
+
+/// What a part of a row is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum PartKind {
+    /// A user's (or a parent's) prompt to the session.
+    Prompt,
+    /// Assistant text (markdown).
+    Text,
+    /// Assistant reasoning.
+    Reasoning,
+    /// A tool call: `tool` named, its arguments as `text` (JSON when `json`).
+    ToolCall,
+    /// A tool's result: `is_error` when the tool failed.
+    ToolResult,
+    /// A sub-agent spawned: the task as `text`, the child as `child` where it is known.
+    Spawn,
+    /// What the session received from a child it spawned (`child`).
+    Received,
+    /// The context was compacted here.
+    Compaction,
+    /// A system notice (an error, a warning, an info line of the harness).
+    Notice,
+}
+
+/// One part of a row, as a format reads it from the row's line (`Format::transcript`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Draft {
+    pub kind: Option<PartKind>,
+    pub text: String,
+    /// `text` is JSON (tool arguments and results): the app shows it as collapsible JSON.
+    pub json: bool,
+    pub tool: Option<String>,
+    pub call_id: Option<String>,
+    pub is_error: Option<bool>,
+    /// The session this part names: the child a spawn started, or the one a reply came from,
+    /// when the line says it; else the engine finds it from the call id (`Ctx::spawns`).
+    pub child: Option<String>,
+    pub model: Option<String>,
+    /// The API message this line belongs to, when several lines share one (its tokens count once).
+    pub message: Option<String>,
+    /// The tokens of the message, when its line records them.
+    pub usage: Option<Usage>,
+}
+
+impl Draft {
+    pub fn new(kind: PartKind, text: impl Into<String>) -> Self {
+        Draft { kind: Some(kind), text: text.into(), ..Draft::default() }
+    }
+}
+
+/// One part of a transcript row, as the app and `arbor transcript --json` get it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
+pub struct Part {
+    pub kind: PartKind,
+    /// The text, cut to the page's budget (`cut`), whose whole length is `text_len` characters.
+    pub text: String,
+    #[ts(type = "number")]
+    pub text_len: u64,
+    pub cut: bool,
+    pub json: bool,
+    pub tool: Option<String>,
+    pub call_id: Option<String>,
+    pub is_error: Option<bool>,
+    pub child: Option<String>,
+    pub model: Option<String>,
+    /// Tokens of the message, shown on the first line of a message that spans several.
+    pub usage: Option<Usage>,
+}
+
+/// One row of a session's transcript: a record and what it says.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
+pub struct Row {
+    /// The row's number in the session's transcript (0-based).
+    pub row: u32,
+    /// The record's index in the analysis (the inspector's `index`).
+    #[ts(type = "number")]
+    pub record: usize,
+    pub at: Place,
+    /// What the record is (the inspector's kind).
+    pub kind: &'static str,
+    pub time: Option<f64>,
+    /// The turn the row is in (a number, a turn id, or null).
+    #[ts(type = "number | string | null")]
+    pub turn: serde_json::Value,
+    pub step: Option<u32>,
+    pub parts: Vec<Part>,
+}
+
+/// A page of a session's transcript.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
+pub struct Page {
+    pub session: String,
+    /// Rows in the session's whole transcript.
+    pub total: u32,
+    pub from: u32,
+    pub rows: Vec<Row>,
+}
+
+/// A transcript item for scripts (`arbor transcript --json`): one part, with its row's place,
+/// turn and step.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Item<'a> {
+    pub session: &'a str,
+    pub row: u32,
+    pub at: &'a Place,
+    pub time: Option<f64>,
+    pub turn: &'a serde_json::Value,
+    pub step: Option<u32>,
+    #[serde(flatten)]
+    pub part: &'a Part,
+}
+
+/// The kinds of record that are transcript rows.
+pub fn is_row(kind: Kind) -> bool {
+    matches!(
+        kind,
+        Kind::UserMessage
+            | Kind::AssistantMessage
+            | Kind::ToolCall
+            | Kind::ToolResult
+            | Kind::SubagentStarted
+            | Kind::SubagentFinished
+            | Kind::Lifecycle
+            | Kind::Error
+            | Kind::Compaction
+            | Kind::Reasoning
+            | Kind::Notice
+    )
+}
+
+/// A session's transcript rows (record indices) and its turns and steps, to page through: made
+/// once per session shown (`Analysis::transcript_index`), a few bytes a row.
+#[derive(Debug, Clone)]
+pub struct Index {
+    session: Sym,
+    rows: Vec<u32>,
+    /// The session's turns: (start record, end record or MAX, turn index), by start.
+    turns: Vec<(u32, u32, usize)>,
+}
+
+impl Index {
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The row of a record, when it is one of this transcript's (a finding's place, a search hit).
+    pub fn row_of(&self, record: usize) -> Option<u32> {
+        let r = u32::try_from(record).ok()?;
+        self.rows.binary_search(&r).ok().map(|i| i as u32)
+    }
+
+    /// The turn (index in `Turns::list`) and step number a record is in.
+    fn turn_step(&self, a: &Analysis, record: u32) -> (Option<usize>, Option<u32>) {
+        let i = self.turns.partition_point(|t| t.0 <= record);
+        let Some(&(start, end, ix)) = i.checked_sub(1).and_then(|i| self.turns.get(i)) else { return (None, None) };
+        if record < start || record > end {
+            return (None, None);
+        }
+        let t = &a.cx.turns.list[ix];
+        let step =
+            a.cx.turns
+                .step_spans(t)
+                .iter()
+                .rev()
+                .find(|s| s.start <= record && s.end().is_none_or(|e| record <= e))
+                .map(|s| s.step);
+        (Some(ix), step)
+    }
+}
+
+/// The first `max` characters of `text`, and whether it was cut.
+fn cut(text: String, max: usize) -> (String, u64, bool) {
+    let len = text.chars().count() as u64;
+    if len as usize <= max {
+        return (text, len, false);
+    }
+    let end = text.char_indices().nth(max).map_or(text.len(), |(i, _)| i);
+    (text[..end].to_owned(), len, true)
+}
+
+impl Analysis {
+    /// The transcript rows of `session` (by its id), or `None` when there is no such session.
+    pub fn transcript_index(&self, session: &str) -> Option<Index> {
+        let s = self.cx.ids.get(session).filter(|&s| self.cx.graph.contains(s))?;
+        let rows = self
+            .cx
+            .records
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.session == s.0 && r.session != NO_SESSION && is_row(r.kind()))
+            .map(|(i, _)| i as u32)
+            .collect();
+        let mut turns: Vec<(u32, u32, usize)> = self
+            .cx
+            .turns
+            .list
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.session == s)
+            .filter_map(|(i, t)| Some((t.start().or(t.end())?, t.end().unwrap_or(u32::MAX), i)))
+            .collect();
+        turns.sort_unstable();
+        Some(Index { session: s, rows, turns })
+    }
+
+    /// Rows `from..from + limit` of a transcript, each part's text cut to `max_text` characters.
+    pub fn transcript_page(&self, index: &Index, from: u32, limit: u32, max_text: usize) -> Page {
+        let from = from.min(index.rows.len() as u32);
+        let to = from.saturating_add(limit).min(index.rows.len() as u32);
+        // One row before the page too: a message split over lines shows its tokens once, on its
+        // first line, which may be on the page before.
+        let first = from.saturating_sub(1);
+        let drafts = self.read_drafts(&index.rows[first as usize..to as usize]);
+        let mut rows = Vec::with_capacity((to - from) as usize);
+        let mut last_message: Option<String> = None;
+        for (k, (record, drafts)) in index.rows[first as usize..to as usize].iter().zip(drafts).enumerate() {
+            let row = first + k as u32;
+            let mut parts = Vec::with_capacity(drafts.len());
+            for d in drafts {
+                let repeated = d.message.is_some() && d.message == last_message;
+                if d.message.is_some() {
+                    last_message.clone_from(&d.message);
+                }
+                // A tool call that started a child is its spawn, and its result what came back.
+                let spawned =
+                    d.call_id.as_deref().and_then(|call| self.cx.spawns.get(&(index.session, Box::<str>::from(call))));
+                let kind = match (d.kind, spawned) {
+                    (Some(PartKind::ToolCall), Some(_)) => PartKind::Spawn,
+                    (Some(PartKind::ToolResult), Some(_)) => PartKind::Received,
+                    (k, _) => k.unwrap_or(PartKind::Notice),
+                };
+                let child = d.child.or_else(|| spawned.map(|c| self.cx.ids.name(*c).to_owned()));
+                let (text, text_len, was_cut) = cut(d.text, max_text);
+                parts.push(Part {
+                    kind,
+                    text,
+                    text_len,
+                    cut: was_cut,
+                    json: d.json,
+                    tool: d.tool,
+                    call_id: d.call_id,
+                    is_error: d.is_error,
+                    child,
+                    model: d.model,
+                    usage: if repeated { None } else { d.usage },
+                });
+            }
+            if row < from {
+                continue;
+            }
+            rows.push(self.row(index, row, *record, parts));
+        }
+        Page { session: self.cx.ids.name(index.session).to_owned(), total: index.rows.len() as u32, from, rows }
+    }
+
+    /// The whole text of one part of one row.
+    pub fn transcript_part(&self, index: &Index, row: u32, part: usize) -> Option<String> {
+        let record = *index.rows.get(row as usize)?;
+        self.read_drafts(&[record]).pop()?.into_iter().nth(part).map(|d| d.text)
+    }
+
+    fn row(&self, index: &Index, row: u32, record: u32, parts: Vec<Part>) -> Row {
+        let view = self.record_view(record as usize);
+        let (turn, step) = index.turn_step(self, record);
+        let turn = turn.map_or(serde_json::Value::Null, |ix| match self.cx.turns.list[ix].turn {
+            TurnId::Num(n) => n.into(),
+            TurnId::Text(s) => self.cx.turns.id_text(s).into(),
+        });
+        Row {
+            row,
+            record: record as usize,
+            at: Place {
+                file: view.as_ref().map(|v| v.file.clone()).unwrap_or_default(),
+                line: view.as_ref().map_or(0, |v| v.line),
+            },
+            kind: view.as_ref().map_or("event", |v| v.kind),
+            time: view.and_then(|v| v.time),
+            turn,
+            step,
+            parts,
+        }
+    }
+
+    /// The parts of each record, read from its line by its file's format: one pass per file,
+    /// in offset order.
+    fn read_drafts(&self, records: &[u32]) -> Vec<Vec<Draft>> {
+        let mut out: Vec<Vec<Draft>> = vec![Vec::new(); records.len()];
+        let mut by_file: Vec<(u32, u64, usize)> = records
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &r)| {
+                let rec = self.cx.records.get(r as usize)?;
+                Some((self.cx.file_of(r as usize)?, rec.offset(), i))
+            })
+            .collect();
+        by_file.sort_unstable();
+        for group in by_file.chunk_by(|a, b| a.0 == b.0) {
+            let Some(info) = self.files.get(group[0].0 as usize) else { continue };
+            let Some(format) = info.format else { continue };
+            let pieces: Vec<(u64, crate::reader::Piece)> =
+                group.iter().map(|&(_, off, _)| (off, crate::reader::Piece::Line)).collect();
+            let _ = crate::reader::each_piece_at(&info.path, &pieces, |k, bytes| {
+                if let Some(b) = bytes {
+                    format.reader.transcript(b, &mut out[group[k].2]);
+                }
+            });
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_text_is_cut_on_a_character_with_its_whole_length() {
+        assert_eq!(cut("héllo".into(), 10), ("héllo".into(), 5, false));
+        assert_eq!(cut("héllo".into(), 2), ("hé".into(), 5, true));
+        assert_eq!(cut(String::new(), 0), (String::new(), 0, false));
+    }
+}

@@ -1,0 +1,133 @@
+//! Transcripts (SPEC 5): each session's rows and parts, read back from the files, checked item by
+//! item for a session of each format, and paging that agrees with reading the whole.
+
+mod common;
+
+use arbor_core::transcript::Page;
+use std::path::PathBuf;
+
+fn case(name: &str) -> PathBuf {
+    common::repo().join("tests/conformance/cases").join(name).join("input")
+}
+
+/// Each part as `line kind [tool] [child] text`, the text's lines joined with `|`.
+fn render(page: &Page) -> Vec<String> {
+    let mut out = Vec::new();
+    for row in &page.rows {
+        for p in &row.parts {
+            let mut s = format!("{} {:?}", row.at.line, p.kind);
+            if let Some(t) = &p.tool {
+                s.push_str(&format!(" {t}"));
+            }
+            if let Some(c) = &p.child {
+                s.push_str(&format!(" [{c}]"));
+            }
+            if p.is_error == Some(true) {
+                s.push_str(" error");
+            }
+            if !p.text.is_empty() {
+                s.push_str(&format!(" {}", p.text.replace('\n', "|")));
+            }
+            out.push(s);
+        }
+    }
+    out
+}
+
+fn whole(paths: &[PathBuf], session: &str) -> Vec<String> {
+    let a = arbor_core::analyze(paths, &mut ());
+    let index = a.transcript_index(session).unwrap_or_else(|| panic!("no session {session}"));
+    render(&a.transcript_page(&index, 0, u32::MAX, usize::MAX))
+}
+
+#[test]
+fn a_dsh_rpc_root_shows_its_spawns_and_what_each_child_sent_back() {
+    assert_eq!(
+        whole(&[case("builtin-sample")], "lead"),
+        [
+            "6 ToolCall subagent {}",
+            "7 Spawn [planner]",
+            "12 ToolCall subagent {}",
+            "13 Spawn [worker-7]",
+            "52 Received [worker-7] First pass: 4 citations found.",
+            "63 Received [planner] Plan done: citations 1-3 hold, 4 is retracted (re-check failed).",
+            "64 ToolResult Plan done: citations 1-3 hold, 4 is retracted (re-check failed).",
+            "65 ToolResult First pass: 4 citations found.",
+            "68 Reasoning Thinking it through.",
+            "68 Text Citations [1]-[3] hold. Citation [4] cites a retracted paper: replace it.",
+        ]
+    );
+}
+
+#[test]
+fn a_copilot_root_links_its_task_call_to_the_sub_agent_it_started() {
+    assert_eq!(
+        whole(&[case("copilot-events-saved")], "main-1"),
+        [
+            "2 Prompt Delegate a check.",
+            "4 Spawn task [ag-a] {|  \"prompt\": \"check\"|}",
+            "12 Received [ag-a]",
+            "13 Text Root summary.",
+            "16 Prompt And now?",
+            "17 Text unannounced speaks",
+        ]
+    );
+    // The sub-agent's own transcript holds its messages and its own spawn.
+    let a = whole(&[case("copilot-events-saved")], "ag-a");
+    assert!(a.contains(&"7 Spawn task [ag-b] {|  \"prompt\": \"deeper\"|}".to_owned()), "{a:#?}");
+    assert!(a.contains(&"6 Text A progress".to_owned()), "{a:#?}");
+}
+
+#[test]
+fn a_dsh_session_child_shows_its_turns_with_tokens_once_per_message() {
+    let dir = common::repo().join("tests/corpus/deepseek-harness/examples_acp-agent__subagent-depth-two-rejection");
+    let a = arbor_core::analyze(&[dir], &mut ());
+    let child = "22222222-2222-4222-8222-222222222222";
+    let index = a.transcript_index(child).unwrap();
+    let page = a.transcript_page(&index, 0, u32::MAX, usize::MAX);
+    let lines = render(&page);
+    assert_eq!(
+        lines[0],
+        "8 Prompt Call subagent once. Ask that child to attempt one further subagent call, then report the result."
+    );
+    assert!(
+        lines[1].starts_with("9 Notice Current runtime context."),
+        "the runtime context is the harness's: {lines:#?}"
+    );
+    assert!(lines.iter().any(|l| l == "20 ToolResult DEPTH_REJECTED"), "{lines:#?}");
+    assert!(lines.last().is_some_and(|l| l == "28 Text DEPTH_ONE_DONE"), "{lines:#?}");
+    let tokens: Vec<(u64, u64)> =
+        page.rows.iter().flat_map(|r| &r.parts).filter_map(|p| p.usage.map(|u| (u.input, u.output))).collect();
+    assert_eq!(tokens, [(10, 5), (10, 2)]);
+    // Rows sit in their turns and steps.
+    let last = page.rows.last().unwrap();
+    assert_eq!((last.turn.as_i64(), last.step), (Some(1), Some(2)));
+}
+
+#[test]
+fn pages_agree_with_the_whole_and_a_cut_text_is_whole_on_request() {
+    let a = arbor_core::analyze(&[case("builtin-sample")], &mut ());
+    let index = a.transcript_index("lead").unwrap();
+    let all = a.transcript_page(&index, 0, u32::MAX, usize::MAX);
+    assert_eq!(all.total as usize, all.rows.len());
+    for from in 0..all.total {
+        for limit in 1..4 {
+            let page = a.transcript_page(&index, from, limit, usize::MAX);
+            let want = &all.rows[from as usize..(from + limit).min(all.total) as usize];
+            assert_eq!(page.rows, want, "from {from} limit {limit}");
+        }
+    }
+    let short = a.transcript_page(&index, 0, u32::MAX, 5);
+    let (row, part) = short
+        .rows
+        .iter()
+        .enumerate()
+        .find_map(|(r, row)| row.parts.iter().position(|p| p.cut).map(|p| (r, p)))
+        .expect("a text longer than 5 characters");
+    let p = &short.rows[row].parts[part];
+    assert_eq!(p.text.chars().count(), 5);
+    let full = a.transcript_part(&index, row as u32, part).unwrap();
+    assert_eq!(full.chars().count() as u64, p.text_len);
+    assert!(full.starts_with(&p.text));
+    assert!(a.transcript_index("no-such-session").is_none());
+}
