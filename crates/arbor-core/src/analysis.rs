@@ -457,6 +457,7 @@ pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
         }
         progress.files_done += 1;
     }
+    cx.graph.settling();
     for format in FORMATS {
         format.reader.settle(&mut cx);
     }
@@ -586,6 +587,7 @@ impl Reading<'_> {
                     match line {
                         Some(line) => {
                             info.records += 1;
+                            cx.graph.set_place(at);
                             state.line(cx, line, at, offset);
                         }
                         None if how != LineEnd::Overlong && bytes.iter().all(|b| b.is_ascii_whitespace()) => {}

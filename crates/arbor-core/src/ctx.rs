@@ -249,8 +249,15 @@ pub struct Ctx {
     pub waits: Vec<WaitRec>,
     pub loose_replies: Vec<LooseReply>,
     pub records: Vec<Record>,
-    /// Where each file's records begin: (file, index of its first record), in record order.
+    /// Where each run of one file's records begins: (file, index of its first record), in record
+    /// order. A file read at once has one; a followed file gets one more each time it grows
+    /// after another file was read.
     pub file_starts: Vec<(u32, u32)>,
+    /// For each file, its runs of records: indices into `file_starts`, in order.
+    file_segments: Vec<Vec<u32>>,
+    /// Each file's rank in reading order, by index, where the files were not read in that order
+    /// (a followed folder where a file appeared); empty when rank and index agree.
+    pub ranks: Vec<u32>,
     /// Sessions that have a durable log: their turns and replies come from it (SPEC 2.3).
     pub durable: HashSet<Sym>,
     /// Files already told they hold placeholder ids.
@@ -293,16 +300,25 @@ impl Ctx {
         Some(self.file_starts.get(i.checked_sub(1)?)?.0)
     }
 
-    /// The records of `file`: a range of indices (records are in file order).
-    pub fn records_of(&self, file: u32) -> std::ops::Range<usize> {
-        let i = self.file_starts.partition_point(|&(f, _)| f < file);
-        match self.file_starts.get(i) {
-            Some(&(f, first)) if f == file => {
-                let end = self.file_starts.get(i + 1).map_or(self.records.len(), |&(_, n)| n as usize);
-                first as usize..end
-            }
-            _ => 0..0,
-        }
+    /// The records of `file`: ranges of indices, in the file's line order (one range unless the
+    /// file grew after others were read).
+    pub fn records_of(&self, file: u32) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+        self.file_segments.get(file as usize).into_iter().flatten().map(|&seg| {
+            let seg = seg as usize;
+            let first = self.file_starts[seg].1 as usize;
+            let end = self.file_starts.get(seg + 1).map_or(self.records.len(), |&(_, n)| n as usize);
+            first..end
+        })
+    }
+
+    /// A file's rank in reading order (its index unless files were read out of order).
+    pub fn rank(&self, file: u32) -> u32 {
+        self.ranks.get(file as usize).copied().unwrap_or(file)
+    }
+
+    /// A place's sort key: by the rank of its file, then its line.
+    pub fn place_key(&self, at: Loc) -> (u32, u64) {
+        (self.rank(at.file), at.line)
     }
 
     /// The place of the record at `index`.
@@ -320,10 +336,11 @@ impl Ctx {
     /// Where the texts of `file`'s replies are in their lines, as routing saw them: (byte offset
     /// of the line, start and length of the text's JSON string, quotes included), ascending.
     pub fn text_spans_of(&self, file: u32) -> impl Iterator<Item = (u64, (u32, u32))> + '_ {
-        let range = self.records_of(file);
-        let from = self.text_spans.partition_point(|&(r, _)| (r as usize) < range.start);
-        let to = self.text_spans.partition_point(|&(r, _)| (r as usize) < range.end);
-        self.text_spans[from..to].iter().map(|&(r, span)| (self.records[r as usize].offset(), span))
+        self.records_of(file).flat_map(move |range| {
+            let from = self.text_spans.partition_point(|&(r, _)| (r as usize) < range.start);
+            let to = self.text_spans.partition_point(|&(r, _)| (r as usize) < range.end);
+            self.text_spans[from..to].iter().map(|&(r, span)| (self.records[r as usize].offset(), span))
+        })
     }
 
     /// The wire time of the record at `index`, when it has one.
@@ -340,7 +357,12 @@ impl Ctx {
     /// before it in its file was left out (a blank or broken line), then by a binary search
     /// within its file's records.
     pub fn find_record(&self, at: Loc) -> Option<usize> {
-        let range = self.records_of(at.file);
+        // The run of the file's records whose lines reach this one (a file's runs are in line
+        // order).
+        let range = self
+            .records_of(at.file)
+            .take_while(|r| self.records.get(r.start).is_some_and(|first| u64::from(first.line) <= at.line))
+            .last()?;
         let base = range.start;
         let records = self.records.get(range)?;
         let guess = usize::try_from(at.line.checked_sub(u64::from(records.first()?.line))?).ok()?;
@@ -363,9 +385,19 @@ impl Ctx {
         self.ids.intern(s)
     }
 
+    #[cold]
+    fn start_segment(&mut self, file: u32) {
+        let f = file as usize;
+        if self.file_segments.len() <= f {
+            self.file_segments.resize(f + 1, Vec::new());
+        }
+        self.file_segments[f].push(self.file_starts.len() as u32);
+        self.file_starts.push((file, self.records.len().min(u32::MAX as usize) as u32));
+    }
+
     pub fn record(&mut self, at: Loc, offset: u64, session: Option<Sym>, kind: Kind, time: Option<f64>) {
         if self.file_starts.last().is_none_or(|&(f, _)| f != at.file) {
-            self.file_starts.push((at.file, self.records.len().min(u32::MAX as usize) as u32));
+            self.start_segment(at.file);
         }
         self.records.push(Record {
             pos: offset.min(OFFSET_MASK) | (kind as u64) << OFFSET_BITS,

@@ -68,7 +68,10 @@ impl std::ops::DerefMut for Runs {
 #[derive(Debug, Clone)]
 pub struct SessionNode {
     pub id: Sym,
-    /// Order of first appearance, across all inputs.
+    /// Where it first appeared: the place of the line that made it (file, line, and its order
+    /// among the sessions that line made), packed (`first_seen_key`); report order sorts by it,
+    /// so that it does not depend on the order files were read in (a followed log reads them
+    /// as they grow).
     pub first_seen: u64,
     /// Interned in the graph's labels (`SessionGraph::label`): a few names label every agent.
     label: Option<Sym>,
@@ -132,6 +135,20 @@ pub struct SessionGraph {
     labels: crate::intern::Interner,
     /// dsh-session headers' `delegationDepth` and where each was, to compare with the tree.
     header_depths: HashMap<Sym, (i64, Loc)>,
+    /// The place of the line being routed (`set_place`), and how many sessions it has made.
+    place: (u32, u64),
+    made_here: u64,
+    /// Each file's rank in reading order, where it differs from its index (`set_ranks`).
+    ranks: Vec<u32>,
+}
+
+/// The pseudo-file of sessions made once every file is read (`SessionGraph::settling`).
+const SETTLING: u32 = (1 << 24) - 1;
+
+/// A first-seen key: the file in the top 24 bits, the line in the next 32, the order among the
+/// sessions the line made in the last 8 (each saturating).
+fn first_seen_key(file: u32, line: u64, made: u64) -> u64 {
+    (u64::from(file.min(SETTLING)) << 40) | (line.min(u64::from(u32::MAX)) << 8) | made.min(255)
 }
 
 impl SessionGraph {
@@ -141,9 +158,16 @@ impl SessionGraph {
             Some(ix) => ix,
             None => {
                 self.seen += 1;
+                let first_seen = first_seen_key(self.place.0, self.place.1, self.made_here);
+                self.made_here += 1;
+                if self.place.0 == SETTLING {
+                    // Each session made while settling gets a place of its own, in making order.
+                    self.place.1 += 1;
+                    self.made_here = 0;
+                }
                 let ix = self.graph.add_node(SessionNode {
                     id,
-                    first_seen: self.seen,
+                    first_seen,
                     label: None,
                     runs: Runs::default(),
                     events: 0,
@@ -161,6 +185,35 @@ impl SessionGraph {
             }
         };
         &mut self.graph[ix]
+    }
+
+    /// The place of the line being routed: sessions made now first appeared there.
+    #[inline]
+    pub fn set_place(&mut self, at: Loc) {
+        if self.place != (at.file, at.line) {
+            self.place = (at.file, at.line);
+            self.made_here = 0;
+        }
+    }
+
+    /// Every file is read: sessions made from now on come after all the others, in making order.
+    pub fn settling(&mut self) {
+        self.place = (SETTLING, 0);
+        self.made_here = 0;
+    }
+
+    /// Each file's rank in reading order (index → rank), where files were read out of that order.
+    pub fn set_ranks(&mut self, ranks: Vec<u32>) {
+        self.ranks = ranks;
+    }
+
+    /// The sort key of a first-seen key, by the files' ranks.
+    fn first_seen_order(&self, key: u64) -> u64 {
+        let file = (key >> 40) as u32;
+        match self.ranks.get(file as usize) {
+            Some(&rank) if file != SETTLING => (u64::from(rank) << 40) | (key & ((1 << 40) - 1)),
+            _ => key,
+        }
     }
 
     /// A session's label.
@@ -236,7 +289,7 @@ impl SessionGraph {
     /// Sessions in first-appearance order.
     pub fn nodes(&self) -> impl Iterator<Item = &SessionNode> {
         let mut v: Vec<&SessionNode> = self.graph.node_weights().collect();
-        v.sort_by_key(|n| n.first_seen);
+        v.sort_by_key(|n| self.first_seen_order(n.first_seen));
         v.into_iter()
     }
 

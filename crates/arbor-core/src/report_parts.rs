@@ -155,6 +155,9 @@ pub struct ReportParts<'a> {
     /// read back at the first one asked for.
     received: HashMap<(Sym, u32), usize>,
     received_texts: std::sync::OnceLock<Vec<String>>,
+    /// The turns the report shows (indices into `Turns::list`), in the order of their first
+    /// record's place: the order they were found in when files are read one after the other.
+    turn_order: Vec<u32>,
 }
 
 impl<'a> ReportParts<'a> {
@@ -162,6 +165,7 @@ impl<'a> ReportParts<'a> {
         let placements = a.cx.graph.placements();
         let subtree = subtree_usage(a, &placements);
         let received = a.cx.received.iter().enumerate().map(|(i, r)| ((r.session, r.run), i)).collect();
+        let turn_order = turn_order(a);
         ReportParts {
             a,
             texts: std::sync::OnceLock::new(),
@@ -169,6 +173,7 @@ impl<'a> ReportParts<'a> {
             subtree,
             received,
             received_texts: std::sync::OnceLock::new(),
+            turn_order,
         }
     }
 
@@ -225,14 +230,15 @@ impl<'a> ReportParts<'a> {
     /// The turns the report shows: a recording's turns of a session with a durable log are left
     /// out (SPEC 2.3).
     fn shown_turns(&self) -> impl Iterator<Item = (usize, &'a crate::turns::TurnRec)> + '_ {
-        self.a.cx.turns.list.iter().enumerate().filter(|(_, t)| {
-            let file = t.start().or(t.end()).and_then(|r| self.a.cx.file_of(r as usize)).unwrap_or(0);
-            !self.a.superseded_by_durable(file, t.session)
-        })
+        let list = &self.a.cx.turns.list;
+        self.turn_order.iter().map(move |&i| (i as usize, &list[i as usize]))
     }
 
     pub fn inputs(&self) -> impl Iterator<Item = InputRef<'a>> + '_ {
-        self.a.files.iter().map(|f| InputRef {
+        let mut files: Vec<(u32, &'a crate::analysis::FileInfo)> =
+            self.a.files.iter().enumerate().map(|(i, f)| (self.a.cx.rank(i as u32), f)).collect();
+        files.sort_by_key(|&(rank, _)| rank);
+        files.into_iter().map(|(_, f)| InputRef {
             file: &f.display,
             format: f.format.map_or("unknown", |f| f.id),
             records: f.records,
@@ -329,7 +335,10 @@ impl<'a> ReportParts<'a> {
                 at: self.place(r.at),
             })
         });
-        let loose = self.a.cx.loose_replies.iter().map(|r| ReplyRef {
+        let mut loose: Vec<&crate::ctx::LooseReply> = self.a.cx.loose_replies.iter().collect();
+        // Grouped by file in reading order; each file's in the order its reader found them.
+        loose.sort_by_key(|r| self.a.cx.rank(r.text.at.file));
+        let loose = loose.into_iter().map(|r| ReplyRef {
             session: self.name(r.session),
             root: self.is_root(r.session),
             turn: TurnIdRef::Null,
@@ -342,7 +351,7 @@ impl<'a> ReportParts<'a> {
 
     pub fn waits(&self) -> impl Iterator<Item = WaitRef<'_>> + '_ {
         let mut waits: Vec<&WaitRec> = self.a.cx.waits.iter().collect();
-        waits.sort_by_key(|w| w.start);
+        waits.sort_by_key(|w| w.start.map(|l| self.a.cx.place_key(l)));
         waits.into_iter().map(|w| WaitRef {
             root: self.name(w.root),
             start: w.start.map(|l| self.place(l)),
@@ -372,7 +381,7 @@ impl<'a> ReportParts<'a> {
                 !(f.code.is_boundary() && f.session.is_some_and(|s| self.a.superseded_by_durable(f.at.file, s)))
             })
             .collect();
-        findings.sort_by_key(|f| f.at);
+        findings.sort_by_key(|f| self.a.cx.place_key(f.at));
         findings.into_iter().map(|f| DiagnosticRef {
             code: f.code.as_str(),
             severity: f.code.severity(),
@@ -396,6 +405,32 @@ impl<'a> ReportParts<'a> {
             usage: self.usage(),
         }
     }
+}
+
+/// The turns a report shows, grouped by the file of each one's first record in reading order, and
+/// each file's in the order its reader found them: a recording's turns of a session with a
+/// durable log are left out (SPEC 2.3). Files read one after the other found them in that order
+/// already; a followed folder, whose files grow in turn, did not.
+fn turn_order(a: &Analysis) -> Vec<u32> {
+    let cx = &a.cx;
+    let mut keyed: Vec<(u32, u32)> = cx
+        .turns
+        .list
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| {
+            let first = t.start().or(t.end());
+            let loc = first.and_then(|r| cx.loc_of(r));
+            if a.superseded_by_durable(loc.map_or(0, |l| l.file), t.session) {
+                return None;
+            }
+            Some((loc.map_or(u32::MAX, |l| cx.rank(l.file)), i as u32))
+        })
+        .collect();
+    if !keyed.is_sorted_by_key(|k| k.0) {
+        keyed.sort_by_key(|k| k.0);
+    }
+    keyed.into_iter().map(|(_, i)| i).collect()
 }
 
 /// Each session's tokens summed with those of every session under it (following the last parent
