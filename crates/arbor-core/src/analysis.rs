@@ -87,6 +87,10 @@ pub struct Analysis {
     /// Each file's display name as a JSON string, escaped once: every place in the report
     /// repeats it.
     pub(crate) file_names_json: Vec<String>,
+    /// A snapshot of a followed log: findings from this index of `Ctx::findings` on were made
+    /// when the copy was finished (the end of a file that may still grow, links that files still
+    /// to come may change) and may change as the log grows.
+    pub provisional: Option<usize>,
 }
 
 /// Whole lines of a file, read straight into the block's buffer (see `reader::LineBlocks`).
@@ -391,6 +395,42 @@ impl<S: Shape> Flow<S> {
 
 /// Analyze the given files and folders. Paths that cannot be read become findings; the rest loads.
 pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
+    let mut read = read_all(paths, observer, None);
+    settle(&mut read.cx);
+    read.progress.sessions = read.cx.graph.len();
+    read.progress.findings = read.cx.findings.list.len();
+    observer.progress(&read.progress);
+    if observer.wants_deltas() {
+        observer.delta(read.mark.take(&read.cx, &read.names, &read.progress));
+    }
+    Analysis::new(read.cx, read.files, read.cancelled)
+}
+
+/// Once every file is read: each format settles what crosses files.
+pub(crate) fn settle(cx: &mut Ctx) {
+    cx.graph.settling();
+    for format in FORMATS {
+        format.reader.settle(cx);
+    }
+}
+
+/// What reading every file leaves, before the formats settle.
+pub(crate) struct ReadAll {
+    pub(crate) cx: Ctx,
+    pub(crate) files: Vec<FileInfo>,
+    pub(crate) cancelled: bool,
+    mark: DeltaMark,
+    names: Vec<String>,
+    progress: Progress,
+}
+
+/// Read every file of `paths`, in plan order. With `keep`, each file's state machine is kept
+/// unfinished there (by file index), to be fed what is appended later.
+pub(crate) fn read_all(
+    paths: &[PathBuf],
+    observer: &mut dyn Observer,
+    mut keep: Option<&mut Vec<Option<KeptFile>>>,
+) -> ReadAll {
     let (inputs, unreadable) = reader::expand(paths);
     let mut plan = crate::formats::Plan {
         files: inputs.into_iter().map(|input| crate::formats::Planned { input, skip: None }).collect(),
@@ -451,31 +491,62 @@ pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
         let mut tell = |cx: &Ctx, p: &Progress| {
             observer.progress(p) && (!observer.wants_deltas() || observer.delta(mark.take(cx, &names, p)))
         };
-        if !read_file(&mut cx, &input, file, &mut files[file as usize], &mut progress, &mut tell) {
+        let slot = keep.as_deref_mut().map(|k| {
+            k.resize_with(file as usize + 1, || None);
+            &mut k[file as usize]
+        });
+        if !read_file(&mut cx, &input, file, &mut files[file as usize], &mut progress, &mut tell, slot) {
             cancelled = true;
             break;
         }
         progress.files_done += 1;
     }
-    cx.graph.settling();
-    for format in FORMATS {
-        format.reader.settle(&mut cx);
+    ReadAll { cx, files, cancelled, mark, names, progress }
+}
+
+impl Analysis {
+    /// A finished analysis of these files.
+    pub(crate) fn new(cx: Ctx, files: Vec<FileInfo>, cancelled: bool) -> Self {
+        let file_names_json = files
+            .iter()
+            .map(|f| {
+                let mut json = Vec::new();
+                crate::report_json::escape_into(&mut json, &f.display);
+                String::from_utf8(json).unwrap_or_default()
+            })
+            .collect();
+        Analysis { cx, files, cancelled, file_names_json, provisional: None }
     }
-    progress.sessions = cx.graph.len();
-    progress.findings = cx.findings.list.len();
-    observer.progress(&progress);
-    if observer.wants_deltas() {
-        observer.delta(mark.take(&cx, &names, &progress));
+}
+
+/// Read one more file into `cx` (a followed folder's new file), keeping its machine in `kept`
+/// (by file index); its findings and sessions are part of `cx` at once.
+pub(crate) fn read_one(
+    cx: &mut Ctx,
+    files: &mut Vec<FileInfo>,
+    kept: &mut Vec<Option<KeptFile>>,
+    planned: crate::formats::Planned,
+    observer: &mut dyn Observer,
+) {
+    let crate::formats::Planned { input, skip } = planned;
+    let file = files.len() as u32;
+    files.push(FileInfo {
+        path: input.path.clone(),
+        display: input.display.clone(),
+        format: None,
+        records: 0,
+        bad_lines: 0,
+        bytes: 0,
+    });
+    kept.resize_with(files.len(), || None);
+    if let Some(skip) = skip {
+        files[file as usize].format = Some(skip.format);
+        cx.findings.add(skip.code, Loc { file, line: 1 }, None, skip.message);
+        return;
     }
-    let file_names_json = files
-        .iter()
-        .map(|f| {
-            let mut json = Vec::new();
-            crate::report_json::escape_into(&mut json, &f.display);
-            String::from_utf8(json).unwrap_or_default()
-        })
-        .collect();
-    Analysis { cx, files, cancelled, file_names_json }
+    let mut progress = Progress::default();
+    let mut tell = |_: &Ctx, p: &Progress| observer.progress(p);
+    read_file(cx, &input, file, &mut files[file as usize], &mut progress, &mut tell, Some(&mut kept[file as usize]));
 }
 
 /// Read one file: detect its format from its first lines and hand it to that format; `false`
@@ -487,6 +558,7 @@ fn read_file(
     info: &mut FileInfo,
     progress: &mut Progress,
     tell: &mut dyn FnMut(&Ctx, &Progress) -> bool,
+    keep: Option<&mut Option<KeptFile>>,
 ) -> bool {
     let base_bytes = progress.bytes_read;
     let stream = match reader::open_unbuffered(&input.path) {
@@ -536,6 +608,8 @@ fn read_file(
         progress,
         base_bytes,
         tell,
+        keep,
+        format,
     })
 }
 
@@ -552,6 +626,9 @@ pub struct Reading<'a> {
     progress: &'a mut Progress,
     base_bytes: u64,
     tell: &'a mut dyn FnMut(&Ctx, &Progress) -> bool,
+    /// Where the state machine goes, unfinished, when the log is followed (`None`: finish it).
+    keep: Option<&'a mut Option<KeptFile>>,
+    format: &'static FormatInfo,
 }
 
 impl Reading<'_> {
@@ -572,53 +649,12 @@ impl Reading<'_> {
     /// parse them into `M::Shape`'s lines and free them once routed; this thread routes them, in
     /// order, and parses too rather than wait.
     pub fn route<M: Machine>(self, mut state: M) -> bool {
-        let Reading { cx, source, recycle, head, display: _, file, info, progress, base_bytes, tell } = self;
+        let Reading { cx, source, recycle, head, display: _, file, info, progress, base_bytes, tell, keep, format } =
+            self;
+        let head_open = head.len() < DETECT_LINES && !format.reader.head_settled(&head);
         drop(head);
-        let mut route =
-            |cx: &mut Ctx, info: &mut FileInfo, chunk: &Chunk, parsed: &[Option<<M::Shape as Shape>::Line<'_>>]| {
-                for (i, (&reader::Span { number, offset, start, end, how }, line)) in
-                    chunk.lines.iter().zip(parsed).enumerate()
-                {
-                    if let Some(Some(ahead)) = parsed.get(i + PREFETCH) {
-                        M::Shape::prefetch(ahead);
-                    }
-                    let bytes = &chunk.bytes[start..end];
-                    let at = Loc { file, line: number };
-                    match line {
-                        Some(line) => {
-                            info.records += 1;
-                            cx.graph.set_place(at);
-                            state.line(cx, line, at, offset);
-                        }
-                        None if how != LineEnd::Overlong && bytes.iter().all(|b| b.is_ascii_whitespace()) => {}
-                        None if how == LineEnd::Overlong => {
-                            info.bad_lines += 1;
-                            cx.findings.add(
-                                Code::MalformedLine,
-                                at,
-                                None,
-                                format!(
-                                    "the line is longer than {} MiB: skipped without reading it",
-                                    reader::MAX_LINE >> 20
-                                ),
-                            );
-                        }
-                        None => {
-                            info.bad_lines += 1;
-                            if how == LineEnd::Newline {
-                                cx.findings.add(Code::MalformedLine, at, None, malformed_why(bytes));
-                            } else {
-                                cx.findings.add(
-                            Code::TruncatedFinalLine,
-                            at,
-                            None,
-                            "the last line has no final newline and does not parse: the log was still being written",
-                        );
-                            }
-                        }
-                    }
-                }
-            };
+        let hold = keep.is_some();
+        let mut tail = None;
         let mut last_told = base_bytes;
         let mut read_to = 0;
         let mut last_line = 0;
@@ -642,7 +678,9 @@ impl Reading<'_> {
             // back to the workers to be freed.
             while let Some(parsed) = flow.next_in_order() {
                 let chunk = &M::Shape::owner(&parsed).chunk;
-                route(cx, info, chunk, M::Shape::lines(&parsed));
+                if let Some(t) = route_lines(&mut state, cx, info, file, chunk, M::Shape::lines(&parsed), hold) {
+                    tail = Some(t);
+                }
                 read_to = chunk.read_to;
                 last_line = chunk.lines.last().map_or(last_line, |l| l.number);
                 flow.routed(parsed, started > 0);
@@ -673,11 +711,141 @@ impl Reading<'_> {
                 format!("reading stopped here: {e}"),
             );
         }
-        state.finish(cx);
         info.bytes = read_to;
+        match keep {
+            // Kept to be fed what is appended: the unfinished last line waits for its newline.
+            Some(slot) => {
+                let (consumed, lines) = match &tail {
+                    Some(t) => (t.lines[0].offset, t.lines[0].number - 1),
+                    None => (read_to, last_line),
+                };
+                *slot = Some(KeptFile { machine: Box::new(Held(state)), consumed, lines, tail, head_open });
+            }
+            None => {
+                cx.graph.set_place(Loc { file, line: last_line });
+                state.finish(cx)
+            }
+        }
         progress.bytes_read = base_bytes + info.bytes;
         progress.records = cx.records.len() as u64;
         true
+    }
+}
+
+/// Route one chunk's lines through `state`: each line that parsed, in order; a finding for each
+/// that did not. With `hold_tail`, a last line with no newline (a log still being written) is
+/// not routed but given back, alone in a block of its own, to be routed once it is finished.
+#[inline]
+fn route_lines<M: Machine>(
+    state: &mut M,
+    cx: &mut Ctx,
+    info: &mut FileInfo,
+    file: u32,
+    chunk: &Chunk,
+    parsed: &[Option<<M::Shape as Shape>::Line<'_>>],
+    hold_tail: bool,
+) -> Option<Chunk> {
+    for (i, (&span, line)) in chunk.lines.iter().zip(parsed).enumerate() {
+        let reader::Span { number, offset, start, end, how } = span;
+        if let Some(Some(ahead)) = parsed.get(i + PREFETCH) {
+            M::Shape::prefetch(ahead);
+        }
+        let bytes = &chunk.bytes[start..end];
+        if hold_tail && how == LineEnd::EndOfFile {
+            return Some(Chunk {
+                bytes: bytes.to_vec(),
+                lines: vec![reader::Span { number, offset, start: 0, end: bytes.len(), how }],
+                read_to: offset + bytes.len() as u64,
+            });
+        }
+        let at = Loc { file, line: number };
+        match line {
+            Some(line) => {
+                info.records += 1;
+                cx.graph.set_place(at);
+                state.line(cx, line, at, offset);
+            }
+            None if how != LineEnd::Overlong && bytes.iter().all(|b| b.is_ascii_whitespace()) => {}
+            None if how == LineEnd::Overlong => {
+                info.bad_lines += 1;
+                cx.findings.add(
+                    Code::MalformedLine,
+                    at,
+                    None,
+                    format!("the line is longer than {} MiB: skipped without reading it", reader::MAX_LINE >> 20),
+                );
+            }
+            None => {
+                info.bad_lines += 1;
+                if how == LineEnd::Newline {
+                    cx.findings.add(Code::MalformedLine, at, None, malformed_why(bytes));
+                } else {
+                    cx.findings.add(
+                        Code::TruncatedFinalLine,
+                        at,
+                        None,
+                        "the last line has no final newline and does not parse: the log was still being written",
+                    );
+                }
+            }
+        }
+    }
+    None
+}
+
+/// A file's state machine kept after its lines were read (a followed log), to be fed what is
+/// appended to it.
+pub(crate) struct KeptFile {
+    pub(crate) machine: Box<dyn Kept>,
+    /// The stream offset after the last whole line routed, and that line's number.
+    pub(crate) consumed: u64,
+    pub(crate) lines: u64,
+    /// The unfinished last line (no newline yet), alone in a block: routed only into copies.
+    pub(crate) tail: Option<Chunk>,
+    /// The file had fewer first lines than detection reads and its format could still read it
+    /// otherwise with more (`Format::head_settled`): when it grows it is read again whole.
+    pub(crate) head_open: bool,
+}
+
+impl Clone for KeptFile {
+    fn clone(&self) -> Self {
+        KeptFile {
+            machine: self.machine.clone_box(),
+            consumed: self.consumed,
+            lines: self.lines,
+            tail: self.tail.as_ref().map(|t| Chunk {
+                bytes: t.bytes.clone(),
+                lines: t.lines.clone(),
+                read_to: t.read_to,
+            }),
+            head_open: self.head_open,
+        }
+    }
+}
+
+/// A state machine of some format, kept: fed blocks of whole lines, parsed on the calling thread.
+pub(crate) trait Kept: Send {
+    /// Route a block's lines; the block is given back to be filled again.
+    fn feed(&mut self, cx: &mut Ctx, info: &mut FileInfo, file: u32, block: Chunk) -> Chunk;
+    fn finish(&mut self, cx: &mut Ctx);
+    fn clone_box(&self) -> Box<dyn Kept>;
+}
+
+struct Held<M>(M);
+
+impl<M: Machine> Kept for Held<M> {
+    fn feed(&mut self, cx: &mut Ctx, info: &mut FileInfo, file: u32, block: Chunk) -> Chunk {
+        let parsed = M::Shape::parse(ChunkArena { chunk: block, arena: bumpalo::Bump::new() });
+        route_lines(&mut self.0, cx, info, file, &M::Shape::owner(&parsed).chunk, M::Shape::lines(&parsed), false);
+        M::Shape::into_owner(parsed).chunk
+    }
+
+    fn finish(&mut self, cx: &mut Ctx) {
+        self.0.finish(cx)
+    }
+
+    fn clone_box(&self) -> Box<dyn Kept> {
+        Box::new(Held(self.0.clone()))
     }
 }
 

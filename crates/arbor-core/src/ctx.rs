@@ -240,7 +240,7 @@ pub struct LooseReply {
     pub text: TextRef,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Ctx {
     pub ids: Interner,
     pub graph: SessionGraph,
@@ -275,20 +275,45 @@ pub struct Ctx {
     pub text_spans: Vec<(u32, (u32, u32))>,
     /// What formats keep across files until they settle, one value of each type that asks
     /// (`ext`): the driver and this context need not know what a format links once all is read.
-    exts: Vec<Box<dyn std::any::Any + Send + Sync>>,
+    exts: Vec<Box<dyn Ext>>,
+}
+
+/// A format's cross-file state in a context slot: any value that can be copied with the context.
+trait Ext: std::any::Any + Send + Sync + std::fmt::Debug {
+    fn clone_ext(&self) -> Box<dyn Ext>;
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
+impl<T: std::any::Any + Clone + Send + Sync + std::fmt::Debug> Ext for T {
+    fn clone_ext(&self) -> Box<dyn Ext> {
+        Box::new(self.clone())
+    }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+impl Clone for Box<dyn Ext> {
+    fn clone(&self) -> Self {
+        self.as_ref().clone_ext()
+    }
 }
 
 impl Ctx {
     /// A format's own cross-file state of type `T`, made on first use.
-    pub fn ext<T: Default + Send + Sync + 'static>(&mut self) -> &mut T {
-        let i = match self.exts.iter().position(|e| e.is::<T>()) {
+    pub fn ext<T: Default + Clone + Send + Sync + std::fmt::Debug + 'static>(&mut self) -> &mut T {
+        let i = match self.exts.iter().position(|e| e.as_ref().as_any().is::<T>()) {
             Some(i) => i,
             None => {
                 self.exts.push(Box::<T>::default());
                 self.exts.len() - 1
             }
         };
-        self.exts[i].downcast_mut::<T>().expect("the slot holds a T")
+        self.exts[i].as_mut().as_any_mut().downcast_mut::<T>().expect("the slot holds a T")
     }
 
     /// The file of the record at `index`.

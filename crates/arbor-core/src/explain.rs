@@ -438,6 +438,15 @@ fn texts(code: Code) -> Texts {
              received.",
             "2.4, 2.5",
         ),
+        FileRewritten => (
+            "A followed file was truncated, replaced or removed: what is open was read again",
+            "A log that is followed is read as it grows, from where reading stopped. A file that shrank, was \
+             replaced (a rotation, an editor's save) or went away cannot be continued, so everything open was \
+             read again from the start; what the views showed before may have changed.",
+            "A tailer that keeps its offset reads the new file from the middle, or misses it.",
+            "Nothing, when the harness rotates or rewrites its logs on purpose; otherwise find what rewrote the file.",
+            "5",
+        ),
         UnreadableInput => (
             "A path, or part of a file, could not be read",
             "What could not be read is not analyzed; when nothing at all can be read, `arbor check` exits 2. A \
@@ -542,7 +551,7 @@ mod tests {
 
     #[test]
     fn the_spec_sections_are_sections_the_spec_has() {
-        let sections = ["1", "1.1", "2.1", "2.2", "2.3", "2.4", "2.5", "3", "4"];
+        let sections = ["1", "1.1", "2.1", "2.2", "2.3", "2.4", "2.5", "3", "4", "5"];
         for e in catalog() {
             for s in e.spec.split(", ") {
                 assert!(sections.contains(&s), "{}: SPEC section `{s}`", e.code);

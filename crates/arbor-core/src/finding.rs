@@ -49,6 +49,9 @@ pub enum Code {
     SubagentReplyDiffers,
     /// Not in the catalog: a path that could not be read at all (reported with line 0).
     UnreadableInput,
+    /// Not in the catalog: a followed file was truncated, replaced or removed, so what was open
+    /// was read again from the start (SPEC 5 Follow).
+    FileRewritten,
 }
 
 impl Code {
@@ -93,6 +96,7 @@ impl Code {
         Code::ReplayedHistory,
         Code::SubagentReplyDiffers,
         Code::UnreadableInput,
+        Code::FileRewritten,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -137,6 +141,7 @@ impl Code {
             Code::ReplayedHistory => "replayed-history",
             Code::SubagentReplyDiffers => "subagent-reply-differs",
             Code::UnreadableInput => "unreadable-input",
+            Code::FileRewritten => "file-rewritten",
         }
     }
 
@@ -186,7 +191,8 @@ impl Code {
             | SupersededSessionFile
             | SubagentTranscriptMissing
             | ReplayedHistory
-            | SubagentReplyDiffers => Severity::Info,
+            | SubagentReplyDiffers
+            | FileRewritten => Severity::Info,
             _ => Severity::Warning,
         }
     }
@@ -207,7 +213,7 @@ pub struct Finding {
     pub message: String,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Findings {
     pub list: Vec<Finding>,
 }

@@ -120,7 +120,7 @@ impl std::ops::Index<&Sym> for Placements {
 
 const NO_NODE: u32 = u32::MAX;
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct SessionGraph {
     graph: StableDiGraph<SessionNode, u32>,
     /// Each session's node, by symbol (`NO_NODE` for a symbol that names no session): symbols are
@@ -377,7 +377,7 @@ impl SessionGraph {
 /// Current parents for routing (SPEC.md 2.1): one runtime's child → parent map, with a cycle-safe
 /// walk to the root. Roots are cached; a start edge for a session that has children of its own
 /// (rare: a subtree moves) drops every cache, any other only that session's.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Ancestry {
     parent: HashMap<Sym, Sym>,
     children: HashMap<Sym, u32>,

@@ -13,7 +13,7 @@ pub struct Sym(pub u32);
 /// Each name is stored once, in one buffer: a 1 GiB Copilot log has 244 k agent ids, and a
 /// `Box<str>` in the map plus another in a list (two heap blocks of ~48 bytes and two 16-byte
 /// handles an id) cost twice the ids' own bytes.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Interner {
     hasher: ahash::RandomState,
     /// A name's hash → the latest symbol with that hash; `chain` leads to earlier ones.
@@ -28,6 +28,7 @@ pub struct Interner {
 /// Names interned lately, by the low bits of their hash, with their bytes: most ids a router
 /// interns were seen a few events before (8 of 10 in a generated Copilot log), and these 4 KiB
 /// stay in the core's cache where the map, `ends` and `text` of 244 k ids cost a miss each.
+#[derive(Clone)]
 struct Recent(Box<[RecentName]>);
 
 #[derive(Clone, Copy)]

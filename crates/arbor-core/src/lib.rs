@@ -18,6 +18,7 @@ pub mod finding;
 pub mod formats;
 pub mod graph;
 pub mod intern;
+pub mod live;
 pub mod reader;
 pub mod report;
 pub(crate) mod report_json;

@@ -287,6 +287,14 @@ impl<R: Read> LineBlocks<R> {
         }
     }
 
+    /// A stream that starts `offset` bytes into its file, after `lines` lines (a followed file
+    /// read from where reading stopped): numbers and offsets continue from there.
+    pub fn starting_at(mut self, offset: u64, lines: u64) -> Self {
+        self.offset = offset;
+        self.number = lines;
+        self
+    }
+
     /// Fill `block` with the next lines: `Ok(false)`, with no lines, at the end of the stream. An
     /// I/O error ends the stream; the lines of the block before it are kept in `block`.
     pub fn next_block(&mut self, block: &mut Block) -> io::Result<bool> {

@@ -109,7 +109,7 @@ impl StepSpan {
 }
 
 /// Where the checkers write turns, and the strings and step lists their records name.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Turns {
     pub list: Vec<TurnRec>,
     /// Copilot `turnId`s, each kept once (every agent's turns are "0", "1", …).

@@ -8,7 +8,7 @@
 use crate::intern::{HashMap, Interner, Sym};
 use crate::report::Usage;
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct UsageBook {
     by_session: HashMap<Sym, Usage>,
     /// By turn index (`Turns::list`).

@@ -793,7 +793,7 @@ pub fn rfc3339_ms(s: &str) -> Option<f64> {
 
 /// `rfc3339_ms` for a stream of timestamps, remembering the last whole second: a log's events
 /// come many to a second, and the date arithmetic is then done once for all of them.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Rfc3339 {
     /// The first 19 bytes of the last timestamp read (`2026-09-12T00:00:05`), and their seconds.
     last: Option<([u8; 19], i64)>,

@@ -42,6 +42,11 @@ impl super::Format for CopilotEvents {
         file.route(Copilot::events(root))
     }
 
+    /// The root's id comes from a `session.start` among the first lines, else the file's name.
+    fn head_settled(&self, head: &[Vec<u8>]) -> bool {
+        head.iter().filter_map(|b| parse_line(b)).any(|l| l.kind.as_str() == Some("session.start"))
+    }
+
     fn reply_text(&self, line: &[u8]) -> String {
         crate::wire::reply_text(line)
     }
@@ -90,7 +95,7 @@ impl Machine for Copilot {
 
 const LIFECYCLE: &[&str] = &["subagent.started", "subagent.configured", "subagent.completed", "subagent.failed"];
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Waiter {
     done: bool,
     end: Option<Loc>,
@@ -142,7 +147,7 @@ impl Waiter {
     }
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct WaitState {
     start: Loc,
     correct: Waiter,
@@ -150,7 +155,7 @@ struct WaitState {
 }
 
 /// One root agent's state.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Root {
     id: Sym,
     /// Sub-agent ids learned from lifecycle events; never forgotten.
@@ -182,7 +187,7 @@ impl Root {
 }
 
 /// The state of one Copilot file.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Copilot {
     rpc: bool,
     /// `copilot-events`: the root agent's id, known before the first event.

@@ -125,7 +125,7 @@ fn current(records: usize) -> u32 {
     records.saturating_sub(1).min(NO_RECORD as usize - 1) as u32
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Call {
     id: Option<String>,
     turn: i64,
@@ -133,7 +133,7 @@ struct Call {
     answered: bool,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Checker {
     session: Sym,
     run: Option<u32>,

@@ -72,7 +72,7 @@ impl Machine for Box<DshRpc> {
 }
 
 /// A root turn in progress (SPEC 2.1).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct RootTurn {
     start: Loc,
     notifications: u64,
@@ -85,7 +85,7 @@ struct RootTurn {
 }
 
 /// The state of one `dsh-rpc` recording.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct DshRpc {
     ancestry: Ancestry,
     /// Sessions that emitted with no start edge yet in this runtime: where they first did.

@@ -54,7 +54,7 @@ impl super::Format for DshSessionFormat {
 
 /// What the session files leave for `settle`: each header's parent link, and each child's run as
 /// its file ended, by the header that opened it (two files may carry the same id).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Headers {
     links: Vec<(Sym, Sym, Loc)>,
     run_ends: HashMap<Loc, (Option<Loc>, Outcome)>,
@@ -73,7 +73,7 @@ impl Machine for DshSession {
 }
 
 /// The state of one `dsh-session` file.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct DshSession {
     session: Option<Sym>,
     checker: Option<Checker>,

@@ -90,6 +90,12 @@ pub trait Format: Sync + std::fmt::Debug {
     /// nothing for a line a reader does not need (boundaries, chunks, bookkeeping).
     fn transcript(&self, _line: &[u8], _out: &mut Vec<crate::transcript::Draft>) {}
 
+    /// Whether more first lines could change how this file is read (`read` looked at `head`, which
+    /// had fewer than `DETECT_LINES` lines): a followed file that grows is then read again whole.
+    fn head_settled(&self, _head: &[Vec<u8>]) -> bool {
+        true
+    }
+
     /// A recording whose turns, replies and boundary findings give way to a durable log of the
     /// same session, when one is loaded too (SPEC 2.3).
     fn defers_to_durable(&self) -> bool {
@@ -119,8 +125,9 @@ pub struct Skip {
     pub message: String,
 }
 
-/// The state machine of one file: it sees the file's parsed lines in wire order.
-pub trait Machine {
+/// The state machine of one file: it sees the file's parsed lines in wire order. It can be kept
+/// and copied (a followed log is fed what is appended, and copies of it are finished to show it).
+pub trait Machine: Clone + Send + 'static {
     type Shape: Shape;
 
     /// One line that parsed, at its place and byte offset.

@@ -1,0 +1,355 @@
+//! Following logs as they are written (SPEC 5 Follow): an analysis that can be continued.
+//!
+//! A `Live` reads its files once, as `analyze` does, but keeps each file's state machine
+//! unfinished, with where its last whole line ended. `update` reads only what was appended since
+//! (and the files that appeared in its folders), feeding each file's machine its new lines; a
+//! line still being written waits for its newline. `snapshot` finishes a copy: the kept machines
+//! see the unfinished lines and the files' ends, and the formats settle what crosses files, so
+//! the snapshot is what a fresh read of the files as they are now gives; what finishing added
+//! (open turns at the end, a truncated last line, links that later files may change) is marked
+//! provisional. A file that shrank, was replaced or went away cannot be continued: everything is
+//! read again from the start, with a `file-rewritten` finding.
+//!
+//! This module decides nothing about formats and watches nothing: the caller says when to
+//! look (a file watcher in the app and in `arbor watch`).
+
+use crate::analysis::{read_all, settle, Analysis, FileInfo, KeptFile, Observer};
+use crate::ctx::Ctx;
+use crate::finding::{Code, Loc};
+use crate::reader::{self, Block, LineBlocks, LineEnd};
+use std::path::{Path, PathBuf};
+
+/// What a file was when it was last read, to tell growth from a rewrite.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Seen {
+    len: u64,
+    /// The file's identity (device and inode on Unix); a replaced file has a new one.
+    id: (u64, u64),
+    compressed: bool,
+}
+
+fn seen(path: &Path) -> Option<Seen> {
+    let m = std::fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    let id = {
+        use std::os::unix::fs::MetadataExt;
+        (m.dev(), m.ino())
+    };
+    #[cfg(not(unix))]
+    let id = (
+        0,
+        m.created().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos() as u64),
+    );
+    Some(Seen { len: m.len(), id, compressed: reader::is_zstd(path) })
+}
+
+/// What one `update` did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Change {
+    /// Files that grew, by their names in the report.
+    pub grown: Vec<String>,
+    /// Files that appeared in the folders followed.
+    pub appeared: Vec<String>,
+    /// Bytes read.
+    pub bytes: u64,
+    /// Why everything was read again from the start, when it was.
+    pub reread: Option<String>,
+    /// A file was truncated, replaced or went away (the reading again left a `file-rewritten`
+    /// finding); else it was read again only because a file's first lines grew.
+    pub rewritten: bool,
+}
+
+impl Change {
+    pub fn is_empty(&self) -> bool {
+        self.grown.is_empty() && self.appeared.is_empty() && self.reread.is_none()
+    }
+}
+
+/// An analysis that follows its files as they grow.
+pub struct Live {
+    paths: Vec<PathBuf>,
+    cx: Ctx,
+    files: Vec<FileInfo>,
+    /// Per file (by index): its kept machine, when it was read in a known format.
+    kept: Vec<Option<KeptFile>>,
+    seen: Vec<Option<Seen>>,
+    /// Per file: it had fewer lines than detection reads and no format claimed it, so it may
+    /// still be claimed once it grows.
+    undetected: Vec<bool>,
+    /// Reads again from the start so far (each leaves a `file-rewritten` finding).
+    rewrites: Vec<String>,
+}
+
+impl Live {
+    /// Read `paths` to follow them.
+    pub fn open(paths: &[PathBuf], observer: &mut dyn Observer) -> Live {
+        let mut kept = Vec::new();
+        let read = read_all(paths, observer, Some(&mut kept));
+        let mut live = Live {
+            paths: paths.to_vec(),
+            cx: read.cx,
+            files: read.files,
+            kept,
+            seen: Vec::new(),
+            undetected: Vec::new(),
+            rewrites: Vec::new(),
+        };
+        live.kept.resize_with(live.files.len(), || None);
+        live.seen = live.files.iter().map(|f| seen(&f.path)).collect();
+        live.undetected = live.files.iter().map(|f| f.format.is_none() && Self::may_be_claimed(&f.path)).collect();
+        live
+    }
+
+    /// Whether a file no format claimed may still be claimed when it grows: it had fewer lines
+    /// than detection reads.
+    fn may_be_claimed(path: &Path) -> bool {
+        let Ok(r) = reader::open(path) else { return false };
+        let mut lines = reader::Lines::new(r);
+        let mut n = 0;
+        while let Ok(Some(_)) = lines.next_line() {
+            n += 1;
+            if n >= crate::formats::DETECT_LINES {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The files being followed (those read and those that may yet be claimed), and the folders
+    /// given, for a watcher.
+    pub fn watched(&self) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = self.paths.iter().filter(|p| p.is_dir()).cloned().collect();
+        out.extend(
+            self.files
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| self.kept[*i].is_some() || self.undetected[*i])
+                .map(|(_, f)| f.path.clone()),
+        );
+        out
+    }
+
+    pub fn files(&self) -> &[FileInfo] {
+        &self.files
+    }
+
+    /// The context as read so far, unfinished (every finding in it is final).
+    pub fn context(&self) -> &Ctx {
+        &self.cx
+    }
+
+    /// Read what was appended to the files since, and the files that appeared in the folders
+    /// given. A file that shrank, was replaced or went away (or one whose reading could change
+    /// with more first lines) is not continued: everything is read again from the start.
+    pub fn update(&mut self, observer: &mut dyn Observer) -> Change {
+        let mut change = Change::default();
+        // What the paths stand for now.
+        let (inputs, unreadable) = reader::expand(&self.paths);
+        let mut plan = crate::formats::Plan {
+            files: inputs.into_iter().map(|input| crate::formats::Planned { input, skip: None }).collect(),
+        };
+        for format in crate::formats::FORMATS {
+            format.reader.plan(&mut plan);
+        }
+        let mut order: Vec<String> = unreadable.iter().map(|u| u.display.clone()).collect();
+        order.extend(plan.files.iter().map(|p| p.input.display.clone()));
+        let known: crate::intern::HashMap<String, usize> =
+            self.files.iter().enumerate().map(|(i, f)| (f.display.clone(), i)).collect();
+        let now: crate::intern::HashSet<&str> = order.iter().map(String::as_str).collect();
+        let known_before = known.len();
+        if let Some(gone) = self.files.iter().find(|f| f.format.is_some() && !now.contains(f.display.as_str())) {
+            let why = format!("`{}` went away", gone.display);
+            self.reread(why, true, &mut change, observer);
+            return change;
+        }
+        // Files that were set aside by their format's plan, or claimed by none, and are now
+        // read otherwise.
+        for p in &plan.files {
+            if let Some(&i) = known.get(&p.input.display) {
+                let was_skipped =
+                    self.files[i].format.is_some() && self.kept[i].is_none() && self.files[i].records == 0;
+                if p.skip.is_some() != was_skipped && self.files[i].format.is_some() {
+                    let why = format!("the folder's plan for `{}` changed", p.input.display);
+                    self.reread(why, false, &mut change, observer);
+                    return change;
+                }
+            }
+        }
+        // Growth, or a rewrite.
+        for i in 0..self.files.len() {
+            let path = self.files[i].path.clone();
+            let (before, after) = (self.seen[i], seen(&path));
+            let Some(after) = after else { continue };
+            if before == Some(after) {
+                continue;
+            }
+            let display = self.files[i].display.clone();
+            let Some(kept) = &self.kept[i] else {
+                self.seen[i] = Some(after);
+                if self.undetected[i] && before.is_some_and(|b| after.len > b.len) {
+                    self.reread(format!("`{display}` grew and may now be read"), false, &mut change, observer);
+                    return change;
+                }
+                continue;
+            };
+            let read_to = kept.consumed + kept.tail.as_ref().map_or(0, |t| t.bytes.len() as u64);
+            let rewritten = before.is_some_and(|b| b.id != after.id) || after.len < read_to;
+            if rewritten || after.compressed || kept.head_open {
+                let why = if rewritten {
+                    format!("`{display}` was truncated or replaced")
+                } else if after.compressed {
+                    format!("`{display}` (compressed) changed")
+                } else {
+                    format!("`{display}` grew while its first lines could still change how it is read")
+                };
+                self.reread(why, rewritten, &mut change, observer);
+                return change;
+            }
+            if after.len == read_to {
+                self.seen[i] = Some(after);
+                continue;
+            }
+            match self.feed(i) {
+                Ok(n) => {
+                    change.bytes += n;
+                    change.grown.push(display);
+                    self.seen[i] = Some(after);
+                }
+                Err(e) => {
+                    self.reread(format!("`{display}` could not be read on: {e}"), true, &mut change, observer);
+                    return change;
+                }
+            }
+        }
+        // Files that appeared: read after the others, ranked where a fresh read would put them.
+        let appeared: Vec<crate::formats::Planned> =
+            plan.files.into_iter().filter(|p| !known.contains_key(&p.input.display)).collect();
+        debug_assert_eq!(known_before, self.files.len());
+        if !appeared.is_empty() {
+            for planned in appeared {
+                let display = planned.input.display.clone();
+                change.bytes += std::fs::metadata(&planned.input.path).map_or(0, |m| m.len());
+                crate::analysis::read_one(&mut self.cx, &mut self.files, &mut self.kept, planned, observer);
+                let i = self.files.len() - 1;
+                self.seen.push(seen(&self.files[i].path));
+                self.undetected.push(self.files[i].format.is_none() && Self::may_be_claimed(&self.files[i].path));
+                change.appeared.push(display);
+            }
+            let rank: crate::intern::HashMap<&str, u32> =
+                order.iter().enumerate().map(|(r, d)| (d.as_str(), r as u32)).collect();
+            let ranks: Vec<u32> = self
+                .files
+                .iter()
+                .enumerate()
+                .map(|(i, f)| rank.get(f.display.as_str()).copied().unwrap_or(i as u32))
+                .collect();
+            self.cx.ranks.clone_from(&ranks);
+            self.cx.graph.set_ranks(ranks);
+        }
+        change
+    }
+
+    /// Route what was appended to file `i`: its whole lines into its machine, the unfinished last
+    /// one kept aside. The bytes read.
+    fn feed(&mut self, i: usize) -> std::io::Result<u64> {
+        use std::io::{Seek, SeekFrom};
+        let kept = self.kept[i].as_mut().expect("a kept file");
+        let mut f = std::fs::File::open(&self.files[i].path)?;
+        f.seek(SeekFrom::Start(kept.consumed))?;
+        let start = kept.consumed;
+        let mut blocks = LineBlocks::new(f).starting_at(kept.consumed, kept.lines);
+        let mut block = Block::default();
+        kept.tail = None;
+        let file = i as u32;
+        while blocks.next_block(&mut block)? {
+            // A last line with no newline yet waits for it.
+            let last = *block.lines.last().expect("a block has lines");
+            let tail = (last.how == LineEnd::EndOfFile).then(|| {
+                block.lines.pop();
+                let bytes = block.bytes[last.start..last.end].to_vec();
+                Block {
+                    lines: vec![reader::Span { start: 0, end: bytes.len(), ..last }],
+                    read_to: last.offset + bytes.len() as u64,
+                    bytes,
+                }
+            });
+            if let Some(l) = block.lines.last() {
+                kept.lines = l.number;
+                kept.consumed = tail.as_ref().map_or(block.read_to, |t| t.lines[0].offset);
+            }
+            if !block.lines.is_empty() {
+                block = kept.machine.feed(&mut self.cx, &mut self.files[i], file, std::mem::take(&mut block));
+            }
+            if let Some(t) = tail {
+                kept.consumed = t.lines[0].offset;
+                kept.tail = Some(t);
+            }
+        }
+        let read_to = kept.consumed + kept.tail.as_ref().map_or(0, |t| t.bytes.len() as u64);
+        self.files[i].bytes = read_to;
+        Ok(read_to - start)
+    }
+
+    /// Read everything again from the start, and say why (with a finding when a file was
+    /// rewritten).
+    fn reread(&mut self, why: String, rewritten: bool, change: &mut Change, observer: &mut dyn Observer) {
+        let rewrites = std::mem::take(&mut self.rewrites);
+        *self = Live::open(&self.paths.clone(), observer);
+        self.rewrites = rewrites;
+        if rewritten {
+            self.rewrites.push(why.clone());
+        }
+        change.reread = Some(why);
+        change.rewritten = rewritten;
+    }
+
+    /// The analysis as a fresh read of the files as they are now gives it, with what depends on
+    /// their ends marked provisional (`Analysis::provisional`).
+    pub fn snapshot(&self) -> Analysis {
+        let mut cx = self.cx.clone();
+        let mut files = self.files.clone();
+        let first_provisional = cx.findings.list.len();
+        let kept: Vec<Option<KeptFile>> = self.kept.clone();
+        finish_into(&mut cx, &mut files, kept);
+        note_rewrites(&self.rewrites, &mut cx);
+        let mut a = Analysis::new(cx, files, false);
+        a.provisional = Some(first_provisional);
+        a
+    }
+
+    /// The analysis of the files as they are now, the following ended.
+    pub fn finish(self) -> Analysis {
+        let Live { mut cx, mut files, kept, rewrites, .. } = self;
+        finish_into(&mut cx, &mut files, kept);
+        note_rewrites(&rewrites, &mut cx);
+        Analysis::new(cx, files, false)
+    }
+}
+
+/// A `file-rewritten` finding for each read again from the start, at the first file.
+fn note_rewrites(rewrites: &[String], cx: &mut Ctx) {
+    for why in rewrites {
+        cx.findings.add(
+            Code::FileRewritten,
+            Loc { file: 0, line: 0 },
+            None,
+            format!("{why} while it was followed: everything open was read again from the start"),
+        );
+    }
+}
+
+/// Finish each kept machine (its unfinished last line first), then let the formats settle.
+fn finish_into(cx: &mut Ctx, files: &mut [FileInfo], kept: Vec<Option<KeptFile>>) {
+    for (i, k) in kept.into_iter().enumerate() {
+        let Some(mut k) = k else { continue };
+        let file = i as u32;
+        if let Some(tail) = k.tail.take() {
+            let line = tail.lines[0].number;
+            k.machine.feed(cx, &mut files[i], file, tail);
+            k.lines = line;
+        }
+        cx.graph.set_place(Loc { file, line: k.lines });
+        k.machine.finish(cx);
+    }
+    settle(cx);
+}

@@ -1,0 +1,191 @@
+//! Following a log as it is written (SPEC 5 Follow) gives what a fresh read gives: for generated
+//! logs of every format, and folders of several files, cut at random byte offsets (mid-line
+//! included) and appended in pieces, in a random order of files, with files appearing as they go,
+//! the followed analysis's report equals the one-shot report of the same files, byte for byte, at
+//! every step (a snapshot) and at the end.
+
+use arbor_core::live::Live;
+use arbor_gen::{generate, generate_dsh_session_folder, Format, GenOptions};
+use proptest::prelude::*;
+use std::path::{Path, PathBuf};
+
+fn json(a: &arbor_core::Analysis) -> String {
+    let mut out = Vec::new();
+    a.write_report_json(&mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+fn one_shot(paths: &[PathBuf]) -> String {
+    json(&arbor_core::analyze(paths, &mut ()))
+}
+
+/// The files of a log: (name, bytes).
+fn log(format: Format, seed: u64, faults: f64, size: u64) -> Vec<(String, Vec<u8>)> {
+    let opts = GenOptions { format, target_bytes: size, depth: 3, fanout: 2, seed, fault_rate: faults };
+    if format == Format::DshSession {
+        let dir = tempfile::tempdir().unwrap();
+        generate_dsh_session_folder(&opts, dir.path()).unwrap();
+        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+            .collect();
+        files.sort();
+        return files;
+    }
+    let mut bytes = Vec::new();
+    generate(&opts, &mut bytes).unwrap();
+    vec![(format!("{}.jsonl", format.id()), bytes)]
+}
+
+fn append(path: &Path, bytes: &[u8]) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path).unwrap();
+    f.write_all(bytes).unwrap();
+}
+
+/// Follow `files` written in `steps` pieces: each step appends the next piece of one file (chosen
+/// by `order`), a file appearing with its first piece; every few steps the snapshot is compared
+/// with a fresh read; at the end the finished analysis is.
+/// Returns how many updates read on incrementally (not again from the start).
+fn follow(files: &[(String, Vec<u8>)], cuts: &[Vec<usize>], order: &[usize], snapshot_every: usize) -> usize {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("logs");
+    std::fs::create_dir(&root).unwrap();
+    let paths = vec![root.clone()];
+    // Each file's pieces, from its cut points.
+    let mut pieces: Vec<std::collections::VecDeque<&[u8]>> = files
+        .iter()
+        .zip(cuts)
+        .map(|((_, bytes), cut)| {
+            let mut at: Vec<usize> = cut.iter().map(|c| c % (bytes.len() + 1)).collect();
+            at.push(0);
+            at.push(bytes.len());
+            at.sort_unstable();
+            at.dedup();
+            at.windows(2).map(|w| &bytes[w[0]..w[1]]).collect()
+        })
+        .collect();
+    // The first piece of the first file is there before following starts.
+    if let Some(first) = pieces[0].pop_front() {
+        append(&root.join(&files[0].0), first);
+    }
+    let mut live = Live::open(&paths, &mut ());
+    let mut step = 0;
+    let mut incremental = 0;
+    let mut turn = order.iter().cycle();
+    while pieces.iter().any(|p| !p.is_empty()) {
+        let i = loop {
+            let i = turn.next().unwrap() % files.len();
+            if !pieces[i].is_empty() {
+                break i;
+            }
+            if let Some(j) = pieces.iter().position(|p| !p.is_empty()) {
+                break j;
+            }
+        };
+        append(&root.join(&files[i].0), pieces[i].pop_front().unwrap());
+        let change = live.update(&mut ());
+        assert!(!change.rewritten, "nothing was rewritten: {change:?}");
+        incremental += usize::from(change.reread.is_none() && !change.is_empty());
+        step += 1;
+        if step % snapshot_every == 0 {
+            assert_eq!(json(&live.snapshot()), one_shot(&paths), "snapshot at step {step}");
+        }
+    }
+    let want = one_shot(&paths);
+    assert_eq!(json(&live.snapshot()), want, "the last snapshot");
+    assert_eq!(json(&live.finish()), want, "the finished analysis");
+    incremental
+}
+
+const FORMATS: [Format; 5] =
+    [Format::DshRpc, Format::DshSession, Format::CopilotEvents, Format::CopilotRpc, Format::DshRpc];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_log_followed_in_pieces_reads_as_the_whole(
+        format in 0..FORMATS.len(),
+        seed in 0u64..1000,
+        faults in prop_oneof![Just(0.0), Just(0.02)],
+        cuts in prop::collection::vec(prop::collection::vec(any::<usize>(), 1..12), 12),
+        order in prop::collection::vec(any::<usize>(), 1..40),
+    ) {
+        let files = log(FORMATS[format], seed, faults, 24 << 10);
+        let cuts: Vec<Vec<usize>> = (0..files.len()).map(|i| cuts[i % cuts.len()].clone()).collect();
+        follow(&files, &cuts, &order, 3);
+    }
+}
+
+/// Once its first lines are read, a growing log is read on from where it stopped, in every
+/// format, a folder's files in turn.
+#[test]
+fn a_growing_log_is_read_on_not_again() {
+    for format in [Format::DshRpc, Format::DshSession, Format::CopilotEvents, Format::CopilotRpc] {
+        let files = log(format, 11, 0.01, 256 << 10);
+        // The first 210 lines of each file first (detection has read its lines), then a piece
+        // every 997 bytes.
+        let cuts: Vec<Vec<usize>> = files
+            .iter()
+            .map(|(_, b)| {
+                let head = b.iter().enumerate().filter(|(_, &c)| c == b'\n').nth(209).map_or(b.len(), |(i, _)| i + 1);
+                std::iter::once(head).chain((head..b.len()).step_by(997).skip(1)).collect()
+            })
+            .collect();
+        let order: Vec<usize> = (0..files.len()).collect();
+        let steps: usize = cuts.iter().map(Vec::len).sum();
+        let incremental = follow(&files, &cuts, &order, 7);
+        assert!(incremental * 10 >= steps * 8, "{}: {incremental} of {steps} updates read on", format.id());
+    }
+}
+
+/// A line written in several pieces is routed once, when its newline comes.
+#[test]
+fn a_line_written_in_pieces_waits_for_its_newline() {
+    let files = log(Format::CopilotEvents, 7, 0.0, 128 << 10);
+    let bytes = &files[0].1;
+    // Every byte a piece of its own for the first few lines.
+    let head = bytes.iter().enumerate().filter(|(_, &c)| c == b'\n').nth(209).map_or(bytes.len(), |(i, _)| i + 1);
+    let cut: Vec<usize> = std::iter::once(head).chain(head + 1..head + 900).collect();
+    let incremental = follow(&files, &[cut], &[0], 50);
+    assert!(incremental > 800, "{incremental}");
+}
+
+/// A file truncated or replaced while followed is read again from the start, with a finding.
+#[test]
+fn a_rewritten_file_is_read_again_with_a_finding() {
+    let files = log(Format::DshRpc, 3, 0.0, 16 << 10);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.jsonl");
+    std::fs::write(&path, &files[0].1).unwrap();
+    let paths = vec![path.clone()];
+    let mut live = Live::open(&paths, &mut ());
+    let half = &files[0].1[..files[0].1.len() / 2];
+    let cut = half.iter().rposition(|&b| b == b'\n').unwrap() + 1;
+    std::fs::write(&path, &half[..cut]).unwrap();
+    let change = live.update(&mut ());
+    assert!(change.reread.as_deref().is_some_and(|w| w.contains("truncated or replaced")), "{change:?}");
+    let report = live.snapshot().report();
+    assert!(report.diagnostics.iter().any(|d| d.code == "file-rewritten"), "a finding says so");
+    // Apart from that finding, it is the fresh read of the shorter file.
+    let mut fresh = arbor_core::analyze(&paths, &mut ()).report();
+    let mut got = report;
+    got.diagnostics.retain(|d| d.code != "file-rewritten");
+    fresh.diagnostics.retain(|d| d.code != "file-rewritten");
+    assert_eq!(got, fresh);
+}
+
+/// Nothing appended: an update reads nothing.
+#[test]
+fn an_update_with_nothing_new_reads_nothing() {
+    let files = log(Format::CopilotRpc, 5, 0.0, 16 << 10);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rec.jsonl");
+    std::fs::write(&path, &files[0].1).unwrap();
+    let mut live = Live::open(&[path], &mut ());
+    let change = live.update(&mut ());
+    assert!(change.is_empty(), "{change:?}");
+    assert_eq!(change.bytes, 0);
+}
