@@ -13,6 +13,7 @@ mod junit;
 mod sarif;
 mod summary;
 mod transcript;
+mod watch;
 
 use arbor_core::explain;
 use arbor_core::finding::Code;
@@ -85,6 +86,24 @@ enum Command {
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
     },
+    /// Follow logs as they are written: print findings as they are found (and, with --json, new
+    /// sessions, settled runs and ended turns), then exit as `check` does
+    #[command(after_help = "Exit status: as `arbor check` (0, 1 when a finding fails the check, 2 when nothing \
+                            can be read), when the logs stop growing for --idle or on Ctrl+C.")]
+    Watch {
+        /// One JSON object a line: {"event": "finding" | "session" | "run" | "turn", ...}
+        #[arg(long)]
+        json: bool,
+        /// Stop when the logs have not grown for this long (such as 30s, 2m, 500ms) [default: never]
+        #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+        idle: Option<std::time::Duration>,
+        /// Which findings make the exit status 1
+        #[arg(long, value_enum, default_value_t = FailOn::Error, value_name = "SEVERITY")]
+        fail_on: FailOn,
+        /// Log files or folders (folders are read recursively, and files appearing in them are read)
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
+    },
     /// Explain a finding code: why it matters, what a naive reader does, how to fix it (no CODE:
     /// list every code)
     Explain {
@@ -118,6 +137,25 @@ fn codes() -> PossibleValuesParser {
     PossibleValuesParser::new(Code::ALL.iter().map(|c| c.as_str()))
 }
 
+/// A duration such as `30s`, `2m`, `500ms` or `1h` (a bare number is seconds).
+fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
+    let (n, unit) = s.split_at(split);
+    let n: f64 = n.parse().map_err(|_| format!("`{s}` is not a duration (such as 30s, 2m, 500ms)"))?;
+    let secs = match unit {
+        "ms" => n / 1000.0,
+        "" | "s" => n,
+        "m" => n * 60.0,
+        "h" => n * 3600.0,
+        _ => return Err(format!("`{s}`: the unit must be ms, s, m or h")),
+    };
+    std::time::Duration::try_from_secs_f64(secs).map_err(|e| format!("`{s}`: {e}"))
+}
+
+/// A set of strings (what `arbor watch` has printed).
+pub(crate) type HashSetStr = std::collections::HashSet<String>;
+
 pub(crate) fn fail(msg: &str) -> ExitCode {
     eprintln!("arbor: {msg}");
     ExitCode::from(2)
@@ -136,6 +174,7 @@ fn main() -> ExitCode {
             run(&paths, Output::Check { format, fail_on, root })
         }
         Command::Transcript { session, json, width, paths } => transcript::print(&paths, &session, json, width),
+        Command::Watch { json, idle, fail_on, paths } => watch::run(&paths, json, idle, fail_on),
         Command::Explain { code, markdown, json } => print_explanation(code.as_deref(), markdown, json),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "arbor", &mut std::io::stdout());

@@ -13,7 +13,9 @@ const USAGE: &str = "usage: arbor-gen [--format dsh-rpc|dsh-session|dsh-session-
                  [--size 10M] [--depth 2] [--fanout 2] [--seed 1] [--faults 0.0] [-o FILE|DIR]
   --size      target size (K, M, G are binary units); the log ends a few KB past it
   --faults    the chance of each injected fault at each place it can happen (0: a clean log)
-  -o          output file (stdout when absent), or the folder for dsh-session-folder";
+  -o          output file (stdout when absent), or the folder for dsh-session-folder
+  --live R    write the log to -o as a running agent does: about R lines a second, a folder's
+              files growing together, some lines in two pieces (for following it)";
 
 fn main() -> ExitCode {
     match run() {
@@ -29,6 +31,7 @@ fn run() -> Result<(), String> {
     let mut opts = GenOptions { target_bytes: 10 << 20, ..GenOptions::default() };
     let mut folder = false;
     let mut out: Option<PathBuf> = None;
+    let mut live: Option<f64> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut val = || args.next().ok_or_else(|| format!("`{a}` needs a value"));
@@ -55,8 +58,26 @@ fn run() -> Result<(), String> {
             "--seed" => opts.seed = val()?.parse().map_err(|e| format!("--seed: {e}"))?,
             "--faults" => opts.fault_rate = val()?.parse().map_err(|e| format!("--faults: {e}"))?,
             "-o" | "--output" => out = Some(PathBuf::from(val()?)),
+            "--live" => live = Some(val()?.parse().map_err(|e| format!("--live: {e}"))?),
             other => return Err(format!("unknown argument `{other}`")),
         }
+    }
+    if let Some(rate) = live {
+        // Generated whole beside nothing the reader sees, then written out at the rate.
+        let dst = out.ok_or("--live needs -o FILE|DIR")?;
+        let scratch = tempfile_dir()?;
+        let src = scratch.join("log");
+        let stats = if folder {
+            generate_dsh_session_folder(&opts, &src).map_err(|e| e.to_string())?
+        } else {
+            let mut f = std::fs::File::create(&src).map_err(|e| e.to_string())?;
+            generate(&opts, &mut f).map_err(|e| e.to_string())?
+        };
+        eprintln!("{}", stats_json(&opts, &stats));
+        let lines = arbor_gen::live::replay(&src, &dst, rate).map_err(|e| format!("{}: {e}", dst.display()))?;
+        let _ = std::fs::remove_dir_all(&scratch);
+        eprintln!("arbor-gen: wrote {lines} lines to {}", dst.display());
+        return Ok(());
     }
     let stats = if folder {
         let dir = out.ok_or("dsh-session-folder needs -o DIR")?;
@@ -76,6 +97,13 @@ fn run() -> Result<(), String> {
     };
     eprintln!("{}", stats_json(&opts, &stats));
     Ok(())
+}
+
+/// A scratch folder of this process's own under the system's temporary folder.
+fn tempfile_dir() -> Result<PathBuf, String> {
+    let dir = std::env::temp_dir().join(format!("arbor-gen-live-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(dir)
 }
 
 fn stats_json(opts: &GenOptions, s: &GenStats) -> String {

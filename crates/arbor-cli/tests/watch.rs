@@ -1,0 +1,130 @@
+//! `arbor watch` in a script, beside a log being written: it prints each finding once as it is
+//! found, and new sessions, settled runs and ended turns with --json; it exits when the logs stop
+//! growing for --idle with `arbor check`'s status; what it printed in all is what `arbor check`
+//! finds in the finished files.
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn case(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/conformance/cases").join(name).join("input")
+}
+
+/// (code, file, line) of each finding `arbor check --format json` reports.
+fn checked(dir: &Path) -> BTreeSet<(String, String, u64)> {
+    let out = Command::new(env!("CARGO_BIN_EXE_arbor")).args(["check", "--format", "json"]).arg(dir).output().unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_owned(),
+                d["at"]["file"].as_str().unwrap().to_owned(),
+                d["at"]["line"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn watch_prints_what_is_written_as_it_comes_and_exits_like_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    let sample = case("builtin-sample");
+    let files: Vec<(String, String)> = ["delegation.jsonl", "copilot-sdk.jsonl"]
+        .iter()
+        .map(|n| (n.to_string(), std::fs::read_to_string(sample.join(n)).unwrap()))
+        .collect();
+    // The first file's first lines are there when watching starts; the second appears later.
+    let first: Vec<&str> = files[0].1.split_inclusive('\n').collect();
+    std::fs::write(logs.join(&files[0].0), first[..5].concat()).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arbor"))
+        .args(["watch", "--json", "--idle", "1500ms"])
+        .arg(&logs)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let reader =
+        std::thread::spawn(move || std::io::BufReader::new(stdout).lines().map(Result::unwrap).collect::<Vec<_>>());
+    std::thread::sleep(Duration::from_millis(300));
+    let append = |name: &str, text: &str| {
+        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(logs.join(name)).unwrap();
+        f.write_all(text.as_bytes()).unwrap();
+    };
+    for (i, line) in first[5..].iter().enumerate() {
+        // Some lines in two pieces, as a writer may leave them.
+        if i % 7 == 0 {
+            let (a, b) = line.split_at(line.len() / 2);
+            append(&files[0].0, a);
+            std::thread::sleep(Duration::from_millis(5));
+            append(&files[0].0, b);
+        } else {
+            append(&files[0].0, line);
+        }
+        if i % 10 == 0 {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    for line in files[1].1.split_inclusive('\n') {
+        append(&files[1].0, line);
+    }
+    let status = child.wait().unwrap();
+    let lines = reader.join().unwrap();
+    let events: Vec<serde_json::Value> = lines.iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let kinds = |k: &str| events.iter().filter(|e| e["event"] == k).count();
+    // Every session once, every run settled once, and each finding once.
+    let report: serde_json::Value = serde_json::from_slice(
+        &Command::new(env!("CARGO_BIN_EXE_arbor")).args(["analyze", "--json"]).arg(&logs).output().unwrap().stdout,
+    )
+    .unwrap();
+    assert_eq!(kinds("session"), report["sessions"].as_array().unwrap().len(), "{lines:#?}");
+    let settled = report["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["runs"].as_array().unwrap())
+        .filter(|r| r["outcome"] != "open")
+        .count();
+    assert_eq!(kinds("run"), settled);
+    let watched: BTreeSet<(String, String, u64)> = events
+        .iter()
+        .filter(|e| e["event"] == "finding")
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_owned(),
+                d["at"]["file"].as_str().unwrap().to_owned(),
+                d["at"]["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(watched.len(), kinds("finding"), "each finding is printed once");
+    assert_eq!(watched, checked(&logs), "what watch printed is what check finds");
+    // The sample's findings are warnings and infos: check exits 0, and so does watch.
+    let check_status = Command::new(env!("CARGO_BIN_EXE_arbor")).arg("check").arg(&logs).status().unwrap();
+    assert_eq!(status.code(), check_status.code());
+    assert!(kinds("turn") > 0);
+}
+
+#[test]
+fn watch_fails_on_errors_as_check_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.jsonl");
+    std::fs::copy(case("dsh-rpc-bad-ancestry").join("run.jsonl"), &path).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_arbor")).args(["watch", "--idle", "200ms"]).arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("ancestry-cycle"), "{text}");
+    let out = Command::new(env!("CARGO_BIN_EXE_arbor"))
+        .args(["watch", "--idle", "200ms", "--fail-on", "never"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+}
