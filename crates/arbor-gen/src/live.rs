@@ -66,7 +66,7 @@ pub fn replay(src: &Path, dst: &Path, rate: f64) -> std::io::Result<u64> {
         let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&*to)?;
         let line = &text[*at..end];
         written += 1;
-        if written % SPLIT_EVERY == 0 && line.len() > 2 {
+        if written.is_multiple_of(SPLIT_EVERY) && line.len() > 2 {
             let half = line.len() / 2;
             f.write_all(&line[..half])?;
             f.flush()?;
