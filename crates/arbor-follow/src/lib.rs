@@ -6,12 +6,13 @@
 //! open, not the world: a folder opened is watched with its sub-folders, and a file opened is
 //! watched through its own folder (so a file that an editor or a rotation replaces is still
 //! seen), not the folders around it. A burst of writes is one event: the debouncer gathers what
-//! happened within a few milliseconds.
+//! happened within a few milliseconds, and a file written without pause is reported once per
+//! period.
 
 use arbor_core::analysis::Observer;
 use arbor_core::live::{Change, Live};
-use notify_debouncer_full::notify::{RecommendedWatcher, RecursiveMode};
-use notify_debouncer_full::{new_debouncer, DebounceEventResult, Debouncer, RecommendedCache};
+use notify_debouncer_mini::notify::{RecommendedWatcher, RecursiveMode};
+use notify_debouncer_mini::{new_debouncer, DebounceEventResult, Debouncer};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -23,7 +24,7 @@ pub const GATHER: Duration = Duration::from_millis(15);
 /// Logs followed as they grow.
 pub struct Follower {
     live: Live,
-    debouncer: Debouncer<RecommendedWatcher, RecommendedCache>,
+    debouncer: Debouncer<RecommendedWatcher>,
     events: mpsc::Receiver<DebounceEventResult>,
     /// What is watched, and how.
     watching: Vec<(PathBuf, RecursiveMode)>,
@@ -54,7 +55,7 @@ impl Follower {
     pub fn open(paths: &[PathBuf], observer: &mut dyn Observer) -> Result<Follower, String> {
         let live = Live::open(paths, observer);
         let (tx, events) = mpsc::channel();
-        let debouncer = new_debouncer(GATHER, None, move |r: DebounceEventResult| {
+        let debouncer = new_debouncer(GATHER, move |r: DebounceEventResult| {
             let _ = tx.send(r);
         })
         .map_err(|e| format!("cannot watch files: {e}"))?;
@@ -68,7 +69,7 @@ impl Follower {
             if self.watching.iter().any(|(p, _)| p == &path) {
                 continue;
             }
-            match self.debouncer.watch(&path, mode) {
+            match self.debouncer.watcher().watch(&path, mode) {
                 Ok(()) => self.watching.push((path, mode)),
                 Err(e) => self.errors.push(format!("cannot watch {}: {e}", path.display())),
             }
@@ -108,8 +109,8 @@ impl Follower {
             let mut results = vec![first];
             results.extend(self.events.try_iter());
             for r in results {
-                if let Err(errors) = r {
-                    self.errors.extend(errors.into_iter().map(|e| e.to_string()));
+                if let Err(e) = r {
+                    self.errors.push(e.to_string());
                 }
             }
             let change = self.live.update(observer);
