@@ -125,11 +125,11 @@ fn big(log: &Path) {
     let small = dir.join("piece.jsonl");
     std::fs::write(&small, piece).unwrap();
     let t = Instant::now();
-    let a = arbor_core::analyze(&[small.clone()], &mut ());
+    let a = arbor_core::analyze(std::slice::from_ref(&small), &mut ());
     let alone = t.elapsed();
     drop(a);
     let t = Instant::now();
-    let mut live = arbor_core::live::Live::open(&[copy.clone()], &mut ());
+    let mut live = arbor_core::live::Live::open(std::slice::from_ref(&copy), &mut ());
     let open = t.elapsed();
     std::fs::OpenOptions::new().append(true).open(&copy).unwrap().write_all(piece).unwrap();
     let t = Instant::now();
