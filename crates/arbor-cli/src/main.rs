@@ -45,6 +45,11 @@ enum Command {
         /// Print the JSON report (SPEC section 4) instead of the summary
         #[arg(long)]
         json: bool,
+        /// Token prices to reckon costs at, over the bundled table: a JSON file of Arbor's shape
+        /// ({"source", "date", "prices": {"model": [input, output, cache read, cache write]}},
+        /// US dollars per token) or LiteLLM's model_prices_and_context_window.json
+        #[arg(long, value_name = "FILE")]
+        prices: Option<PathBuf>,
         /// Log files or folders (folders are read recursively)
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
@@ -164,14 +169,20 @@ pub(crate) fn fail(msg: &str) -> ExitCode {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Analyze { json, paths } => run(&paths, if json { Output::Json } else { Output::Summary }),
+        Command::Analyze { json, prices, paths } => {
+            let prices = match prices.map(|p| read_prices(&p)).transpose() {
+                Ok(p) => p,
+                Err(e) => return fail(&e),
+            };
+            run(&paths, if json { Output::Json } else { Output::Summary }, prices)
+        }
         Command::Check { format, fail_on, root, paths } => {
             let root = match root.map_or_else(std::env::current_dir, Ok) {
                 Ok(r) if r.is_dir() => r,
                 Ok(r) => return fail(&format!("--root is not a folder: {}", r.display())),
                 Err(e) => return fail(&format!("cannot read the current folder: {e}")),
             };
-            run(&paths, Output::Check { format, fail_on, root })
+            run(&paths, Output::Check { format, fail_on, root }, None)
         }
         Command::Transcript { session, json, width, paths } => transcript::print(&paths, &session, json, width),
         Command::Watch { json, idle, fail_on, paths } => watch::run(&paths, json, idle, fail_on),
@@ -239,14 +250,22 @@ enum Output {
     },
 }
 
-fn run(paths: &[PathBuf], output: Output) -> ExitCode {
+/// A price file over the bundled table.
+fn read_prices(path: &std::path::Path) -> Result<std::sync::Arc<arbor_core::prices::PriceTable>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mine = arbor_core::prices::PriceTable::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(std::sync::Arc::new(arbor_core::prices::PriceTable::bundled().overridden_by(mine)))
+}
+
+fn run(paths: &[PathBuf], output: Output, prices: Option<std::sync::Arc<arbor_core::prices::PriceTable>>) -> ExitCode {
     tune_allocator();
     for p in paths {
         if !p.exists() {
             return fail(&format!("no such file or folder: {}", p.display()));
         }
     }
-    let analysis = arbor_core::analyze(paths, &mut ());
+    let mut analysis = arbor_core::analyze(paths, &mut ());
+    analysis.prices = prices;
     let readable = analysis.files.iter().any(|f| f.format.is_some());
     // Stdout is line-buffered: a report of many lines needs its own buffer.
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());

@@ -58,6 +58,50 @@ fn wait_outcome(o: WaitOutcome) -> &'static str {
     }
 }
 
+fn count(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn tokens_line(u: &arbor_core::report::Usage) -> String {
+    let cost = match u.cost {
+        Some(c) => format!("${c:.4}"),
+        None => "cost unknown".to_owned(),
+    };
+    format!(
+        "in {}  out {}  cache read {}  cache write {}  {cost}",
+        count(u.input),
+        count(u.output),
+        count(u.cache_read),
+        count(u.cache_write)
+    )
+}
+
+/// Tokens per root (its whole subtree) and per model, where the logs record them (SPEC 4
+/// `usage`); a cost only where every model behind it has a price.
+fn tokens(out: &mut impl Write, r: &Report) -> io::Result<()> {
+    let Some(summary) = &r.usage else { return Ok(()) };
+    writeln!(out, "\nTokens by root (its whole tree)")?;
+    for s in r.sessions.iter().filter(|s| s.root.as_deref() == Some(s.id.as_str())) {
+        if let Some(u) = &s.subtree_usage {
+            writeln!(out, "  {}  {}", safe(&s.id, 80), tokens_line(u))?;
+        }
+    }
+    writeln!(out, "Tokens by model")?;
+    for m in &summary.models {
+        writeln!(out, "  {}  {}", safe(&m.model, 80), tokens_line(&m.usage))?;
+    }
+    writeln!(out, "  all  {}", tokens_line(&summary.total))?;
+    writeln!(out, "  prices: {} ({})", safe(&summary.prices.source, 200), safe(&summary.prices.date, 40))
+}
+
 pub fn full(out: &mut impl Write, r: &Report) -> io::Result<()> {
     writeln!(out, "Inputs")?;
     for i in &r.inputs {
@@ -97,6 +141,7 @@ pub fn full(out: &mut impl Write, r: &Report) -> io::Result<()> {
         }
         writeln!(out, "{line}")?;
     }
+    tokens(out, r)?;
     if !r.waits.is_empty() {
         writeln!(out, "\nRoot replies")?;
         for w in &r.waits {

@@ -91,6 +91,8 @@ pub struct Analysis {
     /// when the copy was finished (the end of a file that may still grow, links that files still
     /// to come may change) and may change as the log grows.
     pub provisional: Option<usize>,
+    /// The prices costs are reckoned at (`None`: the bundled table).
+    pub prices: Option<std::sync::Arc<crate::prices::PriceTable>>,
 }
 
 /// Whole lines of a file, read straight into the block's buffer (see `reader::LineBlocks`).
@@ -515,7 +517,7 @@ impl Analysis {
                 String::from_utf8(json).unwrap_or_default()
             })
             .collect();
-        Analysis { cx, files, cancelled, file_names_json, provisional: None }
+        Analysis { cx, files, cancelled, file_names_json, provisional: None, prices: None }
     }
 }
 

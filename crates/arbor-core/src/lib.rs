@@ -19,6 +19,7 @@ pub mod formats;
 pub mod graph;
 pub mod intern;
 pub mod live;
+pub mod prices;
 pub mod reader;
 pub mod report;
 pub(crate) mod report_json;

@@ -140,6 +140,8 @@ pub struct ModelUsage {
 pub struct UsageSummary {
     pub models: Vec<ModelUsage>,
     pub total: Usage,
+    /// The price table costs come from.
+    pub prices: crate::prices::PriceSource,
 }
 
 /// What a parent received from a child's run (a spawn call's result), where the log shows it.

@@ -344,6 +344,13 @@ impl Pretty for UsageSummary {
         w.array(&self.models);
         w.key("total");
         self.total.pretty(w);
+        w.key("prices");
+        w.open(b'{');
+        w.key("source");
+        w.str(&self.prices.source);
+        w.key("date");
+        w.str(&self.prices.date);
+        w.close(b'}');
         w.close(b'}');
     }
 }

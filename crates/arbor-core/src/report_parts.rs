@@ -149,8 +149,11 @@ pub struct ReportParts<'a> {
     /// replies are written.
     texts: std::sync::OnceLock<ReplyTexts>,
     placements: Placements,
-    /// Each session's tokens summed over its subtree (empty when no log records tokens).
+    /// Each session's tokens summed over its subtree (empty when no log records tokens), and
+    /// its own tokens, each with its cost where every model behind it has a price.
     subtree: HashMap<Sym, Usage>,
+    own: HashMap<Sym, Usage>,
+    prices: &'a crate::prices::PriceTable,
     /// What parents received, by (child, run): an index into `Ctx::received`; the texts are
     /// read back at the first one asked for.
     received: HashMap<(Sym, u32), usize>,
@@ -163,7 +166,10 @@ pub struct ReportParts<'a> {
 impl<'a> ReportParts<'a> {
     pub fn new(a: &'a Analysis) -> Self {
         let placements = a.cx.graph.placements();
-        let subtree = subtree_usage(a, &placements);
+        let prices: &crate::prices::PriceTable =
+            a.prices.as_deref().unwrap_or_else(|| crate::prices::PriceTable::bundled_ref());
+        let own = own_usage(a, prices);
+        let subtree = subtree_usage(a, &placements, &own);
         let received = a.cx.received.iter().enumerate().map(|(i, r)| ((r.session, r.run), i)).collect();
         let turn_order = turn_order(a);
         ReportParts {
@@ -171,6 +177,8 @@ impl<'a> ReportParts<'a> {
             texts: std::sync::OnceLock::new(),
             placements,
             subtree,
+            own,
+            prices,
             received,
             received_texts: std::sync::OnceLock::new(),
             turn_order,
@@ -190,15 +198,20 @@ impl<'a> ReportParts<'a> {
             return None;
         }
         let mut models: std::collections::BTreeMap<&str, Usage> = std::collections::BTreeMap::new();
-        let mut total = Usage::default();
         for (_, model, u) in self.a.cx.usage.by_model() {
             models.entry(model).or_default().add(u);
-            total.add(u);
         }
-        Some(report::UsageSummary {
-            models: models.into_iter().map(|(m, usage)| report::ModelUsage { model: m.to_owned(), usage }).collect(),
-            total,
-        })
+        let mut total = Usage { cost: Some(0.0), ..Usage::default() };
+        let models: Vec<report::ModelUsage> = models
+            .into_iter()
+            .map(|(m, mut usage)| {
+                usage.cost = self.prices.price(m).map(|p| p.cost(&usage));
+                total.add(&usage);
+                total.cost = total.cost.zip(usage.cost).map(|(a, b)| a + b);
+                report::ModelUsage { model: m.to_owned(), usage }
+            })
+            .collect();
+        Some(report::UsageSummary { models, total, prices: self.prices.about.clone() })
     }
 
     fn texts(&self) -> &ReplyTexts {
@@ -274,7 +287,7 @@ impl<'a> ReportParts<'a> {
                     .collect(),
                 events: n.events,
                 inferred_parent: n.inferred_parent,
-                usage: self.a.cx.usage.session(n.id),
+                usage: self.own.get(&n.id).copied(),
                 subtree_usage: self.subtree.get(&n.id).copied(),
             }
         })
@@ -318,7 +331,10 @@ impl<'a> ReportParts<'a> {
                     })
                 })
                 .collect(),
-            usage: cx.usage.turn(i),
+            usage: cx.usage.turn(i).map(|mut u| {
+                u.cost = cx.usage.turn_model(i).and_then(|m| self.prices.price(m)).map(|p| p.cost(&u));
+                u
+            }),
         })
     }
 
@@ -435,27 +451,56 @@ fn turn_order(a: &Analysis) -> Vec<u32> {
 
 /// Each session's tokens summed with those of every session under it (following the last parent
 /// each had); sessions in a cycle keep their own. Empty when no log records tokens.
-fn subtree_usage(a: &Analysis, placements: &Placements) -> HashMap<Sym, Usage> {
+fn subtree_usage(a: &Analysis, placements: &Placements, own: &HashMap<Sym, Usage>) -> HashMap<Sym, Usage> {
     let mut sums: HashMap<Sym, Usage> = HashMap::default();
     if a.cx.usage.is_empty() {
         return sums;
     }
     let g = &a.cx.graph;
-    // Report order puts every session after its ancestors: backwards, children come first.
+    // Report order puts every session after its ancestors: backwards, children come first, and
+    // the order is fixed, so costs add up the same way each time.
+    let free = Usage { cost: Some(0.0), ..Usage::default() };
     for s in g.report_order().into_iter().rev() {
-        let own = a.cx.usage.session(s).unwrap_or_default();
+        let mine = own.get(&s).copied().unwrap_or(free);
         let total = {
-            let e = sums.entry(s).or_default();
-            e.add(&own);
+            let e = sums.entry(s).or_insert(free);
+            add_costed(e, &mine);
             *e
         };
         let placed = placements.get(&s).is_some_and(|p| p.root.is_some());
         if let (true, Some(p)) = (placed, g.get(s).and_then(|n| n.parent)) {
-            sums.entry(p).or_default().add(&total);
+            add_costed(sums.entry(p).or_insert(free), &total);
         }
     }
     sums.retain(|_, u| !u.is_zero());
     sums
+}
+
+/// Adds counts and costs: a cost is known only while every part's is.
+fn add_costed(to: &mut Usage, u: &Usage) {
+    to.add(u);
+    to.cost = to.cost.zip(u.cost).map(|(a, b)| a + b);
+}
+
+/// Each session's own tokens, with their cost where every model behind them has a price (summed
+/// model by model in name order, so the same report adds up the same way).
+fn own_usage(a: &Analysis, prices: &crate::prices::PriceTable) -> HashMap<Sym, Usage> {
+    let mut by_session: HashMap<Sym, Vec<(&str, Usage)>> = HashMap::default();
+    for (s, model, u) in a.cx.usage.by_model() {
+        by_session.entry(s).or_default().push((model, *u));
+    }
+    by_session
+        .into_iter()
+        .map(|(s, mut models)| {
+            models.sort_by(|x, y| x.0.cmp(y.0));
+            let mut total = Usage { cost: Some(0.0), ..Usage::default() };
+            for (m, mut u) in models {
+                u.cost = prices.price(m).map(|p| p.cost(&u));
+                add_costed(&mut total, &u);
+            }
+            (s, total)
+        })
+        .collect()
 }
 
 /// Items per batch in `write_pretty`: about half a megabyte of pretty JSON.
@@ -792,5 +837,37 @@ mod tests {
         assert_eq!(models, [(crate::usage::UNKNOWN_MODEL, 1), ("model-a", 10), ("model-b", 5)]);
         assert_eq!(summary.total.input, 16);
         assert!(of("fact-checker").runs.last().unwrap().received.is_some());
+        // Unknown models have no price: no cost, never a cost of zero.
+        assert_eq!(of("lead").usage.unwrap().cost, None);
+        assert_eq!(summary.total.cost, None);
+    }
+
+    /// A cost is each priced model's tokens at its price, summed up the tree; one unpriced model
+    /// below leaves the subtree without a cost.
+    #[test]
+    fn costs_are_reckoned_where_prices_are_known() {
+        let dir = tempfile::tempdir().unwrap();
+        let sample = crate::sample::write_to(dir.path()).unwrap();
+        let mut a = crate::analyze(&[sample], &mut ());
+        let id = |a: &Analysis, name: &str| a.cx.ids.get(name).unwrap();
+        let (lead, planner, fact) = (id(&a, "lead"), id(&a, "planner"), id(&a, "fact-checker"));
+        let u = |input: u64, output: u64| Usage { input, output, cache_read: 0, cache_write: 0, cost: None };
+        let price = crate::prices::PriceTable::bundled().price("claude-sonnet-4-5").unwrap();
+        a.cx.usage.add(lead, None, Some("claude-sonnet-4-5"), u(1000, 100));
+        a.cx.usage.add(planner, None, Some("claude-sonnet-4-5-20250929"), u(10, 10));
+        let report = ReportParts::new(&a).to_report();
+        let of = |name: &str| report.sessions.iter().find(|s| s.id == name).unwrap().clone();
+        let lead_cost = price.cost(&u(1000, 100));
+        assert_eq!(of("lead").usage.unwrap().cost, Some(lead_cost));
+        let sum = lead_cost + price.cost(&u(10, 10));
+        assert!((of("lead").subtree_usage.unwrap().cost.unwrap() - sum).abs() < 1e-12);
+        a.cx.usage.add(fact, None, Some("an-unpriced-model"), u(5, 5));
+        let report = ReportParts::new(&a).to_report();
+        let of = |name: &str| report.sessions.iter().find(|s| s.id == name).unwrap().clone();
+        assert_eq!(of("lead").subtree_usage.unwrap().cost, None, "one unknown model below");
+        assert_eq!(of("lead").usage.unwrap().cost, Some(lead_cost), "its own tokens are still priced");
+        let models = report.usage.unwrap().models;
+        assert_eq!(models.iter().find(|m| m.model == "an-unpriced-model").unwrap().usage.cost, None);
+        assert!(models.iter().find(|m| m.model == "claude-sonnet-4-5").unwrap().usage.cost.is_some());
     }
 }

@@ -11,8 +11,8 @@ use crate::report::Usage;
 #[derive(Debug, Default, Clone)]
 pub struct UsageBook {
     by_session: HashMap<Sym, Usage>,
-    /// By turn index (`Turns::list`).
-    by_turn: HashMap<u32, Usage>,
+    /// By turn index (`Turns::list`), with the turn's model (`MIXED` when it used several).
+    by_turn: HashMap<u32, (Usage, Sym)>,
     /// By session and model (a model symbol of `models`).
     by_model: HashMap<(Sym, Sym), Usage>,
     models: Interner,
@@ -26,10 +26,14 @@ impl UsageBook {
             return;
         }
         self.by_session.entry(session).or_default().add(&usage);
-        if let Some(t) = turn.and_then(|t| u32::try_from(t).ok()) {
-            self.by_turn.entry(t).or_default().add(&usage);
-        }
         let m = self.models.intern(model.filter(|m| !m.is_empty()).unwrap_or(UNKNOWN_MODEL));
+        if let Some(t) = turn.and_then(|t| u32::try_from(t).ok()) {
+            let e = self.by_turn.entry(t).or_insert((Usage::default(), m));
+            e.0.add(&usage);
+            if e.1 != m {
+                e.1 = MIXED;
+            }
+        }
         self.by_model.entry((session, m)).or_default().add(&usage);
     }
 
@@ -42,7 +46,13 @@ impl UsageBook {
     }
 
     pub fn turn(&self, turn: usize) -> Option<Usage> {
-        self.by_turn.get(&u32::try_from(turn).ok()?).copied()
+        self.by_turn.get(&u32::try_from(turn).ok()?).map(|e| e.0)
+    }
+
+    /// The one model a turn's tokens came from (`None` when several, or none).
+    pub fn turn_model(&self, turn: usize) -> Option<&str> {
+        let (_, m) = self.by_turn.get(&u32::try_from(turn).ok()?)?;
+        (*m != MIXED).then(|| self.models.name(*m))
     }
 
     /// Every (session, model, usage), in no order.
@@ -50,6 +60,9 @@ impl UsageBook {
         self.by_model.iter().map(|(&(s, m), u)| (s, self.models.name(m), u))
     }
 }
+
+/// A turn whose tokens came from several models.
+const MIXED: Sym = Sym(u32::MAX);
 
 /// What a count whose log names no model is filed under.
 pub const UNKNOWN_MODEL: &str = "(unknown model)";

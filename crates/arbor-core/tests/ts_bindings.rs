@@ -59,6 +59,7 @@ fn bindings() -> String {
         Usage::decl(&cfg),
         ModelUsage::decl(&cfg),
         UsageSummary::decl(&cfg),
+        arbor_core::prices::PriceSource::decl(&cfg),
         Turn::decl(&cfg),
         StepSpan::decl(&cfg),
         Reply::decl(&cfg),

@@ -61,7 +61,13 @@ export type Usage = { input: number, output: number, cache_read: number, cache_w
 
 export type ModelUsage = { model: string, usage: Usage, };
 
-export type UsageSummary = { models: Array<ModelUsage>, total: Usage, };
+export type UsageSummary = { models: Array<ModelUsage>, total: Usage, 
+/**
+ * The price table costs come from.
+ */
+prices: PriceSource, };
+
+export type PriceSource = { source: string, date: string, };
 
 export type Turn = { session: string, 
 /**
