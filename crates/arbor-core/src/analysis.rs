@@ -394,12 +394,13 @@ pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
     let (inputs, unreadable) = reader::expand(paths);
     let mut plan = crate::formats::Plan {
         files: inputs.into_iter().map(|input| crate::formats::Planned { input, skip: None }).collect(),
+        exts: Default::default(),
     };
     for format in FORMATS {
         format.reader.plan(&mut plan);
     }
-    let inputs = plan.files;
-    let mut cx = Ctx::default();
+    let crate::formats::Plan { files: inputs, exts } = plan;
+    let mut cx = Ctx { exts, ..Ctx::default() };
     let mut files: Vec<FileInfo> = Vec::new();
     for u in unreadable {
         let file = files.len() as u32;

@@ -5,7 +5,7 @@
 
 use crate::finding::{Code, Findings, Loc};
 use crate::graph::SessionGraph;
-use crate::intern::HashSet;
+use crate::intern::{HashMap, HashSet};
 use crate::intern::{Interner, Sym};
 use crate::report::WaitOutcome;
 use crate::turns::Turns;
@@ -253,8 +253,8 @@ pub struct Ctx {
     pub file_starts: Vec<(u32, u32)>,
     /// Sessions that have a durable log: their turns and replies come from it (SPEC 2.3).
     pub durable: HashSet<Sym>,
-    /// Files already told they hold placeholder ids.
-    pub placeholder_files: HashSet<u32>,
+    /// Files already told they hold placeholder ids: the index of the finding that told each.
+    pub placeholder_files: HashMap<u32, usize>,
     /// Tokens, as each format counts them once.
     pub usage: crate::usage::UsageBook,
     /// What parents received from their children's runs (a spawn call's result), where a
@@ -263,22 +263,34 @@ pub struct Ctx {
     /// Where the text of a reply record is in its line (`wire::Data::content_at`), by record
     /// index, ascending: its text is then read back without parsing the line again.
     pub text_spans: Vec<(u32, (u32, u32))>,
-    /// What formats keep across files until they settle, one value of each type that asks
-    /// (`ext`): the driver and this context need not know what a format links once all is read.
-    exts: Vec<Box<dyn std::any::Any + Send + Sync>>,
+    /// What formats keep across files until they settle (`ext`), beginning with what they
+    /// learned while planning (`Plan::ext`): the driver and this context need not know what a
+    /// format links once all is read.
+    pub(crate) exts: Exts,
+}
+
+/// Typed slots, one value of each type that asks.
+#[derive(Debug, Default)]
+pub struct Exts(Vec<Box<dyn std::any::Any + Send + Sync>>);
+
+impl Exts {
+    /// The value of type `T`, made on first use.
+    pub fn get<T: Default + Send + Sync + 'static>(&mut self) -> &mut T {
+        let i = match self.0.iter().position(|e| e.is::<T>()) {
+            Some(i) => i,
+            None => {
+                self.0.push(Box::<T>::default());
+                self.0.len() - 1
+            }
+        };
+        self.0[i].downcast_mut::<T>().expect("the slot holds a T")
+    }
 }
 
 impl Ctx {
     /// A format's own cross-file state of type `T`, made on first use.
     pub fn ext<T: Default + Send + Sync + 'static>(&mut self) -> &mut T {
-        let i = match self.exts.iter().position(|e| e.is::<T>()) {
-            Some(i) => i,
-            None => {
-                self.exts.push(Box::<T>::default());
-                self.exts.len() - 1
-            }
-        };
-        self.exts[i].downcast_mut::<T>().expect("the slot holds a T")
+        self.exts.get::<T>()
     }
 
     /// The file of the record at `index`.
@@ -349,15 +361,24 @@ impl Ctx {
     }
 
     pub fn sym(&mut self, s: &str, at: Loc) -> Sym {
-        if is_placeholder(s) && self.placeholder_files.insert(at.file) {
+        if is_placeholder(s) && !self.placeholder_files.contains_key(&at.file) {
+            self.placeholder_files.insert(at.file, self.findings.list.len());
             self.findings.add(
                 Code::PlaceholderIds,
                 at,
                 None,
-                format!("ids in this file are placeholders such as `{s}` (a normalized snapshot): sessions that share one cannot be told apart, and findings about them may come from that merging"),
+                format!("ids in this file are placeholders such as `{s}` (a normalized snapshot)"),
             );
         }
         self.ids.intern(s)
+    }
+
+    /// `placeholder` stands for several sessions of `file` or of its folder (SPEC 1.1): the
+    /// file's `placeholder-ids` finding says that they cannot be told apart by id.
+    pub fn placeholder_shared(&mut self, file: u32, placeholder: &str) {
+        if let Some(f) = self.placeholder_files.get(&file).and_then(|&i| self.findings.list.get_mut(i)) {
+            f.message = format!("ids in this file are placeholders such as `{placeholder}` (a normalized snapshot): `{placeholder}` stands for several sessions, which their ids cannot tell apart (Arbor keeps them apart by file or by nesting)");
+        }
     }
 
     pub fn record(&mut self, at: Loc, offset: u64, session: Option<Sym>, kind: Kind, time: Option<f64>) {

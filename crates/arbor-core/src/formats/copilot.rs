@@ -85,6 +85,9 @@ const LIFECYCLE: &[&str] = &["subagent.started", "subagent.configured", "subagen
 #[derive(Debug, Default)]
 struct Waiter {
     done: bool,
+    /// The runtime it waited on shut down (SPEC 2.2 "Shutdown and resume"): it sees nothing
+    /// more, and ends as a wait does at the end of the log.
+    stopped: bool,
     end: Option<Loc>,
     outcome: Option<WaitOutcome>,
     /// Where the reply is, and whether a sub-agent wrote it.
@@ -96,7 +99,7 @@ struct Waiter {
 impl Waiter {
     fn see(&mut self, kind: &str, text: TextRef, from_sub: bool) {
         let at = text.at;
-        if self.done {
+        if self.done || self.stopped {
             return;
         }
         self.last = Some(at);
@@ -148,14 +151,17 @@ struct Root {
     /// Sub-agent ids learned from lifecycle events; never forgotten.
     known: HashSet<Sym>,
     told: HashSet<(Sym, Code)>,
-    /// `toolCallId` → the agent that issued the tool call.
-    tool_calls: HashMap<String, Sym>,
+    /// `toolCallId` → the agent that issued the tool call, and the sub-agent it spawned once
+    /// that sub-agent's `subagent.started` names it.
+    tool_calls: HashMap<String, (Sym, Option<Sym>)>,
     /// Per agent, its open turn: the turn id (in `Turns::ids`) and the turn's index.
     open_turns: HashMap<Sym, (Sym, usize)>,
     waits: Vec<WaitState>,
     has_idle: bool,
-    /// Replies outside any turn, keyed by agent and wait number.
-    loose: HashMap<(Sym, usize), usize>,
+    /// Replies outside any turn, keyed by agent, wait number and runtime.
+    loose: HashMap<(Sym, usize, u32), usize>,
+    /// Runtimes ended by a shutdown or a resume so far.
+    runtimes: u32,
 }
 
 impl Root {
@@ -169,6 +175,7 @@ impl Root {
             waits: Vec::new(),
             has_idle: false,
             loose: HashMap::default(),
+            runtimes: 0,
         }
     }
 }
@@ -205,6 +212,35 @@ fn events_root_id(head: &[Vec<u8>], display: &str) -> String {
         return parts[parts.len() - 2].to_owned();
     }
     name.split('.').next().unwrap_or(name).to_owned()
+}
+
+/// The sub-agent an event without `agentId` is from, on Copilot CLIs before 1.0.32 (SPEC 2.2
+/// "Sub-agents marked without agentId"): a lifecycle event names it by its `toolCallId`, any
+/// other event by `parentToolCallId`. `None`: the root agent's.
+fn unstamped_agent(cx: &mut Ctx, root: &mut Root, kind: &str, lifecycle: bool, data: &Data, at: Loc) -> Option<Sym> {
+    if lifecycle {
+        // Registered before it is judged, as a stamped lifecycle event is.
+        let a = cx.sym(data.tool_call_id.non_empty()?, at);
+        root.known.insert(a);
+        return Some(a);
+    }
+    let call = data.parent_tool_call_id.non_empty()?;
+    let agent = match root.tool_calls.get(call) {
+        // The sub-agent that call spawned, stamped or not, while its call is open.
+        Some(&(_, Some(sub))) => sub,
+        _ => {
+            let a = cx.sym(call, at);
+            if !(root.known.contains(&a) || root.known.is_empty()) {
+                return None;
+            }
+            a
+        }
+    };
+    if root.told.insert((agent, Code::UnstampedSubagentEvent)) {
+        let name = cx.ids.name(agent).to_owned();
+        cx.findings.add(Code::UnstampedSubagentEvent, at, Some(agent), format!("this `{kind}` is sub-agent `{name}`'s, marked only by parentToolCallId: a gate that looks at agentId alone takes it for the root agent's"));
+    }
+    Some(agent)
 }
 
 impl Copilot {
@@ -282,7 +318,7 @@ impl Copilot {
             root.known.insert(a);
         }
         let agent = match stamp {
-            None => root_id,
+            None => unstamped_agent(cx, root, kind, lifecycle, data, at).unwrap_or(root_id),
             Some(a) if root.known.contains(&a) => a,
             Some(a) if root.known.is_empty() => {
                 if root.told.insert((a, Code::StampedEventBeforeAnySubagent)) {
@@ -327,13 +363,18 @@ impl Copilot {
 
         match kind {
             "subagent.started" if is_sub => {
+                // A sub-agent known by its toolCallId alone is linked by it (SPEC 4).
+                let by_call = if stamp.is_some() { Link::ToolCall } else { Link::ParentToolCallId };
+                let call = data.tool_call_id.non_empty().and_then(|t| root.tool_calls.get_mut(t));
+                let issuer = call.map(|c| {
+                    c.1 = Some(agent);
+                    c.0
+                });
                 let parent = data
                     .parent_id
                     .non_empty()
                     .map(|p| (cx.sym(p, at), Link::AgentId))
-                    .or_else(|| {
-                        data.tool_call_id.non_empty().and_then(|t| root.tool_calls.get(t)).map(|&p| (p, Link::ToolCall))
-                    })
+                    .or(issuer.map(|p| (p, by_call)))
                     .unwrap_or((root_id, Link::Inferred));
                 cx.graph.open_run(agent, Some(parent.0), Some(at), parent.1);
                 if let Some(label) = data.agent_display_name.non_empty().or(data.agent_name.non_empty()) {
@@ -370,7 +411,7 @@ impl Copilot {
             }
             "tool.execution_start" => {
                 if let Some(t) = data.tool_call_id.non_empty() {
-                    root.tool_calls.insert(t.to_owned(), agent);
+                    root.tool_calls.insert(t.to_owned(), (agent, None));
                 }
             }
             // A finished tool call spawns nothing more: forget it, so memory does not keep every
@@ -396,6 +437,17 @@ impl Copilot {
                 }
             }
             "session.idle" => root.has_idle = true,
+            // The runtime that was waiting is gone: its wait ends here, as at the end of the log,
+            // and its open turns with it (a resume with no shutdown before it is a runtime that
+            // died without one).
+            "session.shutdown" | "session.resume" if !is_sub => {
+                if let Some(w) = root.waits.last_mut() {
+                    w.correct.stopped = true;
+                    w.naive.stopped = true;
+                }
+                root.open_turns.clear();
+                root.runtimes += 1;
+            }
             _ => {}
         }
 
@@ -428,7 +480,7 @@ impl Copilot {
             match root.open_turns.get(&agent) {
                 Some(&(_, ix)) => cx.turns.list[ix].set_reply(rec),
                 None => {
-                    let key = (agent, root.waits.len());
+                    let key = (agent, root.waits.len(), root.runtimes);
                     match root.loose.get(&key) {
                         Some(&i) => cx.loose_replies[i] = LooseReply { session: agent, text },
                         None => {
