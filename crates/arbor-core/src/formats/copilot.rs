@@ -39,12 +39,57 @@ impl super::Format for CopilotEvents {
 
     fn read(&self, file: Reading<'_>) -> bool {
         let root = events_root_id(file.head(), file.display());
-        file.route(Copilot::events(root))
+        let mut state = Copilot::events(root);
+        state.detached_from = detached_parent(file.head());
+        file.route(state)
+    }
+
+    /// A session whose `session.start` names the session it was detached from hangs under that
+    /// session when its `events.jsonl` is loaded too.
+    fn settle(&self, cx: &mut Ctx) {
+        let Detached(runs) = std::mem::take(cx.ext::<Detached>());
+        let mut ancestry = crate::graph::Ancestry::default();
+        for run in runs {
+            let parent = cx.sym(&run.parent, run.start);
+            if parent == run.child || !cx.graph.contains(parent) || ancestry.would_cycle(run.child, parent) {
+                continue;
+            }
+            ancestry.set_parent(run.child, parent);
+            // The closest link value: the session's opening record names its parent.
+            let i = cx.graph.open_run(run.child, Some(parent), Some(run.start), Link::Header);
+            let node = cx.graph.session(run.child);
+            node.runs[i].end = run.end;
+            node.runs[i].outcome = if run.shut_down { Outcome::Ok } else { Outcome::Open };
+        }
     }
 
     fn reply_text(&self, line: &[u8]) -> String {
         crate::wire::reply_text(line)
     }
+}
+
+/// Sessions of saved `events.jsonl` files whose `session.start` names the session they were
+/// detached from (`data.detachedFromSpawningParentSessionId`, a headless run launched as its
+/// parent shut down), for `settle`.
+#[derive(Debug, Default)]
+struct Detached(Vec<DetachedRun>);
+
+#[derive(Debug)]
+struct DetachedRun {
+    child: Sym,
+    parent: String,
+    start: Loc,
+    end: Option<Loc>,
+    shut_down: bool,
+}
+
+/// The session a saved log's `session.start` says it was detached from. Read from the line
+/// itself, once a file: no other line has the field, so the shared line shape does not carry it.
+fn detached_parent(head: &[Vec<u8>]) -> Option<String> {
+    let bytes = head.iter().find(|b| parse_line(b).is_some_and(|l| l.kind.as_str() == Some("session.start")))?;
+    let v: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+    let id = v.get("data")?.get("detachedFromSpawningParentSessionId")?.as_str()?;
+    (!id.is_empty()).then(|| id.to_owned())
 }
 
 impl super::Format for CopilotRpc {
@@ -192,6 +237,10 @@ struct Copilot {
     root_ix: HashMap<Sym, usize>,
     /// Reads the events' timestamps, the date worked out once a second.
     clock: crate::wire::Rfc3339,
+    /// `copilot-events`: the session this one was detached from, and the run under it so far
+    /// (from its `session.start`; its last event; whether it shut down).
+    detached_from: Option<String>,
+    detached_run: Option<(Loc, Loc, bool)>,
 }
 
 /// The root agent of a saved `events.jsonl`: `session.start.data.sessionId`, else the folder name
@@ -252,6 +301,8 @@ impl Copilot {
             roots: Vec::new(),
             root_ix: HashMap::default(),
             clock: Default::default(),
+            detached_from: None,
+            detached_run: None,
         }
     }
 
@@ -263,6 +314,8 @@ impl Copilot {
             roots: Vec::new(),
             root_ix: HashMap::default(),
             clock: Default::default(),
+            detached_from: None,
+            detached_run: None,
         }
     }
 
@@ -302,6 +355,17 @@ impl Copilot {
                     r
                 }
             };
+            if self.detached_from.is_some() {
+                let kind = line.kind.as_str();
+                match &mut self.detached_run {
+                    None if kind == Some("session.start") => self.detached_run = Some((at, at, false)),
+                    Some((_, end, shut_down)) => {
+                        *end = at;
+                        *shut_down |= kind == Some("session.shutdown");
+                    }
+                    None => {}
+                }
+            }
             self.event(cx, r, line, at, offset);
         }
     }
@@ -494,6 +558,12 @@ impl Copilot {
     }
 
     fn finish(&mut self, cx: &mut Ctx) {
+        if let (Some(parent), Some((start, end, shut_down)), Some(r)) =
+            (self.detached_from.take(), self.detached_run, self.events_root_ix)
+        {
+            let child = self.roots[r].id;
+            cx.ext::<Detached>().0.push(DetachedRun { child, parent, start, end: Some(end), shut_down });
+        }
         for root in &mut self.roots {
             for mut w in root.waits.drain(..) {
                 w.correct.settle(root.has_idle);
