@@ -142,7 +142,11 @@ impl DshRpc {
 
     /// The session a placeholder's notification is from: the child of the innermost nested log
     /// open for it, else the placeholder's own session.
+    #[inline]
     fn nested_as(&self, s: Sym) -> Sym {
+        if self.nests.is_empty() {
+            return s;
+        }
         self.nests.iter().rev().find(|n| n.placeholder == s).map_or(s, |n| n.child)
     }
 

@@ -30,8 +30,7 @@ struct DshSessionFormat;
 
 impl super::Format for DshSessionFormat {
     /// Set aside older generations of a session file, and keep the planned files for a survey
-    /// of a folder's placeholder headers when one is met (most logs have none, and no file is
-    /// opened twice for them).
+    /// of their placeholder headers when one is met.
     fn plan(&self, plan: &mut super::Plan) {
         set_aside_generations(plan);
         let files: HashMap<String, PathBuf> = plan
@@ -91,30 +90,29 @@ struct PlaceholderHead {
     names_itself: bool,
 }
 
-/// The files planned, by the name the report gives them, and, per folder once surveyed, how many
+/// The files planned, by the name the report gives them, and, once surveyed, how many of their
 /// headers carry each placeholder id.
 #[derive(Debug, Default)]
 struct Placeholders {
     files: HashMap<String, PathBuf>,
-    surveyed: HashMap<PathBuf, HashMap<String, u32>>,
+    counts: Option<HashMap<String, u32>>,
 }
 
 impl Placeholders {
-    /// How many headers of `folder` carry `id`, surveying the folder's planned files' first
-    /// lines the first time one of its headers is a placeholder.
-    fn count(&mut self, folder: &Path, id: &str) -> u32 {
-        if !self.surveyed.contains_key(folder) {
+    /// How many headers of the planned files carry `id`: their first lines are read the first
+    /// time a header is a placeholder (most logs have none, and no file is opened twice for them).
+    fn count(&mut self, id: &str) -> u32 {
+        let files = &self.files;
+        let counts = self.counts.get_or_insert_with(|| {
             let mut counts: HashMap<String, u32> = HashMap::default();
-            for path in self.files.values().filter(|p| p.parent() == Some(folder)) {
-                if let Some(h) = first_line(path).as_deref().and_then(header_id) {
-                    if crate::ctx::is_placeholder(&h) {
-                        *counts.entry(h).or_default() += 1;
-                    }
+            for h in files.values().filter_map(|p| first_line(p).as_deref().and_then(header_id)) {
+                if crate::ctx::is_placeholder(&h) {
+                    *counts.entry(h).or_default() += 1;
                 }
             }
-            self.surveyed.insert(folder.to_path_buf(), counts);
-        }
-        self.surveyed.get(folder).and_then(|c| c.get(id)).copied().unwrap_or(0)
+            counts
+        });
+        counts.get(id).copied().unwrap_or(0)
     }
 }
 
@@ -263,9 +261,10 @@ impl DshSession {
         } else {
             None
         };
-        // Each file is its own session (SPEC 1.1): when several headers of the folder carry this
-        // placeholder, the session is named by it and the file.
-        let shared = folder.as_deref().is_some_and(|f| cx.ext::<Placeholders>().count(f, id) > 1);
+        // Each file is its own session (SPEC 1.1): when several headers carry this placeholder
+        // (in its folder, or in other folders opened with it), the session is named by it and
+        // the file.
+        let shared = placeholder && cx.ext::<Placeholders>().count(id) > 1;
         let s = if shared {
             // The placeholder itself is interned too, for the file's `placeholder-ids` finding.
             cx.sym(id, at);
