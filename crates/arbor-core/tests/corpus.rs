@@ -108,7 +108,7 @@ fn the_harness_golden_in_process_spawn_checks_clean_with_its_nested_child() {
     let loud: Vec<_> =
         r.diagnostics.iter().filter(|d| d.severity != Severity::Info && d.code != "unknown-format").collect();
     assert!(loud.is_empty(), "{:?}", common::findings(&r));
-    let child = r.sessions.iter().find(|s| s.id == "{{sessionId}}#1").expect(&common::tree(&r));
+    let child = r.sessions.iter().find(|s| s.id == "{{sessionId}}#1").unwrap_or_else(|| panic!("{}", common::tree(&r)));
     assert_eq!((child.parent.as_deref(), child.depth), (Some("{{sessionId}}"), Some(1)));
     assert_eq!(child.runs[0].outcome, Outcome::Ok);
     let w = r.waits.iter().find(|w| w.root == "{{sessionId}}").unwrap();
