@@ -138,8 +138,8 @@ fn texts(code: Code) -> Texts {
             "A router that records whatever it is given keys an edge by `null`, or makes a session its own \
              parent and then loops or attributes the child's events to the wrong root.",
             "Fix the producer: every `subagent.started` needs `parentSessionId` and `childSessionId` as \
-             non-empty strings that differ. (The same placeholder on both sides, in a normalized snapshot, \
-             is not this finding: it opens the unnamed child's nested log, `{{id}}#n`.)",
+             non-empty strings that differ. The same placeholder on both sides, in a normalized snapshot, is \
+             not this finding: it opens the unnamed child's nested log, `{{id}}#n`.",
             "2.1, 1.1",
         ),
         ChildIdReused => (
