@@ -436,12 +436,13 @@ pub(crate) fn read_all(
     let (inputs, unreadable) = reader::expand(paths);
     let mut plan = crate::formats::Plan {
         files: inputs.into_iter().map(|input| crate::formats::Planned { input, skip: None }).collect(),
+        exts: Default::default(),
     };
     for format in FORMATS {
         format.reader.plan(&mut plan);
     }
-    let inputs = plan.files;
-    let mut cx = Ctx::default();
+    let crate::formats::Plan { files: inputs, exts } = plan;
+    let mut cx = Ctx { exts, ..Ctx::default() };
     let mut files: Vec<FileInfo> = Vec::new();
     for u in unreadable {
         let file = files.len() as u32;

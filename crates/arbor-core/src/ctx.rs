@@ -5,7 +5,7 @@
 
 use crate::finding::{Code, Findings, Loc};
 use crate::graph::SessionGraph;
-use crate::intern::HashSet;
+use crate::intern::{HashMap, HashSet};
 use crate::intern::{Interner, Sym};
 use crate::report::WaitOutcome;
 use crate::turns::Turns;
@@ -254,14 +254,14 @@ pub struct Ctx {
     /// after another file was read.
     pub file_starts: Vec<(u32, u32)>,
     /// For each file, its runs of records: indices into `file_starts`, in order.
-    file_segments: Vec<Vec<u32>>,
+    pub(crate) file_segments: Vec<Vec<u32>>,
     /// Each file's rank in reading order, by index, where the files were not read in that order
     /// (a followed folder where a file appeared); empty when rank and index agree.
     pub ranks: Vec<u32>,
     /// Sessions that have a durable log: their turns and replies come from it (SPEC 2.3).
     pub durable: HashSet<Sym>,
-    /// Files already told they hold placeholder ids.
-    pub placeholder_files: HashSet<u32>,
+    /// Files already told they hold placeholder ids: the index of the finding that told each.
+    pub placeholder_files: HashMap<u32, usize>,
     /// Spawn calls and the children they started: (parent, call id) → child, where a format
     /// knows it (the transcript links a spawn to its child and a result to its reply).
     pub spawns: crate::intern::HashMap<(Sym, Box<str>), Sym>,
@@ -273,12 +273,14 @@ pub struct Ctx {
     /// Where the text of a reply record is in its line (`wire::Data::content_at`), by record
     /// index, ascending: its text is then read back without parsing the line again.
     pub text_spans: Vec<(u32, (u32, u32))>,
-    /// What formats keep across files until they settle, one value of each type that asks
-    /// (`ext`): the driver and this context need not know what a format links once all is read.
-    exts: Vec<Box<dyn Ext>>,
+    /// What formats keep across files until they settle (`ext`), beginning with what they
+    /// learned while planning (`Plan::ext`): the driver and this context need not know what a
+    /// format links once all is read.
+    pub(crate) exts: Exts,
 }
 
-/// A format's cross-file state in a context slot: any value that can be copied with the context.
+/// A format's cross-file state in a context slot: any value that can be copied with the context
+/// (a followed log's context is copied to be finished).
 trait Ext: std::any::Any + Send + Sync + std::fmt::Debug {
     fn clone_ext(&self) -> Box<dyn Ext>;
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
@@ -303,17 +305,29 @@ impl Clone for Box<dyn Ext> {
     }
 }
 
+/// Typed slots, one value of each type that asks.
+#[derive(Debug, Default, Clone)]
+pub struct Exts(Vec<Box<dyn Ext>>);
+
+impl Exts {
+    /// The value of type `T`, made on first use. (The slots are looked at through `as_ref`: a
+    /// `Box<dyn Ext>` is itself an `Ext`, and asking the box would ask the wrong value.)
+    pub fn get<T: Default + Clone + Send + Sync + std::fmt::Debug + 'static>(&mut self) -> &mut T {
+        let i = match self.0.iter().position(|e| e.as_ref().as_any().is::<T>()) {
+            Some(i) => i,
+            None => {
+                self.0.push(Box::<T>::default());
+                self.0.len() - 1
+            }
+        };
+        self.0[i].as_mut().as_any_mut().downcast_mut::<T>().expect("the slot holds a T")
+    }
+}
+
 impl Ctx {
     /// A format's own cross-file state of type `T`, made on first use.
     pub fn ext<T: Default + Clone + Send + Sync + std::fmt::Debug + 'static>(&mut self) -> &mut T {
-        let i = match self.exts.iter().position(|e| e.as_ref().as_any().is::<T>()) {
-            Some(i) => i,
-            None => {
-                self.exts.push(Box::<T>::default());
-                self.exts.len() - 1
-            }
-        };
-        self.exts[i].as_mut().as_any_mut().downcast_mut::<T>().expect("the slot holds a T")
+        self.exts.get::<T>()
     }
 
     /// The file of the record at `index`.
@@ -399,12 +413,13 @@ impl Ctx {
     }
 
     pub fn sym(&mut self, s: &str, at: Loc) -> Sym {
-        if is_placeholder(s) && self.placeholder_files.insert(at.file) {
+        if is_placeholder(s) && !self.placeholder_files.contains_key(&at.file) {
+            self.placeholder_files.insert(at.file, self.findings.list.len());
             self.findings.add(
                 Code::PlaceholderIds,
                 at,
                 None,
-                format!("ids in this file are placeholders such as `{s}` (a normalized snapshot): sessions that share one cannot be told apart, and findings about them may come from that merging"),
+                format!("ids in this file are placeholders such as `{s}` (a normalized snapshot)"),
             );
         }
         self.ids.intern(s)
@@ -418,6 +433,14 @@ impl Ctx {
         }
         self.file_segments[f].push(self.file_starts.len() as u32);
         self.file_starts.push((file, self.records.len().min(u32::MAX as usize) as u32));
+    }
+
+    /// `placeholder` stands for several sessions of `file` or of its folder (SPEC 1.1): the
+    /// file's `placeholder-ids` finding says that they cannot be told apart by id.
+    pub fn placeholder_shared(&mut self, file: u32, placeholder: &str) {
+        if let Some(f) = self.placeholder_files.get(&file).and_then(|&i| self.findings.list.get_mut(i)) {
+            f.message = format!("ids in this file are placeholders such as `{placeholder}` (a normalized snapshot): `{placeholder}` stands for several sessions, which their ids cannot tell apart (Arbor keeps them apart by file or by nesting)");
+        }
     }
 
     pub fn record(&mut self, at: Loc, offset: u64, session: Option<Sym>, kind: Kind, time: Option<f64>) {

@@ -138,8 +138,9 @@ fn texts(code: Code) -> Texts {
             "A router that records whatever it is given keys an edge by `null`, or makes a session its own \
              parent and then loops or attributes the child's events to the wrong root.",
             "Fix the producer: every `subagent.started` needs `parentSessionId` and `childSessionId` as \
-             non-empty strings that differ.",
-            "2.1",
+             non-empty strings that differ. The same placeholder on both sides, in a normalized snapshot, is \
+             not this finding: it opens the unnamed child's nested log, `{{id}}#n`.",
+            "2.1, 1.1",
         ),
         ChildIdReused => (
             "A start edge for a child that already had a run",
@@ -364,8 +365,8 @@ fn texts(code: Code) -> Texts {
              `parentSession`s, the chain in the headers and the depth the harness acted on differ.",
             "It trusts `delegationDepth` and draws the child at the wrong level of the tree.",
             "Check the `parentSession` chain for a header copied from another session or a parent from another \
-             folder.",
-            "2.3",
+             folder. A child whose parent is unknown (a snapshot's child log opened alone) is not compared.",
+            "2.3, 1.1",
         ),
         SupersededSessionFile => (
             "An older generation of a session file that a newer one replaces (not read)",

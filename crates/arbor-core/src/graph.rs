@@ -80,6 +80,9 @@ pub struct SessionNode {
     /// The last parent this session had (the report's `parent`).
     pub parent: Option<Sym>,
     pub inferred_parent: bool,
+    /// A child whose parent the log cannot name (a snapshot's child log opened alone, SPEC 1.1):
+    /// no parent, and no root or depth.
+    pub unknown_parent: bool,
 }
 
 /// A session's place in the final tree.
@@ -173,6 +176,7 @@ impl SessionGraph {
                     events: 0,
                     parent: None,
                     inferred_parent: false,
+                    unknown_parent: false,
                 });
                 let i = id.0 as usize;
                 if self.index.len() <= i {
@@ -294,7 +298,8 @@ impl SessionGraph {
     }
 
     /// Root and depth of every session, following the last parent each had. A session whose
-    /// chain meets a cycle, or a parent that is not a loaded session, has neither.
+    /// chain meets a cycle, a parent that is not a loaded session, or a parent that is not
+    /// known, has neither.
     pub fn placements(&self) -> Placements {
         let mut out = Placements(vec![None; self.index.len()]);
         let none = Placement { root: None, depth: None };
@@ -314,7 +319,9 @@ impl SessionGraph {
                     break none;
                 }
                 path.push(cur);
-                match self.get(cur).and_then(|n| n.parent) {
+                let here = self.get(cur);
+                match here.and_then(|n| n.parent) {
+                    None if here.is_some_and(|n| n.unknown_parent) => break none,
                     None => {
                         path.pop();
                         break Placement { root: Some(cur), depth: Some(0) };

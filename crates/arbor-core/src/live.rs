@@ -145,8 +145,11 @@ impl Live {
         let mut change = Change::default();
         // What the paths stand for now.
         let (inputs, unreadable) = reader::expand(&self.paths);
+        // What formats learn while planning is for a first reading; files that appear are read
+        // into the context as it is.
         let mut plan = crate::formats::Plan {
             files: inputs.into_iter().map(|input| crate::formats::Planned { input, skip: None }).collect(),
+            exts: Default::default(),
         };
         for format in crate::formats::FORMATS {
             format.reader.plan(&mut plan);

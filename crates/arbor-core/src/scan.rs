@@ -675,6 +675,7 @@ impl<'a> Scanner<'a> {
             "parentId" => field!(seen, 11, t.parent_id, self.str_field()),
             "cancelled" => field!(seen, 12, t.cancelled, self.flag_field()),
             "turnId" => field!(seen, 13, t.turn_id, self.str_field()),
+            "parentToolCallId" => field!(seen, 15, t.parent_tool_call_id, self.str_field()),
             "content" => {
                 let start = self.i;
                 field!(seen, 14, t.content, self.content_field())?;

@@ -640,6 +640,10 @@ pub struct Data<'a> {
     pub cancelled: Flag,
     #[serde(borrow, rename = "turnId")]
     pub turn_id: Str<'a>,
+    /// The `toolCallId` of the sub-agent an event is from, on Copilot CLIs before 1.0.32, which
+    /// stamp no `agentId` (SPEC 2.2).
+    #[serde(borrow, rename = "parentToolCallId")]
+    pub parent_tool_call_id: Str<'a>,
     /// A string (Copilot messages) or a list of blocks (older dsh tool results).
     #[serde(borrow)]
     pub content: Content<'a>,

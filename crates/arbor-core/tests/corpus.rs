@@ -100,3 +100,27 @@ fn a_max_tokens_child_run_is_ok_and_a_published_failure_is_not_ok() {
     let child = r.sessions.iter().find(|s| s.depth == Some(1)).unwrap();
     assert_eq!(child.runs[0].outcome, Outcome::Open, "a child log of two lines has no turn: its run is open");
 }
+
+#[test]
+fn the_harness_golden_in_process_spawn_checks_clean_with_its_nested_child() {
+    let r = common::report(&[corpus("deepseek-harness/examples_jsonrpc-agent__subagent-spawn-in-process")]);
+    // `arbor check` fails on errors: the harness's own clean snapshot has none, nor warnings.
+    let loud: Vec<_> =
+        r.diagnostics.iter().filter(|d| d.severity != Severity::Info && d.code != "unknown-format").collect();
+    assert!(loud.is_empty(), "{:?}", common::findings(&r));
+    let child = r.sessions.iter().find(|s| s.id == "{{sessionId}}#1").unwrap_or_else(|| panic!("{}", common::tree(&r)));
+    assert_eq!((child.parent.as_deref(), child.depth), (Some("{{sessionId}}"), Some(1)));
+    assert_eq!(child.runs[0].outcome, Outcome::Ok);
+    let w = r.waits.iter().find(|w| w.root == "{{sessionId}}").unwrap();
+    assert_eq!(w.reply.as_deref(), Some("child answer 42."));
+}
+
+#[test]
+fn a_golden_child_log_alone_has_an_unknown_parent_and_no_depth_finding() {
+    let r =
+        common::report(&[corpus("deepseek-harness/examples_headless-agent__subagent-settlement/child.expected.jsonl")]);
+    let s = &r.sessions[0];
+    assert_eq!((s.id.as_str(), s.parent.as_deref(), s.root.as_deref(), s.depth), ("{{sessionId}}", None, None, None));
+    assert!(!r.diagnostics.iter().any(|d| d.code == "delegation-depth-mismatch" || d.code == "ancestry-cycle"));
+    assert!(r.replies.iter().all(|rep| !rep.root), "a child's reply is never a root's");
+}

@@ -1033,6 +1033,9 @@ enum Stamp {
     /// `"agentId": ""`: also the root's.
     Empty,
     Agent(usize),
+    /// No `agentId`, as Copilot CLIs before 1.0.32 write a sub-agent's events: `toolCallId`
+    /// `t{n}` on a lifecycle event, `parentToolCallId` `t{n}` on any other.
+    Call(u8),
 }
 
 #[derive(Debug, Clone)]
@@ -1049,6 +1052,8 @@ enum CEv {
     TurnEnd(u8),
     ToolStart(u8),
     Other,
+    Shutdown,
+    Resume,
 }
 
 #[derive(Debug, Clone)]
@@ -1075,12 +1080,19 @@ impl CEv {
             CEv::TurnEnd(_) => "assistant.turn_end",
             CEv::ToolStart(_) => "tool.execution_start",
             CEv::Other => "tool.execution_complete",
+            CEv::Shutdown => "session.shutdown",
+            CEv::Resume => "session.resume",
         }
     }
 }
 
 fn stamp() -> impl Strategy<Value = Stamp> {
-    prop_oneof![6 => Just(Stamp::Root), 1 => Just(Stamp::Empty), 5 => (0..AGENTS.len()).prop_map(Stamp::Agent)]
+    prop_oneof![
+        6 => Just(Stamp::Root),
+        1 => Just(Stamp::Empty),
+        5 => (0..AGENTS.len()).prop_map(Stamp::Agent),
+        2 => (0u8..3).prop_map(Stamp::Call),
+    ]
 }
 
 fn cev() -> impl Strategy<Value = CEv> {
@@ -1098,6 +1110,8 @@ fn cev() -> impl Strategy<Value = CEv> {
         1 => (0u8..3).prop_map(CEv::TurnEnd),
         1 => (0u8..3).prop_map(CEv::ToolStart),
         1 => Just(CEv::Other),
+        1 => Just(CEv::Shutdown),
+        1 => Just(CEv::Resume),
     ]
 }
 
@@ -1127,9 +1141,15 @@ fn render_copilot(ops: &[COp], rpc: bool) -> Vec<u8> {
         match op {
             COp::Ev(stamp, ev) => {
                 let agent = match stamp {
-                    Stamp::Root => String::new(),
+                    Stamp::Root | Stamp::Call(_) => String::new(),
                     Stamp::Empty => r#","agentId":"""#.to_owned(),
                     Stamp::Agent(a) => format!(r#","agentId":"{}""#, AGENTS[*a]),
+                };
+                let lifecycle = LIFECYCLE.contains(&ev.kind());
+                let mark = match stamp {
+                    Stamp::Call(t) if lifecycle => format!(r#""toolCallId":"t{t}""#),
+                    Stamp::Call(t) => format!(r#""parentToolCallId":"t{t}""#),
+                    _ => String::new(),
                 };
                 let data = match ev {
                     CEv::User => r#"{"content":"go"}"#.to_owned(),
@@ -1137,7 +1157,8 @@ fn render_copilot(ops: &[COp], rpc: bool) -> Vec<u8> {
                     CEv::Error => r#"{"errorType":"x","message":"boom"}"#.to_owned(),
                     CEv::Started { tool_call, parent } => {
                         let mut d = r#"{"agentName":"n","agentDisplayName":"N""#.to_owned();
-                        if let Some(t) = tool_call {
+                        // A sub-agent marked by its call names no other.
+                        if let (Some(t), false) = (tool_call, matches!(stamp, Stamp::Call(_))) {
                             d.push_str(&format!(r#","toolCallId":"t{t}""#));
                         }
                         if let Some(p) = parent {
@@ -1150,6 +1171,11 @@ fn render_copilot(ops: &[COp], rpc: bool) -> Vec<u8> {
                     CEv::TurnStart(t) | CEv::TurnEnd(t) => format!(r#"{{"turnId":"{t}"}}"#),
                     CEv::ToolStart(t) => format!(r#"{{"toolCallId":"t{t}","toolName":"task"}}"#),
                     _ => "{}".to_owned(),
+                };
+                let data = match (mark.is_empty(), data.strip_suffix('}')) {
+                    (true, _) | (_, None) => data,
+                    (false, Some("{")) => format!("{{{mark}}}"),
+                    (false, Some(d)) => format!("{d},{mark}}}"),
                 };
                 let env = format!(
                     r#"{{"type":"{}","data":{data},"id":"e{line}","timestamp":"2026-01-01T00:00:{:02}Z","parentId":"e{}"{agent}}}"#,
@@ -1183,11 +1209,13 @@ struct WaiterM {
     done: Option<(u64, WaitOutcome)>,
     reply: Option<(String, u64, bool)>,
     last: u64,
+    /// Its runtime shut down (or was resumed): it sees nothing more.
+    stopped: bool,
 }
 
 impl WaiterM {
     fn see(&mut self, ev: &CEv, line: u64, from_sub: bool) {
-        if self.done.is_some() {
+        if self.done.is_some() || self.stopped {
             return;
         }
         self.last = line;
@@ -1220,103 +1248,139 @@ struct CopilotModel {
     gate: Vec<(String, String, u64)>,
     child_reply_lines: Vec<u64>,
     child_signal_lines: Vec<(String, u64)>,
-    /// Which agents are sub-agents in the tree.
-    subs: HashSet<usize>,
+    /// Which agents are sub-agents in the tree, by id (`x`, or `t0` for one known by its call).
+    subs: HashSet<String>,
     /// Lines of each agent's lifecycle ends, and of its starts.
-    ends: HashMap<usize, HashSet<u64>>,
-    starts: HashMap<usize, HashSet<u64>>,
+    ends: HashMap<String, HashSet<u64>>,
+    starts: HashMap<String, HashSet<u64>>,
     /// Each sub-agent's parent (an agent id, or `R`) and whether the link was inferred.
-    parent: HashMap<usize, (String, bool)>,
+    parent: HashMap<String, (String, bool)>,
     /// Each sub-agent's runs: (parent, start, end, outcome). A completion settles the agent's
     /// newest open run (SPEC 2.2 does not say which; a Copilot agentId is one spawn).
-    runs: HashMap<usize, Vec<CRun>>,
+    runs: HashMap<String, Vec<CRun>>,
 }
 
 impl CopilotModel {
     fn run(ops: &[COp]) -> CopilotModel {
-        let mut known: HashSet<usize> = HashSet::new();
-        let mut told: HashSet<(usize, &str)> = HashSet::new();
+        let mut known: HashSet<String> = HashSet::new();
+        let mut told: HashSet<(String, &str)> = HashSet::new();
         let mut gate = Vec::new();
         let mut waits: Vec<(u64, WaiterM, WaiterM)> = Vec::new();
         let mut child_signal_lines = Vec::new();
         let mut subs = HashSet::new();
-        let mut ends: HashMap<usize, HashSet<u64>> = HashMap::new();
-        let mut starts: HashMap<usize, HashSet<u64>> = HashMap::new();
-        let mut parent: HashMap<usize, (String, bool)> = HashMap::new();
-        let mut runs: HashMap<usize, Vec<CRun>> = HashMap::new();
-        let mut tool_calls: HashMap<u8, String> = HashMap::new();
+        let mut ends: HashMap<String, HashSet<u64>> = HashMap::new();
+        let mut starts: HashMap<String, HashSet<u64>> = HashMap::new();
+        let mut parent: HashMap<String, (String, bool)> = HashMap::new();
+        let mut runs: HashMap<String, Vec<CRun>> = HashMap::new();
+        // A call's issuer, and the sub-agent whose start named it.
+        let mut tool_calls: HashMap<u8, (String, Option<String>)> = HashMap::new();
         let has_idle = ops.iter().any(|o| matches!(o, COp::Ev(_, CEv::Idle)));
+        let call = |t: u8| format!("t{t}");
         for (i, op) in ops.iter().enumerate() {
             let line = i as u64 + 2;
             let COp::Ev(stamp, ev) = op else { continue };
             let lifecycle = LIFECYCLE.contains(&ev.kind());
-            let stamped = match stamp {
-                Stamp::Agent(a) => Some(*a),
+            // The `toolCallId` the event's data carries.
+            let data_call = match (stamp, ev) {
+                (Stamp::Call(t), _) if lifecycle => Some(*t),
+                (_, CEv::Started { tool_call, .. }) => *tool_call,
                 _ => None,
             };
-            if let (true, Some(a)) = (lifecycle, stamped) {
-                known.insert(a);
+            let stamped = match stamp {
+                Stamp::Agent(a) => Some(AGENTS[*a].to_owned()),
+                _ => None,
+            };
+            if let (true, Some(a)) = (lifecycle, &stamped) {
+                known.insert(a.clone());
             }
-            let sub = match stamped {
-                None => None,
-                Some(a) if known.contains(&a) => Some(a),
-                Some(a) if known.is_empty() => {
-                    if told.insert((a, "stamped-event-before-any-subagent")) {
-                        gate.push((AGENTS[a].to_owned(), "stamped-event-before-any-subagent".to_owned(), line));
+            let sub = match (stamped, stamp) {
+                (Some(a), _) if known.contains(&a) => Some(a),
+                (Some(a), _) if known.is_empty() => {
+                    if told.insert((a.clone(), "stamped-event-before-any-subagent")) {
+                        gate.push((a.clone(), "stamped-event-before-any-subagent".to_owned(), line));
                     }
                     Some(a)
                 }
-                Some(a) => {
-                    if told.insert((a, "unannounced-agent-id")) {
-                        gate.push((AGENTS[a].to_owned(), "unannounced-agent-id".to_owned(), line));
+                (Some(a), _) => {
+                    if told.insert((a.clone(), "unannounced-agent-id")) {
+                        gate.push((a, "unannounced-agent-id".to_owned(), line));
                     }
                     None
                 }
+                // Unstamped lifecycle events name their sub-agent by its call, and register it.
+                (None, _) if lifecycle => data_call.map(|t| {
+                    known.insert(call(t));
+                    call(t)
+                }),
+                (None, Stamp::Call(t)) => {
+                    let a = match tool_calls.get(t) {
+                        Some((_, Some(sub))) => Some(sub.clone()),
+                        _ => Some(call(*t)).filter(|c| known.contains(c) || known.is_empty()),
+                    };
+                    if let Some(a) = &a {
+                        if told.insert((a.clone(), "unstamped-subagent-event")) {
+                            gate.push((a.clone(), "unstamped-subagent-event".to_owned(), line));
+                        }
+                    }
+                    a
+                }
+                (None, _) => None,
             };
-            if let Some(a) = sub {
-                subs.insert(a);
-                // A stamped id judged a sub-agent's is a node under the root, inferred.
-                parent.entry(a).or_insert(("R".to_owned(), true));
+            if let Some(a) = &sub {
+                subs.insert(a.clone());
+                // An agent judged a sub-agent's is a node under the root, inferred.
+                parent.entry(a.clone()).or_insert(("R".to_owned(), true));
                 match ev {
-                    CEv::Started { tool_call, parent: named } => {
-                        starts.entry(a).or_default().insert(line);
-                        let p = match (named, tool_call.and_then(|t| tool_calls.get(&t))) {
+                    CEv::Started { parent: named, .. } => {
+                        starts.entry(a.clone()).or_default().insert(line);
+                        let issuer = data_call.and_then(|t| tool_calls.get_mut(&t)).map(|c| {
+                            c.1 = Some(a.clone());
+                            c.0.clone()
+                        });
+                        let p = match (named, issuer) {
                             (Some(p), _) => (AGENTS[*p].to_owned(), false),
-                            (None, Some(issuer)) => (issuer.clone(), false),
+                            (None, Some(issuer)) => (issuer, false),
                             (None, None) => ("R".to_owned(), true),
                         };
-                        runs.entry(a).or_default().push((p.0.clone(), Some(line), None, Outcome::Open));
-                        parent.insert(a, p);
+                        runs.entry(a.clone()).or_default().push((p.0.clone(), Some(line), None, Outcome::Open));
+                        parent.insert(a.clone(), p);
                     }
                     CEv::Completed { .. } | CEv::Failed => {
-                        ends.entry(a).or_default().insert(line);
+                        ends.entry(a.clone()).or_default().insert(line);
                         let outcome = match ev {
                             CEv::Failed => Outcome::Error,
                             CEv::Completed { cancelled: true } => Outcome::Cancelled,
                             _ => Outcome::Ok,
                         };
-                        let list = runs.entry(a).or_default();
+                        let list = runs.entry(a.clone()).or_default();
                         match list.iter_mut().rev().find(|r| r.3 == Outcome::Open) {
                             Some(run) => {
                                 run.2 = Some(line);
                                 run.3 = outcome;
                             }
-                            None => list.push((parent[&a].0.clone(), None, Some(line), outcome)),
+                            None => list.push((parent[a].0.clone(), None, Some(line), outcome)),
                         }
                     }
                     _ => {}
                 }
             }
             if let CEv::ToolStart(t) = ev {
-                tool_calls.insert(*t, sub.map_or("R".to_owned(), |a| AGENTS[a].to_owned()));
+                tool_calls.insert(*t, (sub.clone().unwrap_or_else(|| "R".to_owned()), None));
             }
             if matches!(ev, CEv::User) && sub.is_none() {
                 let w = WaiterM { last: line, ..WaiterM::default() };
                 waits.push((line, w.clone(), w));
                 continue;
             }
+            // A root shutdown or resume ends the runtime that was waiting (2.2).
+            if matches!(ev, CEv::Shutdown | CEv::Resume) && sub.is_none() {
+                if let Some((_, correct, naive)) = waits.last_mut() {
+                    correct.stopped = true;
+                    naive.stopped = true;
+                }
+            }
             if let Some((_, correct, naive)) = waits.last_mut() {
-                if let Some(a) = sub {
+                if sub.is_some() {
                     if correct.done.is_none() {
                         match ev {
                             CEv::Idle => child_signal_lines.push(("child-idle-would-resolve-wait".to_owned(), line)),
@@ -1324,7 +1388,6 @@ impl CopilotModel {
                             _ => {}
                         }
                     }
-                    let _ = a;
                 } else {
                     correct.see(ev, line, false);
                 }
@@ -1389,7 +1452,10 @@ fn check_copilot(ops: &[COp], rpc: bool) {
     let mut got: Vec<(String, String, u64)> = r
         .diagnostics
         .iter()
-        .filter(|d| d.code == "stamped-event-before-any-subagent" || d.code == "unannounced-agent-id")
+        .filter(|d| {
+            ["stamped-event-before-any-subagent", "unannounced-agent-id", "unstamped-subagent-event"]
+                .contains(&d.code.as_str())
+        })
         .map(|d| (d.session.clone().unwrap(), d.code.clone(), d.at.line))
         .collect();
     let mut want = m.gate.clone();
@@ -1416,7 +1482,7 @@ fn check_copilot(ops: &[COp], rpc: bool) {
     // The tree: the root, and exactly the agents judged sub-agents; runs settled once each.
     let mut ids: Vec<&str> = r.sessions.iter().map(|s| s.id.as_str()).collect();
     ids.sort();
-    let mut want: Vec<&str> = m.subs.iter().map(|&a| AGENTS[a]).chain(["R"]).collect();
+    let mut want: Vec<&str> = m.subs.iter().map(String::as_str).chain(["R"]).collect();
     want.sort();
     assert_eq!(ids, want, "agents");
     let mut ends = HashSet::new();
@@ -1426,35 +1492,35 @@ fn check_copilot(ops: &[COp], rpc: bool) {
             assert!(s.runs.is_empty() && s.parent.is_none());
             continue;
         }
-        let a = AGENTS.iter().position(|x| *x == s.id).unwrap();
+        let a = &s.id;
         for run in &s.runs {
             assert_eq!(run.end.is_none(), run.outcome == Outcome::Open);
             if let Some(start) = &run.start {
                 assert!(
-                    m.starts.get(&a).is_some_and(|l| l.contains(&start.line)),
+                    m.starts.get(a).is_some_and(|l| l.contains(&start.line)),
                     "{} run starts at {}",
                     s.id,
                     start.line
                 );
             }
             if let Some(end) = &run.end {
-                assert!(m.ends.get(&a).is_some_and(|l| l.contains(&end.line)), "{} run ends at {}", s.id, end.line);
+                assert!(m.ends.get(a).is_some_and(|l| l.contains(&end.line)), "{} run ends at {}", s.id, end.line);
                 assert!(ends.insert(end.line), "line {} settles two runs", end.line);
             }
         }
         // The parent (2.2: `parentId`, else the `task` call's issuer, else the root, inferred), and
         // the runs.
-        let (p, inferred) = &m.parent[&a];
+        let (p, inferred) = &m.parent[a];
         assert_eq!((s.parent.as_deref(), s.inferred_parent), (Some(p.as_str()), *inferred), "parent of {}", s.id);
         let runs: Vec<CRun> = s
             .runs
             .iter()
             .map(|r| (r.parent.clone().unwrap(), place_line(&r.start), place_line(&r.end), r.outcome))
             .collect();
-        assert_eq!(&runs, m.runs.get(&a).unwrap_or(&Vec::new()), "runs of {}", s.id);
-        let n_starts = m.starts.get(&a).map_or(0, |l| l.len());
+        assert_eq!(&runs, m.runs.get(a).unwrap_or(&Vec::new()), "runs of {}", s.id);
+        let n_starts = m.starts.get(a).map_or(0, |l| l.len());
         assert_eq!(s.runs.iter().filter(|r| r.start.is_some()).count(), n_starts, "runs of {}", s.id);
-        let n_ends = m.ends.get(&a).map_or(0, |l| l.len());
+        let n_ends = m.ends.get(a).map_or(0, |l| l.len());
         assert_eq!(s.runs.iter().filter(|r| r.end.is_some()).count(), n_ends, "settled runs of {}", s.id);
     }
 }

@@ -182,3 +182,52 @@ fn copilot_waits_without_idle_are_inferred_and_with_idle_stay_open() {
     assert_eq!(r.waits[0].outcome, arbor_core::report::WaitOutcome::Open);
     assert_eq!(r.waits[0].naive.outcome, Some(arbor_core::report::WaitOutcome::Idle));
 }
+
+/// SPEC 1.1: `placeholder-ids` says sessions cannot be told apart only when one placeholder
+/// stands for several of them.
+#[test]
+fn the_placeholder_finding_claims_shared_ids_only_where_one_placeholder_stands_for_several() {
+    let message = |text: &str| {
+        let (_d, p) = common::log("run.jsonl", text);
+        let r = common::report(&[p]);
+        let d: Vec<_> = r.diagnostics.iter().filter(|d| d.code == "placeholder-ids").collect();
+        assert_eq!(d.len(), 1, "{:?}", common::findings(&r));
+        d[0].message.clone()
+    };
+    let edge = |p: &str, c: &str| {
+        format!(r#"{{"method":"subagent.started","params":{{"parentSessionId":"{p}","childSessionId":"{c}"}}}}"#)
+    };
+    let distinct =
+        [ev("{{session:1}}", "turn/start", 0, r#"{"turn":1}"#), edge("{{session:1}}", "{{child-2}}")].join("\n");
+    let m = message(&distinct);
+    assert!(!m.contains("cannot tell apart") && m.contains("{{session:1}}"), "{m}");
+    let nested =
+        [ev("{{sessionId}}", "turn/start", 0, r#"{"turn":1}"#), edge("{{sessionId}}", "{{sessionId}}")].join("\n");
+    assert!(message(&nested).contains("cannot tell apart"));
+}
+
+/// SPEC 1.1: a self-named child's parent is the one other session of its folder with that
+/// placeholder one delegationDepth above; two such candidates name none.
+#[test]
+fn a_placeholder_child_with_two_candidate_parents_has_an_unknown_parent() {
+    let d = tempfile::tempdir().unwrap();
+    let head = |depth: i64, own: bool| {
+        let parent = if own { r#","parentSession":"{{sessionId}}""# } else { "" };
+        format!(
+            "{{\"type\":\"session\",\"version\":0,\"id\":\"{{{{sessionId}}}}\"{parent},\"delegationDepth\":{depth}}}\n"
+        )
+    };
+    std::fs::write(d.path().join("a.jsonl"), head(0, false)).unwrap();
+    std::fs::write(d.path().join("b.jsonl"), head(0, false)).unwrap();
+    std::fs::write(d.path().join("child.jsonl"), head(1, true)).unwrap();
+    let r = common::report(&[d.path().to_path_buf()]);
+    let ids: Vec<&str> = r.sessions.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(ids.len(), 3, "each file is its own session: {ids:?}");
+    let child = r.sessions.iter().find(|s| s.id == "{{sessionId}}@child.jsonl").unwrap();
+    assert_eq!((child.parent.as_deref(), child.depth), (None, None));
+    // With one of them gone, the other is the parent.
+    std::fs::remove_file(d.path().join("b.jsonl")).unwrap();
+    let r = common::report(&[d.path().to_path_buf()]);
+    let child = r.sessions.iter().find(|s| s.id == "{{sessionId}}@child.jsonl").unwrap();
+    assert_eq!((child.parent.as_deref(), child.depth), (Some("{{sessionId}}@a.jsonl"), Some(1)));
+}

@@ -39,7 +39,28 @@ impl super::Format for CopilotEvents {
 
     fn read(&self, file: Reading<'_>) -> bool {
         let root = events_root_id(file.head(), file.display());
-        file.route(Copilot::events(root))
+        let mut state = Copilot::events(root);
+        state.detached_from = detached_parent(file.head());
+        file.route(state)
+    }
+
+    /// A session whose `session.start` names the session it was detached from hangs under that
+    /// session when its `events.jsonl` is loaded too.
+    fn settle(&self, cx: &mut Ctx) {
+        let Detached(runs) = std::mem::take(cx.ext::<Detached>());
+        let mut ancestry = crate::graph::Ancestry::default();
+        for run in runs {
+            let parent = cx.sym(&run.parent, run.start);
+            if parent == run.child || !cx.graph.contains(parent) || ancestry.would_cycle(run.child, parent) {
+                continue;
+            }
+            ancestry.set_parent(run.child, parent);
+            // The closest link value: the session's opening record names its parent.
+            let i = cx.graph.open_run(run.child, Some(parent), Some(run.start), Link::Header);
+            let node = cx.graph.session(run.child);
+            node.runs[i].end = run.end;
+            node.runs[i].outcome = if run.shut_down { Outcome::Ok } else { Outcome::Open };
+        }
     }
 
     /// The root's id comes from a `session.start` among the first lines, else the file's name.
@@ -54,6 +75,30 @@ impl super::Format for CopilotEvents {
     fn transcript(&self, line: &[u8], out: &mut Vec<crate::transcript::Draft>) {
         super::wire_transcript::transcript(line, out)
     }
+}
+
+/// Sessions of saved `events.jsonl` files whose `session.start` names the session they were
+/// detached from (`data.detachedFromSpawningParentSessionId`, a headless run launched as its
+/// parent shut down), for `settle`.
+#[derive(Debug, Default, Clone)]
+struct Detached(Vec<DetachedRun>);
+
+#[derive(Debug, Clone)]
+struct DetachedRun {
+    child: Sym,
+    parent: String,
+    start: Loc,
+    end: Option<Loc>,
+    shut_down: bool,
+}
+
+/// The session a saved log's `session.start` says it was detached from. Read from the line
+/// itself, once a file: no other line has the field, so the shared line shape does not carry it.
+fn detached_parent(head: &[Vec<u8>]) -> Option<String> {
+    let bytes = head.iter().find(|b| parse_line(b).is_some_and(|l| l.kind.as_str() == Some("session.start")))?;
+    let v: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+    let id = v.get("data")?.get("detachedFromSpawningParentSessionId")?.as_str()?;
+    (!id.is_empty()).then(|| id.to_owned())
 }
 
 impl super::Format for CopilotRpc {
@@ -98,6 +143,9 @@ const LIFECYCLE: &[&str] = &["subagent.started", "subagent.configured", "subagen
 #[derive(Debug, Default, Clone)]
 struct Waiter {
     done: bool,
+    /// The runtime it waited on shut down (SPEC 2.2 "Shutdown and resume"): it sees nothing
+    /// more, and ends as a wait does at the end of the log.
+    stopped: bool,
     end: Option<Loc>,
     outcome: Option<WaitOutcome>,
     /// Where the reply is, and whether a sub-agent wrote it.
@@ -109,7 +157,7 @@ struct Waiter {
 impl Waiter {
     fn see(&mut self, kind: &str, text: TextRef, from_sub: bool) {
         let at = text.at;
-        if self.done {
+        if self.done || self.stopped {
             return;
         }
         self.last = Some(at);
@@ -161,14 +209,17 @@ struct Root {
     /// Sub-agent ids learned from lifecycle events; never forgotten.
     known: HashSet<Sym>,
     told: HashSet<(Sym, Code)>,
-    /// `toolCallId` → the agent that issued the tool call.
-    tool_calls: HashMap<String, Sym>,
+    /// `toolCallId` → the agent that issued the tool call, and the sub-agent it spawned once
+    /// that sub-agent's `subagent.started` names it.
+    tool_calls: HashMap<String, (Sym, Option<Sym>)>,
     /// Per agent, its open turn: the turn id (in `Turns::ids`) and the turn's index.
     open_turns: HashMap<Sym, (Sym, usize)>,
     waits: Vec<WaitState>,
     has_idle: bool,
-    /// Replies outside any turn, keyed by agent and wait number.
-    loose: HashMap<(Sym, usize), usize>,
+    /// Replies outside any turn, keyed by agent, wait number and runtime.
+    loose: HashMap<(Sym, usize, u32), usize>,
+    /// Runtimes ended by a shutdown or a resume so far.
+    runtimes: u32,
 }
 
 impl Root {
@@ -182,6 +233,7 @@ impl Root {
             waits: Vec::new(),
             has_idle: false,
             loose: HashMap::default(),
+            runtimes: 0,
         }
     }
 }
@@ -198,6 +250,10 @@ struct Copilot {
     root_ix: HashMap<Sym, usize>,
     /// Reads the events' timestamps, the date worked out once a second.
     clock: crate::wire::Rfc3339,
+    /// `copilot-events`: the session this one was detached from, and the run under it so far
+    /// (from its `session.start`; its last event; whether it shut down).
+    detached_from: Option<String>,
+    detached_run: Option<(Loc, Loc, bool)>,
 }
 
 /// The root agent of a saved `events.jsonl`: `session.start.data.sessionId`, else the folder name
@@ -220,6 +276,35 @@ fn events_root_id(head: &[Vec<u8>], display: &str) -> String {
     name.split('.').next().unwrap_or(name).to_owned()
 }
 
+/// The sub-agent an event without `agentId` is from, on Copilot CLIs before 1.0.32 (SPEC 2.2
+/// "Sub-agents marked without agentId"): a lifecycle event names it by its `toolCallId`, any
+/// other event by `parentToolCallId`. `None`: the root agent's.
+fn unstamped_agent(cx: &mut Ctx, root: &mut Root, kind: &str, lifecycle: bool, data: &Data, at: Loc) -> Option<Sym> {
+    if lifecycle {
+        // Registered before it is judged, as a stamped lifecycle event is.
+        let a = cx.sym(data.tool_call_id.non_empty()?, at);
+        root.known.insert(a);
+        return Some(a);
+    }
+    let call = data.parent_tool_call_id.non_empty()?;
+    let agent = match root.tool_calls.get(call) {
+        // The sub-agent that call spawned, stamped or not, while its call is open.
+        Some(&(_, Some(sub))) => sub,
+        _ => {
+            let a = cx.sym(call, at);
+            if !(root.known.contains(&a) || root.known.is_empty()) {
+                return None;
+            }
+            a
+        }
+    };
+    if root.told.insert((agent, Code::UnstampedSubagentEvent)) {
+        let name = cx.ids.name(agent).to_owned();
+        cx.findings.add(Code::UnstampedSubagentEvent, at, Some(agent), format!("this `{kind}` is sub-agent `{name}`'s, marked only by parentToolCallId: a gate that looks at agentId alone takes it for the root agent's"));
+    }
+    Some(agent)
+}
+
 impl Copilot {
     fn events(root: String) -> Self {
         Copilot {
@@ -229,6 +314,8 @@ impl Copilot {
             roots: Vec::new(),
             root_ix: HashMap::default(),
             clock: Default::default(),
+            detached_from: None,
+            detached_run: None,
         }
     }
 
@@ -240,6 +327,8 @@ impl Copilot {
             roots: Vec::new(),
             root_ix: HashMap::default(),
             clock: Default::default(),
+            detached_from: None,
+            detached_run: None,
         }
     }
 
@@ -279,6 +368,17 @@ impl Copilot {
                     r
                 }
             };
+            if self.detached_from.is_some() {
+                let kind = line.kind.as_str();
+                match &mut self.detached_run {
+                    None if kind == Some("session.start") => self.detached_run = Some((at, at, false)),
+                    Some((_, end, shut_down)) => {
+                        *end = at;
+                        *shut_down |= kind == Some("session.shutdown");
+                    }
+                    None => {}
+                }
+            }
             self.event(cx, r, line, at, offset);
         }
     }
@@ -295,7 +395,7 @@ impl Copilot {
             root.known.insert(a);
         }
         let agent = match stamp {
-            None => root_id,
+            None => unstamped_agent(cx, root, kind, lifecycle, data, at).unwrap_or(root_id),
             Some(a) if root.known.contains(&a) => a,
             Some(a) if root.known.is_empty() => {
                 if root.told.insert((a, Code::StampedEventBeforeAnySubagent)) {
@@ -340,13 +440,18 @@ impl Copilot {
 
         match kind {
             "subagent.started" if is_sub => {
+                // A sub-agent known by its toolCallId alone is linked by it (SPEC 4).
+                let by_call = if stamp.is_some() { Link::ToolCall } else { Link::ParentToolCallId };
+                let call = data.tool_call_id.non_empty().and_then(|t| root.tool_calls.get_mut(t));
+                let issuer = call.map(|c| {
+                    c.1 = Some(agent);
+                    c.0
+                });
                 let parent = data
                     .parent_id
                     .non_empty()
                     .map(|p| (cx.sym(p, at), Link::AgentId))
-                    .or_else(|| {
-                        data.tool_call_id.non_empty().and_then(|t| root.tool_calls.get(t)).map(|&p| (p, Link::ToolCall))
-                    })
+                    .or(issuer.map(|p| (p, by_call)))
                     .unwrap_or((root_id, Link::Inferred));
                 cx.graph.open_run(agent, Some(parent.0), Some(at), parent.1);
                 if let Some(call) = data.tool_call_id.non_empty() {
@@ -386,7 +491,7 @@ impl Copilot {
             }
             "tool.execution_start" => {
                 if let Some(t) = data.tool_call_id.non_empty() {
-                    root.tool_calls.insert(t.to_owned(), agent);
+                    root.tool_calls.insert(t.to_owned(), (agent, None));
                 }
             }
             // A finished tool call spawns nothing more: forget it, so memory does not keep every
@@ -412,6 +517,17 @@ impl Copilot {
                 }
             }
             "session.idle" => root.has_idle = true,
+            // The runtime that was waiting is gone: its wait ends here, as at the end of the log,
+            // and its open turns with it (a resume with no shutdown before it is a runtime that
+            // died without one).
+            "session.shutdown" | "session.resume" if !is_sub => {
+                if let Some(w) = root.waits.last_mut() {
+                    w.correct.stopped = true;
+                    w.naive.stopped = true;
+                }
+                root.open_turns.clear();
+                root.runtimes += 1;
+            }
             _ => {}
         }
 
@@ -444,7 +560,7 @@ impl Copilot {
             match root.open_turns.get(&agent) {
                 Some(&(_, ix)) => cx.turns.list[ix].set_reply(rec),
                 None => {
-                    let key = (agent, root.waits.len());
+                    let key = (agent, root.waits.len(), root.runtimes);
                     match root.loose.get(&key) {
                         Some(&i) => cx.loose_replies[i] = LooseReply { session: agent, text },
                         None => {
@@ -458,6 +574,12 @@ impl Copilot {
     }
 
     fn finish(&mut self, cx: &mut Ctx) {
+        if let (Some(parent), Some((start, end, shut_down)), Some(r)) =
+            (self.detached_from.take(), self.detached_run, self.events_root_ix)
+        {
+            let child = self.roots[r].id;
+            cx.ext::<Detached>().0.push(DetachedRun { child, parent, start, end: Some(end), shut_down });
+        }
         for root in &mut self.roots {
             for mut w in root.waits.drain(..) {
                 w.correct.settle(root.has_idle);

@@ -50,7 +50,9 @@ pub fn label_from(view: &EventView) -> Option<String> {
     (view.kind == "subagent/descriptor").then(|| view.data.label.non_empty().map(str::to_owned)).flatten()
 }
 
-/// The durable vocabulary: anything else without `ignorable: true` is unknown.
+/// The durable vocabulary (SPEC 1): anything else without `ignorable: true` is unknown.
+/// `request/header-delta` and `bash/sandbox-mode`, seen in logs of mid-2026, are refused by
+/// today's harness, so they stay out.
 pub const KNOWN_TYPES: &[&str] = &[
     "turn/start",
     "turn/end",
@@ -105,6 +107,22 @@ pub const KNOWN_TYPES: &[&str] = &[
     "web/deepseek-search-llm-request",
     "steering/message",
     "context/message",
+    // The harness's version-4 logs (header `"version":4`, `session.v4.jsonl`).
+    "system/message",
+    "developer/message",
+    "subagent/catalog",
+    "subagent/model-selection-policy",
+    "assistant/attempt",
+    "image/offload",
+    "model/selection",
+    "working-directory/change",
+    "workspace/changes",
+    "tool/ptc-dispatch",
+    "tool/ptc-dispatch-start",
+    "deliverables/presented",
+    "feedback/message-put",
+    "feedback/message-delete",
+    "session-log-deepseek/delivery-accepted",
 ];
 
 pub const MIRROR_TYPES: &[&str] = &["agent/turn-start", "agent/turn-end", "agent/step-start", "agent/step-end"];

@@ -12,6 +12,7 @@ use crate::intern::Sym;
 use crate::intern::{HashMap, HashSet};
 use crate::report::{Link, Outcome, WaitOutcome};
 use crate::wire::{Line, Params};
+use std::borrow::Cow;
 
 pub const FORMAT: FormatInfo = FormatInfo {
     id: "dsh-rpc",
@@ -94,6 +95,18 @@ pub struct DshRpc {
     edged: HashSet<Sym>,
     open_turns: HashMap<Sym, RootTurn>,
     checkers: HashMap<Sym, Checker>,
+    /// Nested logs of unnamed children still open (SPEC 1.1), the innermost last.
+    nests: Vec<Nest>,
+    /// How many nested logs this recording has opened: the next one's ordinal less one.
+    nested: u32,
+}
+
+/// A nested log: a `subagent.started` whose two ids are the same placeholder opens it, and the
+/// placeholder's notifications are the child's until the `subagent.finished` with the same ids.
+#[derive(Debug, Clone)]
+struct Nest {
+    placeholder: Sym,
+    child: Sym,
 }
 
 impl DshRpc {
@@ -128,6 +141,17 @@ impl DshRpc {
         self.ancestry.reset();
         self.early.clear();
         self.edged.clear();
+        self.nests.clear();
+    }
+
+    /// The session a placeholder's notification is from: the child of the innermost nested log
+    /// open for it, else the placeholder's own session.
+    #[inline]
+    fn nested_as(&self, s: Sym) -> Sym {
+        if self.nests.is_empty() {
+            return s;
+        }
+        self.nests.iter().rev().find(|n| n.placeholder == s).map_or(s, |n| n.child)
     }
 
     fn end_open_turn(&mut self, cx: &mut Ctx, root: Sym) {
@@ -169,7 +193,18 @@ impl DshRpc {
             cx.record(at, offset, None, Kind::SubagentStarted, None);
             return;
         };
-        if parent == child {
+        let (ps, cs) = if parent != child {
+            (cx.sym(parent, at), cx.sym(child, at))
+        } else if crate::ctx::is_placeholder(parent) {
+            // A normalized snapshot of an in-process spawn: an unnamed child's log nests here.
+            let p = cx.sym(parent, at);
+            let outer = self.nested_as(p);
+            self.nested += 1;
+            let c = cx.sym(&format!("{parent}#{}", self.nested), at);
+            self.nests.push(Nest { placeholder: p, child: c });
+            cx.placeholder_shared(at.file, parent);
+            (outer, c)
+        } else {
             cx.findings.add(
                 Code::InvalidStartEdge,
                 at,
@@ -178,8 +213,13 @@ impl DshRpc {
             );
             cx.record(at, offset, None, Kind::SubagentStarted, None);
             return;
-        }
-        let (ps, cs) = (cx.sym(parent, at), cx.sym(child, at));
+        };
+        // Named as the report names them (a nested child by its ordinal), for the messages.
+        let (parent, child): (Cow<str>, Cow<str>) = if parent != child {
+            (parent.into(), child.into())
+        } else {
+            (cx.ids.name(ps).to_owned().into(), cx.ids.name(cs).to_owned().into())
+        };
         cx.graph.session(ps);
         let reused = !cx.graph.session(cs).runs.is_empty();
         let cycle = self.ancestry.would_cycle(cs, ps);
@@ -235,8 +275,19 @@ impl DshRpc {
             (_, Some("aborted")) => Outcome::Cancelled,
             _ => Outcome::Error,
         };
-        let parent = p.parent_session_id.non_empty().map(|s| cx.sym(s, at));
-        let child = p.child_session_id.non_empty().map(|s| cx.sym(s, at));
+        let mut parent = p.parent_session_id.non_empty().map(|s| cx.sym(s, at));
+        let mut child = p.child_session_id.non_empty().map(|s| cx.sym(s, at));
+        // The end of the innermost nested log open for this placeholder: the parent's log goes
+        // on where it stood.
+        if let (Some(ps), Some(cs)) = (parent, child) {
+            if ps == cs {
+                if let Some(i) = self.nests.iter().rposition(|n| n.placeholder == ps) {
+                    let nest = self.nests.remove(i);
+                    parent = Some(self.nested_as(ps));
+                    child = Some(nest.child);
+                }
+            }
+        }
         let mut settled = false;
         if let (Some(ps), Some(cs)) = (parent, child) {
             if let Some(node) = cx.graph.get_mut(cs) {
@@ -289,7 +340,7 @@ impl DshRpc {
             cx.record(at, offset, None, Kind::Other, None);
             return;
         };
-        let s = cx.sym(sid, at);
+        let s = self.nested_as(cx.sym(sid, at));
         cx.graph.session(s);
         let view = if method == "session.event" { p.event.0.as_deref().map(event_view) } else { None };
         let kind = match (&view, method, p.status.as_str()) {

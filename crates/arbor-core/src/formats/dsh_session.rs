@@ -2,6 +2,11 @@
 //! session (and, for a child, its `parentSession` and `delegationDepth`); each file is one
 //! session's fact log, checked by a boundary `Checker` (`dsh_events`). Children are hung under
 //! their parents once every file is read (`settle`), since a parent's file may come later.
+//!
+//! Before anything is read (`plan`), an older generation of a session file that a newer one
+//! beside it replaces is set aside (SPEC 1). Headers whose ids are placeholders (golden
+//! snapshots, SPEC 1.1) are told apart by file, and a child's parent is then found by its
+//! `delegationDepth`. This module does not own the boundary checks or the vocabulary.
 
 use super::dsh_events::{event_kind, event_view, label_from, Checker};
 use super::{FormatInfo, HeadLine, Machine, Reading};
@@ -11,6 +16,8 @@ use crate::graph::Ancestry;
 use crate::intern::{HashMap, Sym};
 use crate::report::{Link, Outcome};
 use crate::wire::Line;
+use std::io::{BufRead, Read};
+use std::path::{Path, PathBuf};
 
 pub const FORMAT: FormatInfo = FormatInfo {
     id: "dsh-session",
@@ -22,6 +29,19 @@ pub const FORMAT: FormatInfo = FormatInfo {
 struct DshSessionFormat;
 
 impl super::Format for DshSessionFormat {
+    /// Set aside older generations of a session file, and keep the planned files for a survey
+    /// of their placeholder headers when one is met.
+    fn plan(&self, plan: &mut super::Plan) {
+        set_aside_generations(plan);
+        let files: HashMap<String, PathBuf> = plan
+            .files
+            .iter()
+            .filter(|f| f.skip.is_none())
+            .map(|f| (f.input.display.clone(), f.input.path.clone()))
+            .collect();
+        plan.ext::<Placeholders>().files = files;
+    }
+
     /// A header (`type: session` with an `id` and a `version`), or an event with a dsh type and a
     /// `data` or `seq`; never a JSON-RPC line.
     fn vote(&self, head: &HeadLine) -> bool {
@@ -36,7 +56,8 @@ impl super::Format for DshSessionFormat {
 
     fn read(&self, file: Reading<'_>) -> bool {
         let stem = super::stem(file.display());
-        file.route(DshSession::new(stem))
+        let display = file.display().to_owned();
+        file.route(DshSession::new(stem, display))
     }
 
     fn settle(&self, cx: &mut Ctx) {
@@ -58,6 +79,123 @@ impl super::Format for DshSessionFormat {
 struct Headers {
     links: Vec<(Sym, Sym, Loc)>,
     run_ends: HashMap<Loc, (Option<Loc>, Outcome)>,
+    /// Headers whose id is a placeholder, for the parent rule of SPEC 1.1.
+    placeholder_heads: Vec<PlaceholderHead>,
+}
+
+#[derive(Debug, Clone)]
+struct PlaceholderHead {
+    session: Sym,
+    placeholder: String,
+    folder: Option<PathBuf>,
+    depth: Option<i64>,
+    at: Loc,
+    /// Its `parentSession` is the placeholder it carries itself: it says nothing of its parent.
+    names_itself: bool,
+}
+
+/// The files planned, by the name the report gives them, and, once surveyed, how many of their
+/// headers carry each placeholder id.
+#[derive(Debug, Default, Clone)]
+struct Placeholders {
+    files: HashMap<String, PathBuf>,
+    counts: Option<HashMap<String, u32>>,
+}
+
+impl Placeholders {
+    /// How many headers of the planned files carry `id`: their first lines are read the first
+    /// time a header is a placeholder (most logs have none, and no file is opened twice for them).
+    fn count(&mut self, id: &str) -> u32 {
+        let files = &self.files;
+        let counts = self.counts.get_or_insert_with(|| {
+            let mut counts: HashMap<String, u32> = HashMap::default();
+            for h in files.values().filter_map(|p| first_line(p).as_deref().and_then(header_id)) {
+                if crate::ctx::is_placeholder(&h) {
+                    *counts.entry(h).or_default() += 1;
+                }
+            }
+            counts
+        });
+        counts.get(id).copied().unwrap_or(0)
+    }
+}
+
+/// The longest first line read to find a header id without reading the file.
+const FIRST_LINE_MAX: u64 = 1 << 20;
+
+/// A file's first line, without its line ending (zstd files decompressed).
+fn first_line(path: &Path) -> Option<Vec<u8>> {
+    let stream = crate::reader::open_unbuffered(path).ok()?;
+    let mut reader = std::io::BufReader::with_capacity(8 << 10, stream).take(FIRST_LINE_MAX);
+    let mut line = Vec::new();
+    reader.read_until(b'\n', &mut line).ok()?;
+    while line.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
+        line.pop();
+    }
+    Some(line)
+}
+
+/// The session id a header line names (a line the format's vote takes for a header).
+fn header_id(line: &[u8]) -> Option<String> {
+    let l = crate::wire::parse_line(line)?;
+    let header = l.method.as_str().is_none() && l.kind.as_str() == Some("session") && l.version.get().is_some();
+    header.then(|| l.id.non_empty().map(str::to_owned)).flatten()
+}
+
+/// A session file's name without its generation mark and compression, and its generation:
+/// `session.v4.jsonl.zstd` is (`session.jsonl`, 4), `session.1.jsonl` (`session.1.jsonl`, 0).
+fn generation(path: &Path) -> Option<(String, u32)> {
+    let name = path.file_name()?.to_str()?;
+    let lower = name.to_ascii_lowercase();
+    let plain = match (lower.strip_suffix(".zst"), lower.strip_suffix(".zstd")) {
+        (Some(p), _) | (_, Some(p)) => &name[..p.len()],
+        _ => name,
+    };
+    let parts: Vec<&str> = plain.split('.').collect();
+    if parts.len() >= 3 {
+        let mark = parts[parts.len() - 2];
+        if let Some(n) = mark.strip_prefix('v').filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())) {
+            if let Ok(n) = n.parse() {
+                let mut rest = parts.clone();
+                rest.remove(parts.len() - 2);
+                return Some((rest.join("."), n));
+            }
+        }
+    }
+    Some((plain.to_owned(), 0))
+}
+
+/// SPEC 1 "Generations of one session file": in one folder, files whose names differ only in the
+/// `.vN` mark and whose headers name the same session are one session; the highest generation is
+/// read and each other one set aside with `superseded-session-file`.
+fn set_aside_generations(plan: &mut super::Plan) {
+    let mut groups: HashMap<(PathBuf, String), Vec<(usize, u32)>> = HashMap::default();
+    for (i, f) in plan.files.iter().enumerate() {
+        if f.skip.is_some() {
+            continue;
+        }
+        if let (Some(folder), Some((key, n))) = (f.input.path.parent(), generation(&f.input.path)) {
+            groups.entry((folder.to_path_buf(), key)).or_default().push((i, n));
+        }
+    }
+    let mut skips = Vec::new();
+    for members in groups.into_values().filter(|m| m.len() > 1) {
+        let heads: Vec<(usize, u32, Option<String>)> = members
+            .into_iter()
+            .map(|(i, n)| (i, n, first_line(&plan.files[i].input.path).as_deref().and_then(header_id)))
+            .collect();
+        for (i, n, id) in &heads {
+            let Some(id) = id else { continue };
+            let newest = heads.iter().filter(|h| h.2.as_ref() == Some(id)).max_by_key(|h| (h.1, std::cmp::Reverse(h.0)));
+            if let Some(&(j, ..)) = newest.filter(|h| h.1 > *n) {
+                let newer = plan.files[j].input.display.rsplit('/').next().unwrap_or_default().to_owned();
+                skips.push((*i, format!("an older generation of session `{id}`: `{newer}` beside it is the same session, written by a newer harness version, so this file is not read")));
+            }
+        }
+    }
+    for (i, message) in skips {
+        plan.files[i].skip = Some(super::Skip { format: &FORMAT, code: Code::SupersededSessionFile, message });
+    }
 }
 
 impl Machine for DshSession {
@@ -79,11 +217,13 @@ struct DshSession {
     checker: Option<Checker>,
     header: Option<Loc>,
     stem: String,
+    /// The file's name in the report.
+    display: String,
 }
 
 impl DshSession {
-    fn new(stem: String) -> Self {
-        DshSession { session: None, checker: None, header: None, stem }
+    fn new(stem: String, display: String) -> Self {
+        DshSession { session: None, checker: None, header: None, stem, display }
     }
 
     fn line(&mut self, cx: &mut Ctx, line: &Line, at: Loc, offset: u64) {
@@ -119,14 +259,38 @@ impl DshSession {
     }
 
     fn header_line(&mut self, cx: &mut Ctx, line: &Line, id: &str, at: Loc, offset: u64) {
-        let s = cx.sym(id, at);
+        let placeholder = crate::ctx::is_placeholder(id);
+        let folder = if placeholder {
+            cx.ext::<Placeholders>().files.get(&self.display).and_then(|p| p.parent()).map(Path::to_path_buf)
+        } else {
+            None
+        };
+        // Each file is its own session (SPEC 1.1): when several headers carry this placeholder
+        // (in its folder, or in other folders opened with it), the session is named by it and
+        // the file.
+        let shared = placeholder && cx.ext::<Placeholders>().count(id) > 1;
+        let s = if shared {
+            // The placeholder itself is interned too, for the file's `placeholder-ids` finding.
+            cx.sym(id, at);
+            cx.placeholder_shared(at.file, id);
+            cx.sym(&format!("{id}@{}", self.display), at)
+        } else {
+            cx.sym(id, at)
+        };
         self.begin(cx, s);
         self.header = Some(at);
         cx.record(at, offset, Some(s), Kind::Header, None);
-        if let Some(d) = line.delegation_depth.int() {
+        let depth = line.delegation_depth.int();
+        if let Some(d) = depth {
             cx.graph.set_header_depth(s, d, at);
         }
-        if let Some(parent) = line.parent_session.non_empty() {
+        let parent = line.parent_session.non_empty();
+        let names_itself = placeholder && parent == Some(id);
+        if placeholder {
+            let head = PlaceholderHead { session: s, placeholder: id.to_owned(), folder, depth, at, names_itself };
+            cx.ext::<Headers>().placeholder_heads.push(head);
+        }
+        if let (Some(parent), false) = (parent, names_itself) {
             let p = cx.sym(parent, at);
             cx.ext::<Headers>().links.push((s, p, at));
         }
@@ -152,15 +316,31 @@ impl DshSession {
 /// Once every file is read: hang `dsh-session` children under their headers' parents, then
 /// compare header depths with the tree.
 fn link_headers(cx: &mut Ctx) {
-    let Headers { links, run_ends } = std::mem::take(cx.ext::<Headers>());
+    let Headers { mut links, run_ends, placeholder_heads } = std::mem::take(cx.ext::<Headers>());
+    // A header that names its own placeholder as its parent (SPEC 1.1): its parent is the one
+    // other session of the folder with that placeholder and a depth one less, else unknown.
+    for head in placeholder_heads.iter().filter(|h| h.names_itself) {
+        let mut parents = placeholder_heads.iter().filter(|p| {
+            p.session != head.session
+                && p.placeholder == head.placeholder
+                && p.folder == head.folder
+                && head.depth.is_some_and(|d| p.depth == Some(d - 1))
+        });
+        match (parents.next(), parents.next()) {
+            (Some(p), None) => links.push((head.session, p.session, head.at)),
+            _ => {
+                let (end, outcome) = run_ends.get(&head.at).copied().unwrap_or((None, Outcome::Open));
+                let run = cx.graph.open_run(head.session, None, Some(head.at), Link::Header);
+                let node = cx.graph.session(head.session);
+                node.unknown_parent = true;
+                node.runs[run].end = end;
+                node.runs[run].outcome = outcome;
+            }
+        }
+    }
     let mut ancestry = Ancestry::default();
     for (child, parent, at) in links {
         let (cn, pn) = (cx.ids.name(child).to_owned(), cx.ids.name(parent).to_owned());
-        if child == parent && crate::ctx::is_placeholder(&cn) {
-            // A normalized snapshot: both ids were replaced by the same placeholder, so the link
-            // says nothing (placeholder-ids already tells the user).
-            continue;
-        }
         if ancestry.would_cycle(child, parent) {
             cx.findings.add(
                 Code::AncestryCycle,

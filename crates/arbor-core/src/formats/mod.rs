@@ -107,6 +107,15 @@ pub trait Format: Sync + std::fmt::Debug {
 #[derive(Debug, Default)]
 pub struct Plan {
     pub files: Vec<Planned>,
+    /// What formats learned while planning, handed to the reading as the context's slots.
+    pub(crate) exts: crate::ctx::Exts,
+}
+
+impl Plan {
+    /// A format's own slot of type `T`, which its reading finds again as `Ctx::ext::<T>()`.
+    pub fn ext<T: Default + Clone + Send + Sync + std::fmt::Debug + 'static>(&mut self) -> &mut T {
+        self.exts.get::<T>()
+    }
 }
 
 /// One file of a plan.
