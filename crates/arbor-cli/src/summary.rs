@@ -72,6 +72,7 @@ fn count(n: u64) -> String {
 
 fn tokens_line(u: &arbor_core::report::Usage) -> String {
     let cost = match u.cost {
+        Some(c) if c < 0.01 => format!("${c:.6}"),
         Some(c) => format!("${c:.4}"),
         None => "cost unknown".to_owned(),
     };

@@ -56,6 +56,15 @@ impl PriceTable {
         Self::bundled_ref().clone()
     }
 
+    /// A table with no prices (for a report with no tokens).
+    pub fn empty_ref() -> &'static PriceTable {
+        static EMPTY: std::sync::OnceLock<PriceTable> = std::sync::OnceLock::new();
+        EMPTY.get_or_init(|| PriceTable {
+            prices: HashMap::default(),
+            about: PriceSource { source: String::new(), date: String::new() },
+        })
+    }
+
     /// The table that ships with Arbor, parsed once.
     pub fn bundled_ref() -> &'static PriceTable {
         static TABLE: std::sync::OnceLock<PriceTable> = std::sync::OnceLock::new();

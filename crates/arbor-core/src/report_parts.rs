@@ -166,8 +166,12 @@ pub struct ReportParts<'a> {
 impl<'a> ReportParts<'a> {
     pub fn new(a: &'a Analysis) -> Self {
         let placements = a.cx.graph.placements();
-        let prices: &crate::prices::PriceTable =
-            a.prices.as_deref().unwrap_or_else(|| crate::prices::PriceTable::bundled_ref());
+        // The bundled table is parsed only for a report with tokens to price (it is 230 KB).
+        let prices: &crate::prices::PriceTable = match (&a.prices, a.cx.usage.is_empty()) {
+            (Some(p), _) => p,
+            (None, true) => crate::prices::PriceTable::empty_ref(),
+            (None, false) => crate::prices::PriceTable::bundled_ref(),
+        };
         let own = own_usage(a, prices);
         let subtree = subtree_usage(a, &placements, &own);
         let received = a.cx.received.iter().enumerate().map(|(i, r)| ((r.session, r.run), i)).collect();

@@ -17,8 +17,8 @@
 //! - A field given twice in an object read into a struct makes the line invalid.
 
 use crate::wire::{
-    Block, Content, Count, Data, Flag, Line, List, Message, Nest, Num, Obj, Params, Raw, Reason, Source, Spot, Str,
-    Text,
+    Block, Content, Count, Data, Flag, Line, List, Message, Nest, Num, Obj, Params, Rare, RareFields, Raw, Reason,
+    Source, Spot, Str, Text,
 };
 use std::borrow::Cow;
 
@@ -40,7 +40,7 @@ pub(crate) fn line<'a>(text: &'a str, arena: Option<&'a bumpalo::Bump>) -> Optio
 /// it stays saves moving it), its boxed parts in `arena` when there is one; `false` when the line
 /// is not a JSON object, leaving `out` partly filled.
 pub(crate) fn line_into<'a>(text: &'a str, arena: Option<&'a bumpalo::Bump>, out: &mut Line<'a>) -> bool {
-    let mut p = Scanner { s: text, b: text.as_bytes(), i: 0, depth: 0, arena };
+    let mut p = Scanner { s: text, b: text.as_bytes(), i: 0, depth: 0, arena, pending: None };
     p.ws();
     if p.peek() != Some(b'{') || p.line(out).is_err() {
         return false;
@@ -57,6 +57,8 @@ struct Scanner<'a> {
     depth: u32,
     /// Where boxed parts go; the heap when `None`.
     arena: Option<&'a bumpalo::Bump>,
+    /// The rare fields of the `data` being read (`Data::rare`), moved into the arena when it ends.
+    pending: Option<RareFields<'a>>,
 }
 
 /// The index of the first `"`, `\` or control character at or after `i`, or the length: 16
@@ -594,7 +596,14 @@ impl<'a> Scanner<'a> {
                 "time" => field!(seen, 7, l.time, p.num_field()),
                 "seq0" => field!(seen, 8, l.seq0, p.num_field()),
                 "time0" => field!(seen, 9, l.time0, p.num_field()),
-                "data" => field_in!(seen, 10, p.obj_in(&mut l.data, Self::data)),
+                "data" => field_in!(seen, 10, {
+                    p.pending = None;
+                    let read = p.obj_in(&mut l.data, Self::data);
+                    if let (Some(rare), Some(arena), Some(d)) = (p.pending.take(), p.arena, l.data.0.as_mut()) {
+                        d.rare = Rare(Some(arena.alloc(rare)));
+                    }
+                    read
+                }),
                 "ignorable" => field!(seen, 11, l.ignorable, p.flag_field()),
                 "parentSession" => field!(seen, 12, l.parent_session, p.str_field()),
                 "delegationDepth" => field!(seen, 13, l.delegation_depth, p.num_field()),
@@ -640,8 +649,106 @@ impl<'a> Scanner<'a> {
     fn source(&mut self, t: &mut Source<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
         match key {
             "callId" => field!(seen, 0, t.call_id, self.str_field()),
+            "model" if self.arena.is_some() => {
+                let v = self.skipped()?;
+                if let Some(m) = self.arena_str(v) {
+                    self.pending.get_or_insert_default().message_model = Some(m);
+                }
+                Ok(())
+            }
             _ => self.skip(),
         }
+    }
+
+    /// Skip a value as an unknown key's (`skip`: what serde's reading checks), and give its text.
+    fn skipped(&mut self) -> R<&'a str> {
+        self.ws();
+        let start = self.i;
+        self.skip()?;
+        Ok(&self.s[start..self.i])
+    }
+
+    /// A JSON string's value (`text` is the value's JSON), in the arena; `None` for another value.
+    fn arena_str(&self, text: &'a str) -> Option<&'a str> {
+        let arena = self.arena?;
+        let v: Cow<'a, str> = serde_json::from_str(text).ok()?;
+        Some(match v {
+            Cow::Borrowed(s) => s,
+            Cow::Owned(s) => arena.alloc_str(&s),
+        })
+    }
+
+    /// The rare fields of the `data` being read.
+    fn rare(&mut self) -> &mut RareFields<'a> {
+        self.pending.get_or_insert_default()
+    }
+
+    /// A rare key of `data`: its value skipped as serde skips an unknown key's, then read.
+    fn rare_field(&mut self, key: &str) -> R<()> {
+        let text = self.skipped()?;
+        if self.arena.is_none() {
+            return Ok(());
+        }
+        let str_of = |s: &Self| s.arena_str(text);
+        match key {
+            "usage" => {
+                #[derive(serde::Deserialize)]
+                struct Counts {
+                    #[serde(rename = "inputTokens")]
+                    input: Option<serde_json::Value>,
+                    #[serde(rename = "outputTokens")]
+                    output: Option<serde_json::Value>,
+                    #[serde(rename = "cacheReadTokens")]
+                    cache_read: Option<serde_json::Value>,
+                    #[serde(rename = "cacheWriteTokens")]
+                    cache_write: Option<serde_json::Value>,
+                }
+                if let Ok(c) = serde_json::from_str::<Counts>(text) {
+                    let n = |v: &Option<serde_json::Value>| v.as_ref().and_then(serde_json::Value::as_u64).unwrap_or(0);
+                    let usage = crate::report::Usage {
+                        input: n(&c.input),
+                        output: n(&c.output),
+                        cache_read: n(&c.cache_read),
+                        cache_write: n(&c.cache_write),
+                        cost: None,
+                    };
+                    self.rare().usage = Some(usage);
+                }
+            }
+            "outputTokens" => {
+                if let Ok(n) = text.trim().parse::<u64>() {
+                    self.rare().output_tokens = Some(n);
+                }
+            }
+            "provenance" => {
+                #[derive(serde::Deserialize)]
+                struct Provenance<'p> {
+                    #[serde(borrow)]
+                    model: Option<Cow<'p, str>>,
+                }
+                if let Ok(Provenance { model: Some(m) }) = serde_json::from_str::<Provenance>(text) {
+                    let m = match (m, self.arena) {
+                        (Cow::Borrowed(s), _) => Some(s),
+                        (Cow::Owned(s), Some(a)) => Some(&*a.alloc_str(&s)),
+                        (Cow::Owned(_), None) => None,
+                    };
+                    if let Some(m) = m {
+                        self.rare().message_model.get_or_insert(m);
+                    }
+                }
+            }
+            _ => {
+                if let Some(v) = str_of(self) {
+                    let r = self.rare();
+                    match key {
+                        "model" => r.model = Some(v),
+                        "selectedModel" => r.selected_model = Some(v),
+                        _ => r.new_model = Some(v),
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     fn message(&mut self, t: &mut Message<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
@@ -676,6 +783,9 @@ impl<'a> Scanner<'a> {
             "cancelled" => field!(seen, 12, t.cancelled, self.flag_field()),
             "turnId" => field!(seen, 13, t.turn_id, self.str_field()),
             "parentToolCallId" => field!(seen, 15, t.parent_tool_call_id, self.str_field()),
+            // Keys serde's reading does not know (so never "given twice"): read by the scanner
+            // alone, into the arena.
+            "usage" | "outputTokens" | "model" | "selectedModel" | "newModel" | "provenance" => self.rare_field(key),
             "content" => {
                 let start = self.i;
                 field!(seen, 14, t.content, self.content_field())?;

@@ -651,6 +651,50 @@ pub struct Data<'a> {
     /// read back without parsing its line again. Only the scanner sets it.
     #[serde(skip)]
     pub content_at: Spot,
+    /// Token counts and model names, which few lines have. Only the scanner reads them, into the
+    /// chunk's arena (the serde reference reads their keys as unknown, so the two readings agree
+    /// on everything else): a line without them pays one pointer.
+    #[serde(skip)]
+    pub rare: Rare<'a>,
+}
+
+/// `Data`'s rare fields, in the chunk's arena, when the line has any.
+#[derive(Default, Clone, Copy)]
+pub struct Rare<'a>(pub Option<&'a RareFields<'a>>);
+
+/// Not printed, like `Spot`: the serde reference reading has none.
+impl fmt::Debug for Rare<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("Rare")
+    }
+}
+
+impl<'a> Rare<'a> {
+    pub fn get(&self) -> Option<&'a RareFields<'a>> {
+        self.0
+    }
+}
+
+/// Token counts and model names as the harness family writes them: dsh's `usage`
+/// (`inputTokens`, `outputTokens`, `cacheReadTokens`, `cacheWriteTokens`) and the model of its
+/// message's `source` or its `provenance`; Copilot's `outputTokens`, `model`, `selectedModel`
+/// (`session.start`) and `newModel` (`session.model_change`).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct RareFields<'a> {
+    pub usage: Option<crate::report::Usage>,
+    pub output_tokens: Option<u64>,
+    pub model: Option<&'a str>,
+    pub selected_model: Option<&'a str>,
+    pub new_model: Option<&'a str>,
+    /// dsh: `message.source.model`, or `provenance.model`.
+    pub message_model: Option<&'a str>,
+}
+
+impl<'a> RareFields<'a> {
+    /// A dsh message's model.
+    pub fn dsh_model(&self) -> Option<&'a str> {
+        self.message_model.filter(|m| !m.is_empty())
+    }
 }
 
 /// A span of a line: its start and length in bytes. Not printed: the serde reference reading

@@ -220,6 +220,8 @@ struct Root {
     loose: HashMap<(Sym, usize, u32), usize>,
     /// Runtimes ended by a shutdown or a resume so far.
     runtimes: u32,
+    /// The session's model as `session.start` or the latest `session.model_change` names it.
+    model: Option<Box<str>>,
 }
 
 impl Root {
@@ -234,6 +236,7 @@ impl Root {
             has_idle: false,
             loose: HashMap::default(),
             runtimes: 0,
+            model: None,
         }
     }
 }
@@ -555,7 +558,29 @@ impl Copilot {
             }
             w.naive.see(kind, here, is_sub);
         }
+        match kind {
+            "session.start" | "session.resume" => {
+                if let Some(m) = data.rare.get().and_then(|r| r.selected_model.or(r.model)).filter(|m| !m.is_empty()) {
+                    root.model = Some(m.into());
+                }
+            }
+            "session.model_change" => {
+                if let Some(m) = data.rare.get().and_then(|r| r.new_model).filter(|m| !m.is_empty()) {
+                    root.model = Some(m.into());
+                }
+            }
+            _ => {}
+        }
         if kind == "assistant.message" {
+            // What the message produced, counted once, in its agent's open turn.
+            if let Some(rare) = data.rare.get() {
+                if let Some(n) = rare.output_tokens.filter(|&n| n > 0) {
+                    let usage = crate::report::Usage { output: n, ..Default::default() };
+                    let turn = root.open_turns.get(&agent).map(|&(_, ix)| ix);
+                    let model = rare.model.filter(|m| !m.is_empty()).or(root.model.as_deref());
+                    cx.usage.add(agent, turn, model, usage);
+                }
+            }
             let text = here;
             match root.open_turns.get(&agent) {
                 Some(&(_, ix)) => cx.turns.list[ix].set_reply(rec),

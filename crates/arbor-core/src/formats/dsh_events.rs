@@ -46,6 +46,15 @@ pub fn event_view<'a>(ev: &'a Line<'a>) -> EventView<'a> {
     }
 }
 
+/// The tokens of an `assistant/message` and its model, when the log records them.
+pub fn message_usage<'v>(view: &'v EventView<'v>) -> Option<(crate::report::Usage, Option<&'v str>)> {
+    if view.kind != "assistant/message" {
+        return None;
+    }
+    let rare = view.data.rare.get()?;
+    Some((rare.usage?, rare.dsh_model()))
+}
+
 pub fn label_from(view: &EventView) -> Option<String> {
     (view.kind == "subagent/descriptor").then(|| view.data.label.non_empty().map(str::to_owned)).flatten()
 }
@@ -191,6 +200,12 @@ impl Checker {
             calls: Vec::new(),
             last_turn: None,
         }
+    }
+
+    /// The turn an `assistant/message` just checked belongs to (the open one, else the latest):
+    /// an index into `Turns::list`.
+    pub fn message_turn(&self) -> Option<usize> {
+        self.turn.map(|t| t.1).or(self.last_turn)
     }
 
     /// Outcome of the last turn: its `reason.kind`, or `None` while it is open or when there is none.

@@ -3,7 +3,7 @@
 //! start edge. Session events go to a boundary `Checker` per session (`dsh_events`); the graph and
 //! findings it writes live in `Ctx`.
 
-use super::dsh_events::{event_kind, event_view, label_from, Checker};
+use super::dsh_events::{event_kind, event_view, label_from, message_usage, Checker};
 use super::{FormatInfo, HeadLine, Machine, Reading};
 use crate::ctx::{Ctx, IndexList, Kind, NaiveRec, TextRef, WaitRec};
 use crate::finding::{Code, Loc};
@@ -27,6 +27,11 @@ const DSH_METHODS: &[&str] =
 #[derive(Debug)]
 struct DshRpcFormat;
 
+/// The tokens a recording's messages record: (session, turn, model, tokens), counted once every
+/// file is read, for the sessions no durable log of which is loaded.
+#[derive(Debug, Default, Clone)]
+struct RecordedUsage(Vec<(Sym, Option<usize>, Option<String>, crate::report::Usage)>);
+
 impl super::Format for DshRpcFormat {
     /// A dsh method, or a `session.event` whose event is a dsh one (a `/` type or a `seq`) and not a
     /// Copilot envelope (a dotted type or a `timestamp`).
@@ -44,6 +49,15 @@ impl super::Format for DshRpcFormat {
 
     fn read(&self, file: Reading<'_>) -> bool {
         file.route(Box::<DshRpc>::default())
+    }
+
+    fn settle(&self, cx: &mut Ctx) {
+        let RecordedUsage(counts) = std::mem::take(cx.ext::<RecordedUsage>());
+        for (s, turn, model, usage) in counts {
+            if !cx.durable.contains(&s) {
+                cx.usage.add(s, turn, model.as_deref(), usage);
+            }
+        }
     }
 
     fn reply_text(&self, line: &[u8]) -> String {
@@ -385,6 +399,12 @@ impl DshRpc {
             let run = cx.graph.get(s).and_then(|n| n.runs.len().checked_sub(1)).map(|r| r as u32);
             let checker = self.checkers.entry(s).or_insert_with(|| Checker::new(s, run));
             checker.event(&v, at, cx.records.len(), &mut cx.turns, &mut cx.findings);
+            // A recording's tokens of a session count only when no durable log of it is loaded
+            // (SPEC 2.3: the fact log is the durable one), which is known once all is read.
+            if let Some((usage, model)) = message_usage(&v) {
+                let turn = checker.message_turn();
+                cx.ext::<RecordedUsage>().0.push((s, turn, model.map(str::to_owned), usage));
+            }
         }
     }
 

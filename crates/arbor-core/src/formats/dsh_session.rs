@@ -8,7 +8,7 @@
 //! snapshots, SPEC 1.1) are told apart by file, and a child's parent is then found by its
 //! `delegationDepth`. This module does not own the boundary checks or the vocabulary.
 
-use super::dsh_events::{event_kind, event_view, label_from, Checker};
+use super::dsh_events::{event_kind, event_view, label_from, message_usage, Checker};
 use super::{FormatInfo, HeadLine, Machine, Reading};
 use crate::ctx::{Ctx, Kind};
 use crate::finding::{Code, Loc};
@@ -249,6 +249,9 @@ impl DshSession {
         }
         let checker = self.checker.as_mut().expect("begun above");
         checker.event(&view, at, cx.records.len(), &mut cx.turns, &mut cx.findings);
+        if let Some((usage, model)) = message_usage(&view) {
+            cx.usage.add(s, checker.message_turn(), model, usage);
+        }
     }
 
     fn begin(&mut self, cx: &mut Ctx, s: Sym) {

@@ -1,0 +1,110 @@
+//! Token usage (SPEC 4 `usage`) counted by hand on small logs of the harness family: each
+//! message's tokens once, in its turn and session, summed up the tree, per model; a recording's
+//! tokens give way to a durable log of the same session; Copilot's per-message output tokens.
+
+use arbor_core::report::{Report, Usage};
+use std::path::Path;
+
+fn write(dir: &Path, name: &str, lines: &[&str]) {
+    std::fs::write(dir.join(name), lines.join("\n") + "\n").unwrap();
+}
+
+fn report(dir: &Path) -> Report {
+    arbor_core::analyze(&[dir.to_path_buf()], &mut ()).report()
+}
+
+fn counts(u: Option<Usage>) -> Option<(u64, u64, u64, u64)> {
+    u.map(|u| (u.input, u.output, u.cache_read, u.cache_write))
+}
+
+const ROOT: &str = r#"{"type":"session","version":0,"id":"r"}"#;
+const CHILD: &str = r#"{"type":"session","version":0,"id":"c","parentSession":"r","delegationDepth":1}"#;
+
+fn turn(n: u32, input: u32, output: u32, cache: u32) -> Vec<String> {
+    vec![
+        format!(r#"{{"type":"turn/start","data":{{"turn":{n}}}}}"#),
+        format!(r#"{{"type":"step/start","data":{{"turn":{n},"step":1}}}}"#),
+        format!(
+            r#"{{"type":"assistant/message","data":{{"turn":{n},"step":1,"message":{{"role":"assistant","content":[{{"type":"text","text":"t{n}"}}],"source":{{"kind":"model","model":"deepseek-chat"}}}},"usage":{{"inputTokens":{input},"outputTokens":{output},"cacheReadTokens":{cache}}}}}}}"#
+        ),
+        format!(r#"{{"type":"step/end","data":{{"turn":{n},"step":1}}}}"#),
+        format!(r#"{{"type":"turn/end","data":{{"turn":{n},"reason":{{"kind":"completed"}}}}}}"#),
+    ]
+}
+
+#[test]
+fn dsh_messages_count_once_per_turn_and_session_and_up_the_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut root: Vec<String> = vec![ROOT.into()];
+    root.extend(turn(1, 100, 10, 50));
+    root.extend(turn(2, 200, 20, 0));
+    let mut child: Vec<String> = vec![CHILD.into()];
+    child.extend(turn(1, 7, 3, 1));
+    write(dir.path(), "root.jsonl", &root.iter().map(String::as_str).collect::<Vec<_>>());
+    write(dir.path(), "child.jsonl", &child.iter().map(String::as_str).collect::<Vec<_>>());
+    let r = report(dir.path());
+    let s = |id: &str| r.sessions.iter().find(|s| s.id == id).unwrap().clone();
+    assert_eq!(counts(s("r").usage), Some((300, 30, 50, 0)));
+    assert_eq!(counts(s("c").usage), Some((7, 3, 1, 0)));
+    assert_eq!(counts(s("r").subtree_usage), Some((307, 33, 51, 0)));
+    let t = |sess: &str, n: i64| r.turns.iter().find(|t| t.session == sess && t.turn == n).unwrap().usage;
+    assert_eq!(counts(t("r", 1)), Some((100, 10, 50, 0)));
+    assert_eq!(counts(t("r", 2)), Some((200, 20, 0, 0)));
+    let summary = r.usage.unwrap();
+    assert_eq!(summary.models.len(), 1);
+    assert_eq!(summary.models[0].model, "deepseek-chat");
+    assert_eq!(counts(Some(summary.total)), Some((307, 33, 51, 0)));
+    assert!(summary.total.cost.is_some(), "deepseek-chat has a price");
+}
+
+#[test]
+fn a_recordings_tokens_give_way_to_the_durable_log_of_the_same_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut durable: Vec<String> = vec![ROOT.into()];
+    durable.extend(turn(1, 100, 10, 0));
+    write(dir.path(), "r.jsonl", &durable.iter().map(String::as_str).collect::<Vec<_>>());
+    let mut rpc: Vec<String> = turn(1, 100, 10, 0)
+        .into_iter()
+        .map(|e| format!(r#"{{"method":"session.event","params":{{"sessionId":"r","event":{e}}}}}"#))
+        .collect();
+    rpc.push(r#"{"method":"session.status","params":{"sessionId":"r","status":"idle"}}"#.into());
+    write(dir.path(), "recording.jsonl", &rpc.iter().map(String::as_str).collect::<Vec<_>>());
+    let r = report(dir.path());
+    let s = r.sessions.iter().find(|s| s.id == "r").unwrap();
+    assert_eq!(counts(s.usage), Some((100, 10, 0, 0)), "counted once, not once per log");
+    // The recording alone counts its own.
+    let alone = tempfile::tempdir().unwrap();
+    write(alone.path(), "recording.jsonl", &rpc.iter().map(String::as_str).collect::<Vec<_>>());
+    let r = report(alone.path());
+    assert_eq!(counts(r.sessions.iter().find(|s| s.id == "r").unwrap().usage), Some((100, 10, 0, 0)));
+}
+
+#[test]
+fn copilot_messages_count_their_output_tokens_per_agent_with_the_sessions_model() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "events.jsonl",
+        &[
+            r#"{"type":"session.start","data":{"sessionId":"m","selectedModel":"claude-sonnet-4.5"},"id":"e0","timestamp":"2026-10-01T10:00:00Z"}"#,
+            r#"{"type":"user.message","data":{"content":"go"},"id":"e1","timestamp":"2026-10-01T10:00:01Z"}"#,
+            r#"{"type":"assistant.turn_start","data":{"turnId":"0"},"id":"e2","timestamp":"2026-10-01T10:00:02Z"}"#,
+            r#"{"type":"tool.execution_start","data":{"toolCallId":"t","toolName":"task"},"id":"e3","timestamp":"2026-10-01T10:00:03Z"}"#,
+            r#"{"type":"subagent.started","data":{"toolCallId":"t","agentName":"w"},"id":"e4","timestamp":"2026-10-01T10:00:04Z","agentId":"a"}"#,
+            r#"{"type":"assistant.message","data":{"content":"child","outputTokens":40},"id":"e5","timestamp":"2026-10-01T10:00:05Z","agentId":"a"}"#,
+            r#"{"type":"subagent.completed","data":{"toolCallId":"t"},"id":"e6","timestamp":"2026-10-01T10:00:06Z","agentId":"a"}"#,
+            r#"{"type":"session.model_change","data":{"newModel":"gpt-5"},"id":"e7","timestamp":"2026-10-01T10:00:07Z"}"#,
+            r#"{"type":"assistant.message","data":{"content":"root","outputTokens":12},"id":"e8","timestamp":"2026-10-01T10:00:08Z"}"#,
+            r#"{"type":"assistant.turn_end","data":{"turnId":"0"},"id":"e9","timestamp":"2026-10-01T10:00:09Z"}"#,
+        ],
+    );
+    let r = report(dir.path());
+    let s = |id: &str| r.sessions.iter().find(|s| s.id == id).unwrap().clone();
+    assert_eq!(counts(s("a").usage), Some((0, 40, 0, 0)));
+    assert_eq!(counts(s("m").usage), Some((0, 12, 0, 0)));
+    assert_eq!(counts(s("m").subtree_usage), Some((0, 52, 0, 0)));
+    let models: Vec<(String, u64)> = r.usage.unwrap().models.into_iter().map(|m| (m.model, m.usage.output)).collect();
+    assert_eq!(models, [("claude-sonnet-4.5".to_owned(), 40), ("gpt-5".to_owned(), 12)]);
+    let turn = r.turns.iter().find(|t| t.session == "m").unwrap();
+    assert_eq!(counts(turn.usage), Some((0, 12, 0, 0)));
+}
