@@ -8,6 +8,7 @@
 //! behalf of the user happens here; the engine only reads what it is given.
 
 mod check;
+mod export;
 mod github;
 mod junit;
 mod sarif;
@@ -85,6 +86,42 @@ enum Command {
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
     },
+    /// Export the analysis as OpenTelemetry spans (GenAI conventions): an OTLP-JSON file, or
+    /// OTLP/HTTP (protobuf) to a collector or a backend
+    #[command(after_help = "Exit status: 0 when everything was written or accepted; 1 when the export failed \
+                            (an endpoint that cannot be reached, does not answer within --timeout, answers \
+                            other than 2xx or rejects spans; a file that cannot be written); 2 when no input \
+                            can be read or the arguments are wrong. Headers also come from \
+                            OTEL_EXPORTER_OTLP_HEADERS and OTEL_EXPORTER_OTLP_TRACES_HEADERS (k=v,k2=v2).")]
+    Export {
+        /// Write OTLP-JSON to FILE (`-`: stdout): one ExportTraceServiceRequest a line
+        #[arg(long, value_name = "FILE", required_unless_present = "otlp_http", conflicts_with = "otlp_http")]
+        otlp_json: Option<PathBuf>,
+        /// Send over OTLP/HTTP with protobuf to URL (a URL without a path gets /v1/traces)
+        #[arg(long, value_name = "URL")]
+        otlp_http: Option<String>,
+        /// A request header for --otlp-http, `Name: value` (repeatable), such as an Authorization
+        #[arg(long = "header", short = 'H', value_name = "NAME: VALUE", requires = "otlp_http")]
+        headers: Vec<String>,
+        /// A resource attribute, KEY=VALUE (repeatable), such as openinference.project.name=NAME
+        #[arg(long = "resource", value_name = "KEY=VALUE")]
+        resource: Vec<String>,
+        /// Include prompts, message texts, tool arguments and results (left out by default)
+        #[arg(long)]
+        include_content: bool,
+        /// Seconds one request may take, connecting and answering included
+        #[arg(long, value_name = "SECONDS", default_value_t = 30.0, requires = "otlp_http")]
+        timeout: f64,
+        /// Times a request is sent again after a 429, 502, 503 or 504 answer
+        #[arg(long, value_name = "N", default_value_t = 2, requires = "otlp_http")]
+        retries: u32,
+        /// Spans per request at most
+        #[arg(long, value_name = "SPANS", default_value_t = 2000)]
+        batch: usize,
+        /// Log files or folders (folders are read recursively)
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
+    },
     /// Explain a finding code: why it matters, what a naive reader does, how to fix it (no CODE:
     /// list every code)
     Explain {
@@ -136,6 +173,29 @@ fn main() -> ExitCode {
             run(&paths, Output::Check { format, fail_on, root })
         }
         Command::Transcript { session, json, width, paths } => transcript::print(&paths, &session, json, width),
+        Command::Export {
+            otlp_json,
+            otlp_http,
+            headers,
+            resource,
+            include_content,
+            timeout,
+            retries,
+            batch,
+            paths,
+        } => export::run(
+            &paths,
+            export::Export {
+                json: otlp_json,
+                http: otlp_http,
+                headers,
+                resource,
+                include_content,
+                timeout,
+                retries,
+                batch,
+            },
+        ),
         Command::Explain { code, markdown, json } => print_explanation(code.as_deref(), markdown, json),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "arbor", &mut std::io::stdout());

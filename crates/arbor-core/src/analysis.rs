@@ -466,15 +466,15 @@ pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
     if observer.wants_deltas() {
         observer.delta(mark.take(&cx, &names, &progress));
     }
-    let file_names_json = files
-        .iter()
-        .map(|f| {
-            let mut json = Vec::new();
-            crate::report_json::escape_into(&mut json, &f.display);
-            String::from_utf8(json).unwrap_or_default()
-        })
-        .collect();
+    let file_names_json = files.iter().map(|f| name_json(&f.display)).collect();
     Analysis { cx, files, cancelled, file_names_json }
+}
+
+/// A file's display name as a JSON string.
+fn name_json(display: &str) -> String {
+    let mut json = Vec::new();
+    crate::report_json::escape_into(&mut json, display);
+    String::from_utf8(json).unwrap_or_default()
 }
 
 /// Read one file: detect its format from its first lines and hand it to that format; `false`
@@ -866,6 +866,17 @@ impl Analysis {
                 }
             })
             .collect()
+    }
+
+    /// Names each input that lies under `folder` by its path relative to `folder` (with `/`
+    /// separators), as if `folder` itself had been opened. `arbor analyze --each` reads a folder
+    /// one part at a time, and its reports name files as a reading of the whole folder would.
+    pub fn name_files_under(&mut self, folder: &std::path::Path) {
+        for (f, json) in self.files.iter_mut().zip(&mut self.file_names_json) {
+            let Ok(rel) = f.path.strip_prefix(folder) else { continue };
+            f.display = rel.to_string_lossy().replace('\\', "/");
+            *json = name_json(&f.display);
+        }
     }
 
     /// The owned report (the app sends it over IPC; tests read it).
