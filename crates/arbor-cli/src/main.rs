@@ -7,6 +7,7 @@
 //! SHELL` prints a completion script. The command line is clap's (errors exit 2). All I/O on
 //! behalf of the user happens here; the engine only reads what it is given.
 
+mod batch;
 mod check;
 mod export;
 mod github;
@@ -45,6 +46,8 @@ enum Command {
         /// Print the JSON report (SPEC section 4) instead of the summary
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        each: Each,
         /// Log files or folders (folders are read recursively)
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
@@ -66,6 +69,8 @@ enum Command {
         /// [default: the current folder]
         #[arg(long, value_name = "DIR")]
         root: Option<PathBuf>,
+        #[command(flatten)]
+        each: Each,
         /// Log files or folders (folders are read recursively)
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
@@ -142,6 +147,20 @@ enum Command {
     },
 }
 
+/// Many independent sessions at once (`batch`).
+#[derive(clap::Args, Debug, Clone, Copy)]
+struct Each {
+    /// Read each session of a folder on its own, several at once: every sub-folder is one (a
+    /// Copilot session-state/<id>/), every log file directly in it another, with its sub-agents'
+    /// folder and child files. Results come in the sessions' sorted order (--json: one report a
+    /// line, each with its `unit`), then a total
+    #[arg(long)]
+    each: bool,
+    /// Sessions analysed at once with --each [default: one per core]
+    #[arg(long, value_name = "N", requires = "each")]
+    jobs: Option<usize>,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
     Text,
@@ -163,13 +182,22 @@ pub(crate) fn fail(msg: &str) -> ExitCode {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Analyze { json, paths } => run(&paths, if json { Output::Json } else { Output::Summary }),
-        Command::Check { format, fail_on, root, paths } => {
+        Command::Analyze { json, each, paths } => {
+            let output = if json { Output::Json } else { Output::Summary };
+            if each.each {
+                return run_each(&paths, output, each.jobs);
+            }
+            run(&paths, output)
+        }
+        Command::Check { format, fail_on, root, each, paths } => {
             let root = match root.map_or_else(std::env::current_dir, Ok) {
                 Ok(r) if r.is_dir() => r,
                 Ok(r) => return fail(&format!("--root is not a folder: {}", r.display())),
                 Err(e) => return fail(&format!("cannot read the current folder: {e}")),
             };
+            if each.each {
+                return run_each(&paths, Output::Check { format, fail_on, root }, each.jobs);
+            }
             run(&paths, Output::Check { format, fail_on, root })
         }
         Command::Transcript { session, json, width, paths } => transcript::print(&paths, &session, json, width),
@@ -298,6 +326,226 @@ fn run(paths: &[PathBuf], output: Output) -> ExitCode {
         }
     }
     if !readable {
+        eprintln!("arbor: nothing could be read in a known format");
+        return ExitCode::from(2);
+    }
+    if failed {
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}
+
+/// What one unit of `--each` gave: its output, and what the total counts.
+struct Done {
+    out: Vec<u8>,
+    files: usize,
+    readable: bool,
+    sessions: usize,
+    /// Errors, warnings, infos.
+    counts: (usize, usize, usize),
+    failed: bool,
+}
+
+/// Pretty JSON as one line: the whitespace between tokens dropped, strings kept as they are.
+fn compact_into(pretty: &[u8], out: &mut Vec<u8>) {
+    let (mut in_string, mut escaped) = (false, false);
+    for &b in pretty {
+        if in_string {
+            out.push(b);
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+        } else if !matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
+            in_string = b == b'"';
+            out.push(b);
+        }
+    }
+}
+
+/// One unit of `--each`: analysed alone, its output made for the writer.
+fn analyse_unit(unit: &batch::Unit, output: &Output) -> std::io::Result<Done> {
+    let mut analysis = arbor_core::analyze_with(&unit.paths, &mut (), arbor_core::Threads::Caller);
+    if let Some(base) = &unit.base {
+        analysis.name_files_under(base);
+    }
+    let readable = analysis.files.iter().any(|f| f.format.is_some());
+    let mut out = Vec::new();
+    let mut failed = false;
+    let sessions = analysis.cx.graph.len();
+    let counts = match output {
+        Output::Json => {
+            let mut pretty = Vec::with_capacity(1 << 16);
+            analysis.write_report_json(&mut pretty).map_err(std::io::Error::from)?;
+            out.extend_from_slice(b"{\"unit\":");
+            serde_json::to_writer(&mut out, &unit.name)?;
+            out.push(b',');
+            compact_into(pretty.get(1..).unwrap_or_default(), &mut out);
+            out.push(b'\n');
+            let parts = arbor_core::report_parts::ReportParts::new(&analysis);
+            let mut c = (0, 0, 0);
+            for d in parts.diagnostics() {
+                count(&mut c, d.severity);
+            }
+            c
+        }
+        Output::Summary => {
+            let report = analysis.report();
+            writeln!(out, "== {}", summary::safe(&unit.name, 300))?;
+            summary::full(&mut out, &report)?;
+            writeln!(out)?;
+            severities(&report)
+        }
+        Output::Check { format, fail_on, root } => {
+            let report = analysis.report();
+            let check = Check::new(&analysis, &report, root, *fail_on);
+            failed = check.failed();
+            match format {
+                Format::Text if !report.diagnostics.is_empty() => {
+                    writeln!(out, "== {}", summary::safe(&unit.name, 300))?;
+                    summary::findings(&mut out, &report)?;
+                }
+                Format::Text => {}
+                Format::Json => check::json_lines(&mut out, &check)?,
+                Format::Sarif => sarif::results(&mut out, &check)?,
+                Format::Junit => junit::suite(&mut out, &check, &unit.name)?,
+                Format::Github => github::commands(&mut out, &check)?,
+            }
+            check.counts()
+        }
+    };
+    // Dropped here, on the worker: unlike a single analysis, the process goes on to other units.
+    let files = analysis.files.len();
+    drop(analysis);
+    Ok(Done { out, files, readable, sessions, counts, failed })
+}
+
+fn count(c: &mut (usize, usize, usize), s: arbor_core::report::Severity) {
+    use arbor_core::report::Severity::*;
+    match s {
+        Error => c.0 += 1,
+        Warning => c.1 += 1,
+        Info => c.2 += 1,
+    }
+}
+
+fn severities(r: &arbor_core::Report) -> (usize, usize, usize) {
+    let mut c = (0, 0, 0);
+    for d in &r.diagnostics {
+        count(&mut c, d.severity);
+    }
+    c
+}
+
+/// `--each`: every unit of the paths analysed on its own, `jobs` at once, written in order.
+fn run_each(paths: &[PathBuf], output: Output, jobs: Option<usize>) -> ExitCode {
+    tune_allocator();
+    for p in paths {
+        if !p.exists() {
+            return fail(&format!("no such file or folder: {}", p.display()));
+        }
+    }
+    let units = batch::units(paths);
+    let jobs = jobs.filter(|&j| j > 0).unwrap_or_else(batch::default_jobs);
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let mut error: Option<std::io::Error> = None;
+    let (mut units_done, mut files, mut sessions, mut readable, mut failed) = (0usize, 0usize, 0usize, 0usize, false);
+    let mut counts = (0, 0, 0);
+    let (sarif_tail, mut sarif_first) = match &output {
+        Output::Check { format: Format::Sarif, root, .. } => {
+            let (head, tail) = sarif::frame(&check::root_uri(root));
+            error = out.write_all(head.as_bytes()).err();
+            (tail, true)
+        }
+        Output::Check { format: Format::Junit, .. } => {
+            let head = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"arbor check\">\n";
+            error = out.write_all(head.as_bytes()).err();
+            (String::new(), true)
+        }
+        _ => (String::new(), true),
+    };
+    if error.is_none() {
+        // Each unit on one thread, its engine starting none of its own: measured in BENCHMARKS.md
+        // ("Many logs at once"), the dozen threads an engine starts per log cost more than a
+        // 100 KB log's parse, and the units keep every core busy without them.
+        batch::each(
+            &units,
+            jobs,
+            |u| analyse_unit(u, &output),
+            |_, done| {
+                let done = match done {
+                    Ok(d) => d,
+                    Err(e) => {
+                        error = Some(e);
+                        return false;
+                    }
+                };
+                if done.files == 0 {
+                    return true; // a folder with no logs in it is not a session
+                }
+                units_done += 1;
+                files += done.files;
+                sessions += done.sessions;
+                readable += usize::from(done.readable);
+                failed |= done.failed;
+                counts = (counts.0 + done.counts.0, counts.1 + done.counts.1, counts.2 + done.counts.2);
+                let sarif = matches!(output, Output::Check { format: Format::Sarif, .. });
+                let written = (|| {
+                    if sarif && !done.out.is_empty() {
+                        if !sarif_first {
+                            out.write_all(b",\n")?;
+                        }
+                        sarif_first = false;
+                    }
+                    out.write_all(&done.out)
+                })();
+                match written {
+                    Ok(()) => true,
+                    Err(e) => {
+                        error = Some(e);
+                        false
+                    }
+                }
+            },
+        );
+    }
+    let (e, w, i) = counts;
+    let total = format!(
+        "{units_done} sessions ({files} files, {sessions} sessions and sub-agents): {e} errors, {w} warnings, {i} info findings"
+    );
+    if error.is_none() {
+        error = (|| {
+            match &output {
+                Output::Json => writeln!(
+                    out,
+                    "{}",
+                    serde_json::json!({"total": {
+                        "units": units_done, "files": files, "sessions": sessions, "unreadable": units_done - readable,
+                        "diagnostics": {"error": e, "warning": w, "info": i},
+                    }})
+                )?,
+                Output::Summary | Output::Check { format: Format::Text, .. } => writeln!(out, "arbor: {total}")?,
+                Output::Check { format: Format::Github, .. } => github::closing(&mut out, counts, files)?,
+                Output::Check { format: Format::Sarif, .. } => out.write_all(sarif_tail.as_bytes())?,
+                Output::Check { format: Format::Junit, .. } => writeln!(out, "</testsuites>")?,
+                Output::Check { format: Format::Json, .. } => {}
+            }
+            out.flush()
+        })()
+        .err();
+    }
+    if let Some(e) = error {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            return fail(&format!("cannot write the report: {e}"));
+        }
+    }
+    if matches!(output, Output::Check { format: Format::Json | Format::Sarif | Format::Junit, .. }) {
+        eprintln!("arbor check: {total}");
+    }
+    if readable == 0 {
         eprintln!("arbor: nothing could be read in a known format");
         return ExitCode::from(2);
     }

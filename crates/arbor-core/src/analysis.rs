@@ -87,6 +87,21 @@ pub struct Analysis {
     /// Each file's display name as a JSON string, escaped once: every place in the report
     /// repeats it.
     pub(crate) file_names_json: Vec<String>,
+    /// The threads it was read with, and the report is written with.
+    pub threads: Threads,
+}
+
+/// The threads an analysis may start.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Threads {
+    /// A reader thread per file, parse workers (one per core), and report formatters: one large
+    /// log read as fast as the cores allow.
+    #[default]
+    PerCore,
+    /// None: reading, parsing and the report all on the calling thread. For many small logs
+    /// read at once, one per core (`arbor analyze --each`), where starting and stopping a dozen
+    /// threads per log cost more than the work they shared.
+    Caller,
 }
 
 /// Whole lines of a file, read straight into the block's buffer (see `reader::LineBlocks`).
@@ -198,6 +213,9 @@ impl<S: Shape> Drop for CloseOnDrop<'_, S> {
 struct Source {
     pending: std::collections::VecDeque<Chunk>,
     rx: std::sync::mpsc::Receiver<Piece>,
+    /// `Threads::Caller`: the blocks are read here, on demand, instead of by a reader thread
+    /// (with the buffers given back through `recycle`, as that thread would).
+    inline: Option<(reader::LineBlocks<Box<dyn std::io::Read + Send>>, std::sync::mpsc::Receiver<Chunk>)>,
     /// Chunks taken so far (the sequence number of the next one).
     taken: u64,
     /// Set at the end of the stream, with the read error that ended it, if any.
@@ -209,6 +227,17 @@ impl Source {
     fn read_ahead(&mut self) -> Option<&Chunk> {
         if self.end.is_some() {
             return None;
+        }
+        if let Some((blocks, recycled)) = &mut self.inline {
+            let mut chunk = recycled.try_recv().ok().filter(|c| c.bytes.capacity() <= 4 << 20).unwrap_or_default();
+            // The last block comes with the end of the stream, as the reader thread sends it.
+            match blocks.next_block(&mut chunk) {
+                Ok(true) => {}
+                Ok(false) => self.end = Some(None),
+                Err(e) => self.end = Some(Some(e)),
+            }
+            self.pending.push_back(chunk);
+            return self.pending.back();
         }
         match self.rx.recv() {
             Ok(Piece::Chunk(c)) => {
@@ -391,6 +420,11 @@ impl<S: Shape> Flow<S> {
 
 /// Analyze the given files and folders. Paths that cannot be read become findings; the rest loads.
 pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
+    analyze_with(paths, observer, Threads::PerCore)
+}
+
+/// `analyze` with the threads it may start.
+pub fn analyze_with(paths: &[PathBuf], observer: &mut dyn Observer, threads: Threads) -> Analysis {
     let (inputs, unreadable) = reader::expand(paths);
     let mut plan = crate::formats::Plan {
         files: inputs.into_iter().map(|input| crate::formats::Planned { input, skip: None }).collect(),
@@ -451,7 +485,7 @@ pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
         let mut tell = |cx: &Ctx, p: &Progress| {
             observer.progress(p) && (!observer.wants_deltas() || observer.delta(mark.take(cx, &names, p)))
         };
-        if !read_file(&mut cx, &input, file, &mut files[file as usize], &mut progress, &mut tell) {
+        if !read_file(&mut cx, &input, file, &mut files[file as usize], &mut progress, threads, &mut tell) {
             cancelled = true;
             break;
         }
@@ -467,7 +501,7 @@ pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
         observer.delta(mark.take(&cx, &names, &progress));
     }
     let file_names_json = files.iter().map(|f| name_json(&f.display)).collect();
-    Analysis { cx, files, cancelled, file_names_json }
+    Analysis { cx, files, cancelled, file_names_json, threads }
 }
 
 /// A file's display name as a JSON string.
@@ -485,6 +519,7 @@ fn read_file(
     file: u32,
     info: &mut FileInfo,
     progress: &mut Progress,
+    threads: Threads,
     tell: &mut dyn FnMut(&Ctx, &Progress) -> bool,
 ) -> bool {
     let base_bytes = progress.bytes_read;
@@ -500,8 +535,18 @@ fn read_file(
             return true;
         }
     };
-    let (rx, recycle) = spawn_reader(stream);
-    let mut source = Source { pending: std::collections::VecDeque::new(), rx, taken: 0, end: None };
+    let (rx, recycle, inline) = match threads {
+        Threads::PerCore => {
+            let (rx, recycle) = spawn_reader(stream);
+            (rx, recycle, None)
+        }
+        Threads::Caller => {
+            let (recycle, recycled) = std::sync::mpsc::channel::<Chunk>();
+            let (_, rx) = std::sync::mpsc::sync_channel(0);
+            (rx, recycle, Some((reader::LineBlocks::new(stream), recycled)))
+        }
+    };
+    let mut source = Source { pending: std::collections::VecDeque::new(), rx, inline, taken: 0, end: None };
 
     // Detection reads the first lines of the first chunks.
     let mut head: Vec<Vec<u8>> = Vec::new();
@@ -534,6 +579,7 @@ fn read_file(
         info,
         progress,
         base_bytes,
+        threads,
         tell,
     })
 }
@@ -550,6 +596,7 @@ pub struct Reading<'a> {
     info: &'a mut FileInfo,
     progress: &'a mut Progress,
     base_bytes: u64,
+    threads: Threads,
     tell: &'a mut dyn FnMut(&Ctx, &Progress) -> bool,
 }
 
@@ -571,7 +618,7 @@ impl Reading<'_> {
     /// parse them into `M::Shape`'s lines and free them once routed; this thread routes them, in
     /// order, and parses too rather than wait.
     pub fn route<M: Machine>(self, mut state: M) -> bool {
-        let Reading { cx, source, recycle, head, display: _, file, info, progress, base_bytes, tell } = self;
+        let Reading { cx, source, recycle, head, display: _, file, info, progress, base_bytes, threads, tell } = self;
         drop(head);
         let mut route =
             |cx: &mut Ctx, info: &mut FileInfo, chunk: &Chunk, parsed: &[Option<<M::Shape as Shape>::Line<'_>>]| {
@@ -620,7 +667,10 @@ impl Reading<'_> {
         let mut last_told = base_bytes;
         let mut read_to = 0;
         let mut last_line = 0;
-        let workers = worker_threads();
+        let workers = match threads {
+            Threads::PerCore => worker_threads(),
+            Threads::Caller => 0,
+        };
         let flow = Flow::<M::Shape> {
             source: std::sync::Mutex::new(source),
             state: std::sync::Mutex::new(FlowState::default()),
@@ -887,7 +937,10 @@ impl Analysis {
     /// The report as pretty JSON, written straight from the analysis: the same bytes as
     /// serialising `report()`, without materialising it.
     pub fn write_report_json<W: std::io::Write>(&self, out: W) -> serde_json::Result<()> {
-        let threads = worker_threads();
+        let threads = match self.threads {
+            Threads::PerCore => worker_threads(),
+            Threads::Caller => 0,
+        };
         ReportParts::new(self).write_pretty(out, threads)
     }
 }
