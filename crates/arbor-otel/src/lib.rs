@@ -311,12 +311,14 @@ fn outcome(o: Outcome) -> &'static str {
     }
 }
 
+/// Epoch milliseconds as nanoseconds, exact for whole milliseconds: `ms * 1e6` in f64 is not
+/// (2026's nanoseconds need 61 bits, an f64 holds 53).
 fn ms_to_ns(ms: f64) -> u64 {
-    if ms.is_finite() && ms > 0.0 {
-        (ms * 1e6) as u64
-    } else {
-        0
+    if !(ms.is_finite() && ms > 0.0) {
+        return 0;
     }
+    let whole = ms.trunc();
+    (whole as u64).saturating_mul(1_000_000).saturating_add(((ms - whole) * 1e6).round() as u64)
 }
 
 impl<'a, 'p> Walk<'a, 'p> {
@@ -769,7 +771,8 @@ impl<'a, 'p> Walk<'a, 'p> {
                             call.result = Some(part.text);
                         }
                         PartKind::Prompt if self.content => {
-                            if let Some(t) = turn {
+                            // A prompt comes before the turn it starts.
+                            if let Some(t) = turn.or_else(|| turns.iter().position(|t| t.0.from > rec)) {
                                 texts[t].input.push(message("user", "text", part.text));
                             }
                         }
@@ -913,4 +916,24 @@ fn finding(d: &DiagnosticRef<'_>, time: u64) -> Event {
 /// One message of the conventions' `gen_ai.{input,output}.messages`.
 fn message(role: &str, kind: &str, text: String) -> serde_json::Value {
     serde_json::json!({"role": role, "parts": [{"type": kind, "content": text}]})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn milliseconds_become_exact_nanoseconds() {
+        assert_eq!(ms_to_ns(1_785_000_000_007.0), 1_785_000_000_007_000_000);
+        assert_eq!(ms_to_ns(1_785_000_000_007.5), 1_785_000_000_007_500_000);
+        assert_eq!((ms_to_ns(0.0), ms_to_ns(-5.0), ms_to_ns(f64::NAN)), (0, 0, 0));
+    }
+
+    #[test]
+    fn providers_are_the_conventions_names() {
+        assert_eq!(provider("dsh-rpc"), "deepseek");
+        assert_eq!(provider("copilot-events"), "github_copilot");
+        assert_eq!(provider("claude-code"), "anthropic");
+        assert_eq!(provider("codex"), "openai");
+    }
 }
