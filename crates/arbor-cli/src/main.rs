@@ -514,7 +514,7 @@ fn run_each(paths: &[PathBuf], output: Output, jobs: Option<usize>) -> ExitCode 
     }
     let (e, w, i) = counts;
     let total = format!(
-        "{units_done} sessions ({files} files, {sessions} sessions and sub-agents): {e} errors, {w} warnings, {i} info findings"
+        "{units_done} units ({files} files, {sessions} sessions and sub-agents): {e} errors, {w} warnings, {i} info findings"
     );
     if error.is_none() {
         error = (|| {
