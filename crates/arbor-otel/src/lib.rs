@@ -329,9 +329,19 @@ impl<'a, 'p> Walk<'a, 'p> {
         }
         let mut findings: HashMap<&'a str, Vec<DiagnosticRef<'a>>> = HashMap::new();
         let mut unplaced = Vec::new();
+        let files: HashMap<&str, u32> =
+            a.files.iter().enumerate().map(|(i, f)| (f.display.as_str(), i as u32)).collect();
         for d in parts.diagnostics() {
-            // A finding whose session is not in the tree goes with the unplaced ones.
-            match d.session.filter(|s| a.cx.ids.get(s).is_some_and(|sym| a.cx.graph.contains(sym))) {
+            // A finding that names no session belongs to the session of the record it is at
+            // (a naive waiter's misreading at a sub-agent's line); one whose session is not in
+            // the tree goes with the unplaced ones.
+            let at = files.get(d.at.file).and_then(|&file| a.cx.find_record(Loc { file, line: d.at.line }));
+            let of_record = at
+                .and_then(|r| a.records().get(r))
+                .filter(|r| r.session != arbor_core::ctx::NO_SESSION)
+                .map(|r| a.name(arbor_core::intern::Sym(r.session)));
+            let in_tree = |s: &&str| a.cx.ids.get(s).is_some_and(|sym| a.cx.graph.contains(sym));
+            match d.session.filter(in_tree).or(of_record.filter(in_tree)) {
                 Some(s) => findings.entry(s).or_default().push(d),
                 None => unplaced.push(d),
             }
@@ -349,7 +359,7 @@ impl<'a, 'p> Walk<'a, 'p> {
             resource: Resource { attributes: resource, ..Resource::default() },
             spans: Vec::new(),
             summary: Summary::default(),
-            files: a.files.iter().enumerate().map(|(i, f)| (f.display.as_str(), i as u32)).collect(),
+            files,
             turns,
             findings,
             unplaced,
