@@ -347,22 +347,35 @@ struct Done {
 }
 
 /// Pretty JSON as one line: the whitespace between tokens dropped, strings kept as they are.
+/// Strings are found with memchr and copied whole: a report is mostly strings and indentation.
 fn compact_into(pretty: &[u8], out: &mut Vec<u8>) {
-    let (mut in_string, mut escaped) = (false, false);
-    for &b in pretty {
-        if in_string {
-            out.push(b);
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_string = false;
-            }
-        } else if !matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
-            in_string = b == b'"';
-            out.push(b);
+    let mut i = 0;
+    while i < pretty.len() {
+        let quote = memchr::memchr(b'"', &pretty[i..]).map_or(pretty.len(), |q| i + q);
+        for run in pretty[i..quote].split(|b| matches!(b, b' ' | b'\n' | b'\r' | b'\t')) {
+            out.extend_from_slice(run);
         }
+        if quote == pretty.len() {
+            break;
+        }
+        // To the closing quote; an escaped character (`\"` among them) does not close it.
+        let mut end = quote + 1;
+        loop {
+            match memchr::memchr2(b'"', b'\\', pretty.get(end..).unwrap_or_default()) {
+                Some(k) if pretty[end + k] == b'\\' => end += k + 2,
+                Some(k) => {
+                    end += k + 1;
+                    break;
+                }
+                None => {
+                    end = pretty.len();
+                    break;
+                }
+            }
+        }
+        let end = end.min(pretty.len());
+        out.extend_from_slice(&pretty[quote..end]);
+        i = end;
     }
 }
 
@@ -385,12 +398,10 @@ fn analyse_unit(unit: &batch::Unit, output: &Output) -> std::io::Result<Done> {
             out.push(b',');
             compact_into(pretty.get(1..).unwrap_or_default(), &mut out);
             out.push(b'\n');
-            let parts = arbor_core::report_parts::ReportParts::new(&analysis);
-            let mut c = (0, 0, 0);
-            for d in parts.diagnostics() {
-                count(&mut c, d.severity);
-            }
-            c
+            // Counted in the line itself: outside the diagnostics a `"severity":` key is nowhere,
+            // and inside a string its quotes would be escaped.
+            let n = |sev: &str| memchr::memmem::find_iter(&out, format!("\"severity\":\"{sev}\"").as_bytes()).count();
+            (n("error"), n("warning"), n("info"))
         }
         Output::Summary => {
             let report = analysis.report();
@@ -559,6 +570,16 @@ fn run_each(paths: &[PathBuf], output: Output, jobs: Option<usize>) -> ExitCode 
 mod tests {
     use super::Cli;
     use clap::CommandFactory;
+
+    #[test]
+    fn pretty_json_becomes_one_line_with_its_strings_untouched() {
+        let v = serde_json::json!({"a": [1, {"b": "x \\\" y\\\\", "c d": "  \n "}], "e": {}, "f": [], "g": "\\"});
+        let pretty = serde_json::to_vec_pretty(&v).unwrap();
+        let mut one = Vec::new();
+        super::compact_into(&pretty, &mut one);
+        assert_eq!(one, serde_json::to_vec(&v).unwrap());
+        assert!(!one.contains(&b'\n'));
+    }
 
     #[test]
     fn the_command_line_is_consistent() {

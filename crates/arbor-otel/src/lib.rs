@@ -26,7 +26,7 @@ pub mod http;
 
 use arbor_core::finding::Loc;
 use arbor_core::report::{Link, Outcome, Severity, Usage};
-use arbor_core::report_parts::{DiagnosticRef, PlaceRef, ReportParts, SessionRef, TurnIdRef, TurnRef};
+use arbor_core::report_parts::{DiagnosticRef, PlaceRef, ReportParts, SessionRef, TurnIdRef};
 use arbor_core::transcript::{Index, PartKind};
 use arbor_core::Analysis;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
@@ -94,9 +94,8 @@ pub fn export<E>(
 ) -> Result<Summary, E> {
     let parts = ReportParts::new(analysis);
     let mut walk = Walk::new(analysis, &parts, options);
-    let sessions: Vec<SessionRef<'_>> = parts.sessions().collect();
-    for s in &sessions {
-        walk.session(s);
+    for s in parts.sessions() {
+        walk.session(&s);
         if walk.spans.len() >= walk.batch {
             walk.flush(&mut send)?;
         }
@@ -201,6 +200,20 @@ struct Trace {
     spawns: HashMap<(String, String), VecDeque<Placed>>,
 }
 
+/// What a span needs of a report turn (`TurnRef` without its step spans: a whole log's turns
+/// are held while the export runs).
+struct Turn<'a> {
+    turn: TurnIdRef<'a>,
+    run: Option<u32>,
+    start: Option<PlaceRef<'a>>,
+    end: Option<PlaceRef<'a>>,
+    reason: Option<&'a str>,
+    steps: u32,
+    start_time: Option<f64>,
+    end_time: Option<f64>,
+    usage: Option<Usage>,
+}
+
 /// A tool call gathered from a session's transcript.
 struct Call {
     call_id: Option<String>,
@@ -232,7 +245,7 @@ struct Walk<'a, 'p> {
     summary: Summary,
     /// Each display name's file index (the report names files by display).
     files: HashMap<&'a str, u32>,
-    turns: HashMap<&'a str, Vec<TurnRef<'a>>>,
+    turns: HashMap<&'a str, Vec<Turn<'a>>>,
     findings: HashMap<&'a str, Vec<DiagnosticRef<'a>>>,
     /// Findings of no session in the tree.
     unplaced: Vec<DiagnosticRef<'a>>,
@@ -323,9 +336,20 @@ fn ms_to_ns(ms: f64) -> u64 {
 
 impl<'a, 'p> Walk<'a, 'p> {
     fn new(a: &'a Analysis, parts: &'p ReportParts<'a>, options: &Options) -> Self {
-        let mut turns: HashMap<&'a str, Vec<TurnRef<'a>>> = HashMap::new();
+        let mut turns: HashMap<&'a str, Vec<Turn<'a>>> = HashMap::new();
         for t in parts.turns() {
-            turns.entry(t.session).or_default().push(t);
+            let turn = Turn {
+                turn: t.turn,
+                run: t.run,
+                start: t.start,
+                end: t.end,
+                reason: t.reason,
+                steps: t.steps,
+                start_time: t.start_time,
+                end_time: t.end_time,
+                usage: t.usage,
+            };
+            turns.entry(t.session).or_default().push(turn);
         }
         let mut findings: HashMap<&'a str, Vec<DiagnosticRef<'a>>> = HashMap::new();
         let mut unplaced = Vec::new();
@@ -465,7 +489,7 @@ impl<'a, 'p> Walk<'a, 'p> {
         s: &SessionRef<'_>,
         index: Option<&Index>,
         first_row: Option<u32>,
-        turns: &[TurnRef<'a>],
+        turns: &[Turn<'a>],
     ) {
         let clock = trace.clock;
         let root = trace.root.clone();
