@@ -126,8 +126,8 @@ fn split(folder: &Path, base: &Path) -> Vec<Unit> {
         i
     };
     let mut groups: BTreeMap<usize, Vec<PathBuf>> = BTreeMap::new();
-    for i in 0..files.len() {
-        groups.entry(owner(i)).or_default().push(files[i].clone());
+    for (i, f) in files.iter().enumerate() {
+        groups.entry(owner(i)).or_default().push(f.clone());
     }
     let rel = |p: &Path| p.strip_prefix(folder).unwrap_or(p).to_string_lossy().replace('\\', "/");
     let mut units: Vec<Unit> = Vec::new();

@@ -206,14 +206,17 @@ enum Answer {
     Silent,
 }
 
+/// A request as the receiver read it: its headers (names lower-cased) and body.
+type Received = (HashMap<String, String>, Vec<u8>);
+
 /// A tiny OTLP/HTTP receiver on a loopback port: it reads each request (keep-alive too), keeps
 /// it, and answers as `answer` says for the request's number.
 struct Receiver {
     url: String,
-    requests: Arc<Mutex<Vec<(HashMap<String, String>, Vec<u8>)>>>,
+    requests: Arc<Mutex<Vec<Received>>>,
 }
 
-fn read_request(r: &mut BufReader<TcpStream>) -> Option<(HashMap<String, String>, Vec<u8>)> {
+fn read_request(r: &mut BufReader<TcpStream>) -> Option<Received> {
     let mut headers = HashMap::new();
     let mut line = String::new();
     r.read_line(&mut line).ok().filter(|&n| n > 0)?;

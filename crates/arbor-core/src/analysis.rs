@@ -209,13 +209,16 @@ impl<S: Shape> Drop for CloseOnDrop<'_, S> {
     }
 }
 
+/// A file's blocks of lines, read where they are asked for (`Threads::Caller`).
+type Blocks = reader::LineBlocks<Box<dyn std::io::Read + Send>>;
+
 /// Where chunks come from, in order: those read ahead for detection, then the reader thread.
 struct Source {
     pending: std::collections::VecDeque<Chunk>,
     rx: std::sync::mpsc::Receiver<Piece>,
     /// `Threads::Caller`: the blocks are read here, on demand, instead of by a reader thread
     /// (with the buffers given back through `recycle`, as that thread would).
-    inline: Option<(reader::LineBlocks<Box<dyn std::io::Read + Send>>, std::sync::mpsc::Receiver<Chunk>)>,
+    inline: Option<(Blocks, std::sync::mpsc::Receiver<Chunk>)>,
     /// Chunks taken so far (the sequence number of the next one).
     taken: u64,
     /// Set at the end of the stream, with the read error that ended it, if any.

@@ -515,7 +515,7 @@ impl<'a, 'p> Walk<'a, 'p> {
                 clocked.extend(from.zip(t.start_time));
                 clocked.extend(to.zip(t.end_time));
             }
-            clocked.sort_by(|a, b| a.0.cmp(&b.0));
+            clocked.sort_by_key(|c| c.0);
         }
         let within = |from: Option<u32>, to: Option<u32>| -> (Option<f64>, Option<f64>) {
             let lo = clocked.partition_point(|c| c.0 < from.unwrap_or(0));
