@@ -55,15 +55,16 @@ ui_install() {
   )
 }
 
-# Makes (or keeps) the tests' Python virtual environment, target/py-venv (under $CARGO_TARGET_DIR
-# when set), with the pinned packages of the requirements files given (default:
-# tests/python-requirements.txt), and sets PY to its python. A venv made from other requirements
-# is made again from nothing, so nothing depends on what an earlier run left; a second run with the
-# same files installs nothing.
+# Makes (or keeps) a Python virtual environment for the tests, target/$PY_VENV (default py-venv;
+# under $CARGO_TARGET_DIR when set), with the pinned packages of the requirements files given
+# (default: tests/python-requirements.txt), and sets PY to its python. A venv made from other
+# requirements is made again from nothing, so nothing depends on what an earlier run left; a
+# second run with the same files installs nothing. `PY_VENV=phoenix-venv py_venv FILE` keeps a
+# second venv beside the first, so the two steps that use them do not remake each other's.
 py_venv() {
   local reqs=("$@")
   [[ ${#reqs[@]} -gt 0 ]] || reqs=("$ROOT/tests/python-requirements.txt")
-  local venv=${CARGO_TARGET_DIR:-$ROOT/target}/py-venv
+  local venv=${CARGO_TARGET_DIR:-$ROOT/target}/${PY_VENV:-py-venv}
   local want
   want=$(cat "${reqs[@]}")
   PY=$venv/bin/python

@@ -127,13 +127,15 @@ def validate_sarif(label, validator, log, findings, root):
           len(res) == len(findings) and not bad, bad[:1] or f"{len(res)} results, {len(findings)} findings")
 
 
-def validate_junit(label, xml, findings, inputs, root, fail_on):
+def validate_junit(label, xml, findings, inputs, root, fail_on, units=1):
+    """`units`: the suites expected, one per unit of `--each`, else one."""
     failing = {"error": {"error"}, "warning": {"error", "warning"}}[fail_on]
     doc = JUnitXml.fromstring(xml)
     suites = list(doc)
     cases = [c for s in suites for c in s]
     check(f"{label}: junit ({fail_on}) has one test case per input file",
-          len(suites) == 1 and len(cases) == len(inputs) == int(suites[0].tests), f"{len(cases)} cases, {len(inputs)} inputs")
+          len(suites) == units and len(cases) == len(inputs) == sum(int(s.tests) for s in suites)
+          and all(int(s.tests) == len(list(s)) for s in suites), f"{len(cases)} cases, {len(inputs)} inputs")
     bad = []
     failed_cases = 0
     for case, i in zip(cases, inputs):
@@ -149,7 +151,7 @@ def validate_junit(label, xml, findings, inputs, root, fail_on):
         if others and not all(f"{d['code']} ({d['severity']})" in (case.system_out or "") for d in others):
             bad.append((case.name, "system-out", case.system_out))
     check(f"{label}: junit ({fail_on}) has a failure per failing finding, with its code and message",
-          not bad and int(suites[0].failures) == failed_cases, bad[:1])
+          not bad and sum(int(s.failures) for s in suites) == failed_cases, bad[:1])
 
 
 def validate_github(label, out, findings, root):
@@ -185,6 +187,26 @@ def run_all(label, validator, cwd, root, *paths):
     github = arbor(cwd, "check", "--format", "github", *root_args, *paths)
     validate_github(label, github.stdout, findings, root)
     return findings
+
+
+def run_each(label, validator, cwd, root, folder):
+    """`--each`: a folder's units one after the other, held to the same consumers."""
+    root_args = ["--root", str(root)]
+    lines = [json.loads(l) for l in lines_of(arbor(cwd, "analyze", "--json", "--each", folder).stdout)]
+    reports, total = lines[:-1], lines[-1].get("total", {})
+    inputs = [i for r in reports for i in r["inputs"]]
+    diagnostics = [d for r in reports for d in r["diagnostics"]]
+    findings = [json.loads(l) for l in lines_of(arbor(cwd, "check", "--each", "--format", "json", folder).stdout)]
+    check(f"{label} (--each): json lines are the units' diagnostics, in the units' order, then the total",
+          findings == diagnostics and total.get("units") == len(reports) == len({r["unit"] for r in reports})
+          and [r["unit"] for r in reports] == sorted(r["unit"] for r in reports), total)
+    sarif = arbor(cwd, "check", "--each", "--format", "sarif", *root_args, folder)
+    validate_sarif(f"{label} (--each)", validator, json.loads(sarif.stdout), findings, root)
+    for fail_on in ("error", "warning"):
+        junit = arbor(cwd, "check", "--each", "--format", "junit", "--fail-on", fail_on, *root_args, folder)
+        validate_junit(f"{label} (--each)", junit.stdout, findings, inputs, root, fail_on, units=len(reports))
+    github = arbor(cwd, "check", "--each", "--format", "github", *root_args, folder)
+    validate_github(f"{label} (--each)", github.stdout, findings, root)
 
 
 def hostile_checkout(tmp):
@@ -225,6 +247,8 @@ def main():
     # the same name in the report, which tests/cli.rs covers).
     all_files = [str(f.relative_to(REPO)) for c in cases for f in sorted(c.rglob("*.jsonl"))]
     run_all("every case at once", validator, REPO, REPO, *all_files)
+    run_each("every case, one at a time", validator, REPO, REPO, "tests/conformance/cases")
+    run_each("the dsh corpus, one example at a time", validator, REPO, REPO, "tests/corpus/deepseek-harness")
 
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)

@@ -87,7 +87,7 @@ impl<'a> Check<'a> {
                 (i, d)
             })
             .collect();
-        Check { files, findings, root_uri: format!("{}/", file_uri(&root).trim_end_matches('/')), fail_on }
+        Check { files, findings, root_uri: root_uri(&root), fail_on }
     }
 
     /// How many findings have each severity: errors, warnings, infos.
@@ -100,6 +100,11 @@ impl<'a> Check<'a> {
     pub fn failed(&self) -> bool {
         self.findings.iter().any(|(_, d)| self.fail_on.fails(d.severity))
     }
+}
+
+/// The root as a `file://` URI ending in `/`.
+pub fn root_uri(root: &Path) -> String {
+    format!("{}/", file_uri(&real(root)).trim_end_matches('/'))
 }
 
 /// The index of the file each of the report's diagnostics is in. The report names a file, and two

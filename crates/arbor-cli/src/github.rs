@@ -32,6 +32,18 @@ fn command(s: Severity) -> &'static str {
 }
 
 pub fn write(out: &mut impl Write, c: &Check) -> io::Result<()> {
+    commands(out, c)?;
+    let (e, w, i) = c.counts();
+    closing(out, (e, w, i), c.files.len())
+}
+
+/// The closing line that counts the findings.
+pub fn closing(out: &mut impl Write, (e, w, i): (usize, usize, usize), files: usize) -> io::Result<()> {
+    writeln!(out, "arbor check: {e} errors, {w} warnings, {i} info findings in {files} files")
+}
+
+/// One workflow command per finding.
+pub fn commands(out: &mut impl Write, c: &Check) -> io::Result<()> {
     for &(file, d) in &c.findings {
         let mut props = format!("file={}", escape_property(&inert(&c.files[file].path)));
         if d.at.line > 0 {
@@ -44,8 +56,7 @@ pub fn write(out: &mut impl Write, c: &Check) -> io::Result<()> {
         };
         writeln!(out, "::{} {props}::{}", command(d.severity), escape_data(&inert(&message)))?;
     }
-    let (e, w, i) = c.counts();
-    writeln!(out, "arbor check: {e} errors, {w} warnings, {i} info findings in {} files", c.files.len())
+    Ok(())
 }
 
 #[cfg(test)]

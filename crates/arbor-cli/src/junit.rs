@@ -37,16 +37,31 @@ pub fn escape(s: &str) -> String {
 }
 
 pub fn write(out: &mut impl Write, c: &Check) -> io::Result<()> {
-    let fail_on = c.fail_on;
-    let tests = c.files.len();
-    // `failures` counts failed test cases, as the JUnit schema has it, not `<failure>` elements.
-    let failures =
-        (0..tests).filter(|&i| c.findings.iter().any(|&(file, d)| file == i && fail_on.is_failure(d.severity))).count();
+    let (tests, failures) = counts(c);
     writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
     writeln!(out, r#"<testsuites name="arbor check" tests="{tests}" failures="{failures}" errors="0" skipped="0">"#)?;
+    suite(out, c, "arbor check")?;
+    writeln!(out, "</testsuites>")
+}
+
+/// The test cases and the failed ones of a check.
+pub fn counts(c: &Check) -> (usize, usize) {
+    let tests = c.files.len();
+    // `failures` counts failed test cases, as the JUnit schema has it, not `<failure>` elements.
+    let failures = (0..tests)
+        .filter(|&i| c.findings.iter().any(|&(file, d)| file == i && c.fail_on.is_failure(d.severity)))
+        .count();
+    (tests, failures)
+}
+
+/// One `<testsuite>`: the whole check, or (`arbor check --each`) one part of a folder.
+pub fn suite(out: &mut impl Write, c: &Check, name: &str) -> io::Result<()> {
+    let fail_on = c.fail_on;
+    let (tests, failures) = counts(c);
     writeln!(
         out,
-        r#"  <testsuite name="arbor check" tests="{tests}" failures="{failures}" errors="0" skipped="0" time="0">"#
+        r#"  <testsuite name="{}" tests="{tests}" failures="{failures}" errors="0" skipped="0" time="0">"#,
+        escape(name)
     )?;
     for (i, f) in c.files.iter().enumerate() {
         let mine: Vec<_> = c.findings.iter().filter(|(file, _)| *file == i).map(|(_, d)| *d).collect();
@@ -86,8 +101,7 @@ pub fn write(out: &mut impl Write, c: &Check) -> io::Result<()> {
         }
         writeln!(out, "    </testcase>")?;
     }
-    writeln!(out, "  </testsuite>")?;
-    writeln!(out, "</testsuites>")
+    writeln!(out, "  </testsuite>")
 }
 
 #[cfg(test)]

@@ -7,7 +7,9 @@
 //! SHELL` prints a completion script. The command line is clap's (errors exit 2). All I/O on
 //! behalf of the user happens here; the engine only reads what it is given.
 
+mod batch;
 mod check;
+mod export;
 mod github;
 mod junit;
 mod sarif;
@@ -50,6 +52,8 @@ enum Command {
         /// US dollars per token) or LiteLLM's model_prices_and_context_window.json
         #[arg(long, value_name = "FILE")]
         prices: Option<PathBuf>,
+        #[command(flatten)]
+        each: Each,
         /// Log files or folders (folders are read recursively)
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
@@ -71,6 +75,8 @@ enum Command {
         /// [default: the current folder]
         #[arg(long, value_name = "DIR")]
         root: Option<PathBuf>,
+        #[command(flatten)]
+        each: Each,
         /// Log files or folders (folders are read recursively)
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
@@ -109,6 +115,42 @@ enum Command {
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
     },
+    /// Export the analysis as OpenTelemetry spans (GenAI conventions): an OTLP-JSON file, or
+    /// OTLP/HTTP (protobuf) to a collector or a backend
+    #[command(after_help = "Exit status: 0 when everything was written or accepted; 1 when the export failed \
+                            (an endpoint that cannot be reached, does not answer within --timeout, answers \
+                            other than 2xx or rejects spans; a file that cannot be written); 2 when no input \
+                            can be read or the arguments are wrong. Headers also come from \
+                            OTEL_EXPORTER_OTLP_HEADERS and OTEL_EXPORTER_OTLP_TRACES_HEADERS (k=v,k2=v2).")]
+    Export {
+        /// Write OTLP-JSON to FILE (`-`: stdout): one ExportTraceServiceRequest a line
+        #[arg(long, value_name = "FILE", required_unless_present = "otlp_http", conflicts_with = "otlp_http")]
+        otlp_json: Option<PathBuf>,
+        /// Send over OTLP/HTTP with protobuf to URL (a URL without a path gets /v1/traces)
+        #[arg(long, value_name = "URL")]
+        otlp_http: Option<String>,
+        /// A request header for --otlp-http, `Name: value` (repeatable), such as an Authorization
+        #[arg(long = "header", short = 'H', value_name = "NAME: VALUE", requires = "otlp_http")]
+        headers: Vec<String>,
+        /// A resource attribute, KEY=VALUE (repeatable), such as openinference.project.name=NAME
+        #[arg(long = "resource", value_name = "KEY=VALUE")]
+        resource: Vec<String>,
+        /// Include prompts, message texts, tool arguments and results (left out by default)
+        #[arg(long)]
+        include_content: bool,
+        /// Seconds one request may take, connecting and answering included
+        #[arg(long, value_name = "SECONDS", default_value_t = 30.0, requires = "otlp_http")]
+        timeout: f64,
+        /// Times a request is sent again after a 429, 502, 503 or 504 answer
+        #[arg(long, value_name = "N", default_value_t = 2, requires = "otlp_http")]
+        retries: u32,
+        /// Spans per request at most
+        #[arg(long, value_name = "SPANS", default_value_t = 2000)]
+        batch: usize,
+        /// Log files or folders (folders are read recursively)
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
+    },
     /// Explain a finding code: why it matters, what a naive reader does, how to fix it (no CODE:
     /// list every code)
     Explain {
@@ -127,6 +169,20 @@ enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+}
+
+/// Many independent sessions at once (`batch`).
+#[derive(clap::Args, Debug, Clone, Copy)]
+struct Each {
+    /// Read each session of a folder on its own, several at once: every sub-folder is one (a
+    /// Copilot session-state/<id>/), every log file directly in it another, with its sub-agents'
+    /// folder and child files. Results come in the sessions' sorted order (--json: one report a
+    /// line, each with its `unit`), then a total
+    #[arg(long)]
+    each: bool,
+    /// Sessions analysed at once with --each [default: one per core]
+    #[arg(long, value_name = "N", requires = "each")]
+    jobs: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -169,23 +225,53 @@ pub(crate) fn fail(msg: &str) -> ExitCode {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Analyze { json, prices, paths } => {
+        Command::Analyze { json, prices, each, paths } => {
             let prices = match prices.map(|p| read_prices(&p)).transpose() {
                 Ok(p) => p,
                 Err(e) => return fail(&e),
             };
-            run(&paths, if json { Output::Json } else { Output::Summary }, prices)
+            let output = if json { Output::Json } else { Output::Summary };
+            if each.each {
+                return run_each(&paths, output, each.jobs);
+            }
+            run(&paths, output, prices)
         }
-        Command::Check { format, fail_on, root, paths } => {
+        Command::Check { format, fail_on, root, each, paths } => {
             let root = match root.map_or_else(std::env::current_dir, Ok) {
                 Ok(r) if r.is_dir() => r,
                 Ok(r) => return fail(&format!("--root is not a folder: {}", r.display())),
                 Err(e) => return fail(&format!("cannot read the current folder: {e}")),
             };
+            if each.each {
+                return run_each(&paths, Output::Check { format, fail_on, root }, each.jobs);
+            }
             run(&paths, Output::Check { format, fail_on, root }, None)
         }
         Command::Transcript { session, json, width, paths } => transcript::print(&paths, &session, json, width),
         Command::Watch { json, idle, fail_on, paths } => watch::run(&paths, json, idle, fail_on),
+        Command::Export {
+            otlp_json,
+            otlp_http,
+            headers,
+            resource,
+            include_content,
+            timeout,
+            retries,
+            batch,
+            paths,
+        } => export::run(
+            &paths,
+            export::Export {
+                json: otlp_json,
+                http: otlp_http,
+                headers,
+                resource,
+                include_content,
+                timeout,
+                retries,
+                batch,
+            },
+        ),
         Command::Explain { code, markdown, json } => print_explanation(code.as_deref(), markdown, json),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "arbor", &mut std::io::stdout());
@@ -305,10 +391,251 @@ fn run(paths: &[PathBuf], output: Output, prices: Option<std::sync::Arc<arbor_co
     ExitCode::SUCCESS
 }
 
+/// What one unit of `--each` gave: its output, and what the total counts.
+struct Done {
+    out: Vec<u8>,
+    files: usize,
+    readable: bool,
+    sessions: usize,
+    /// Errors, warnings, infos.
+    counts: (usize, usize, usize),
+    failed: bool,
+}
+
+/// Pretty JSON as one line: the whitespace between tokens dropped, strings kept as they are.
+/// Strings are found with memchr and copied whole: a report is mostly strings and indentation.
+fn compact_into(pretty: &[u8], out: &mut Vec<u8>) {
+    let mut i = 0;
+    while i < pretty.len() {
+        let quote = memchr::memchr(b'"', &pretty[i..]).map_or(pretty.len(), |q| i + q);
+        for run in pretty[i..quote].split(|b| matches!(b, b' ' | b'\n' | b'\r' | b'\t')) {
+            out.extend_from_slice(run);
+        }
+        if quote == pretty.len() {
+            break;
+        }
+        // To the closing quote; an escaped character (`\"` among them) does not close it.
+        let mut end = quote + 1;
+        loop {
+            match memchr::memchr2(b'"', b'\\', pretty.get(end..).unwrap_or_default()) {
+                Some(k) if pretty[end + k] == b'\\' => end += k + 2,
+                Some(k) => {
+                    end += k + 1;
+                    break;
+                }
+                None => {
+                    end = pretty.len();
+                    break;
+                }
+            }
+        }
+        let end = end.min(pretty.len());
+        out.extend_from_slice(&pretty[quote..end]);
+        i = end;
+    }
+}
+
+/// One unit of `--each`: analysed alone, its output made for the writer.
+fn analyse_unit(unit: &batch::Unit, output: &Output) -> std::io::Result<Done> {
+    let mut analysis = arbor_core::analyze_with(&unit.paths, &mut (), arbor_core::Threads::Caller);
+    if let Some(base) = &unit.base {
+        analysis.name_files_under(base);
+    }
+    let readable = analysis.files.iter().any(|f| f.format.is_some());
+    let mut out = Vec::new();
+    let mut failed = false;
+    let sessions = analysis.cx.graph.len();
+    let counts = match output {
+        Output::Json => {
+            let mut pretty = Vec::with_capacity(1 << 16);
+            analysis.write_report_json(&mut pretty).map_err(std::io::Error::from)?;
+            out.extend_from_slice(b"{\"unit\":");
+            serde_json::to_writer(&mut out, &unit.name)?;
+            out.push(b',');
+            compact_into(pretty.get(1..).unwrap_or_default(), &mut out);
+            out.push(b'\n');
+            // Counted in the line itself: outside the diagnostics a `"severity":` key is nowhere,
+            // and inside a string its quotes would be escaped.
+            let n = |sev: &str| memchr::memmem::find_iter(&out, format!("\"severity\":\"{sev}\"").as_bytes()).count();
+            (n("error"), n("warning"), n("info"))
+        }
+        Output::Summary => {
+            let report = analysis.report();
+            writeln!(out, "== {}", summary::safe(&unit.name, 300))?;
+            summary::full(&mut out, &report)?;
+            writeln!(out)?;
+            severities(&report)
+        }
+        Output::Check { format, fail_on, root } => {
+            let report = analysis.report();
+            let check = Check::new(&analysis, &report, root, *fail_on);
+            failed = check.failed();
+            match format {
+                Format::Text if !report.diagnostics.is_empty() => {
+                    writeln!(out, "== {}", summary::safe(&unit.name, 300))?;
+                    summary::findings(&mut out, &report)?;
+                }
+                Format::Text => {}
+                Format::Json => check::json_lines(&mut out, &check)?,
+                Format::Sarif => sarif::results(&mut out, &check)?,
+                Format::Junit => junit::suite(&mut out, &check, &unit.name)?,
+                Format::Github => github::commands(&mut out, &check)?,
+            }
+            check.counts()
+        }
+    };
+    // Dropped here, on the worker: unlike a single analysis, the process goes on to other units.
+    let files = analysis.files.len();
+    drop(analysis);
+    Ok(Done { out, files, readable, sessions, counts, failed })
+}
+
+fn count(c: &mut (usize, usize, usize), s: arbor_core::report::Severity) {
+    use arbor_core::report::Severity::*;
+    match s {
+        Error => c.0 += 1,
+        Warning => c.1 += 1,
+        Info => c.2 += 1,
+    }
+}
+
+fn severities(r: &arbor_core::Report) -> (usize, usize, usize) {
+    let mut c = (0, 0, 0);
+    for d in &r.diagnostics {
+        count(&mut c, d.severity);
+    }
+    c
+}
+
+/// `--each`: every unit of the paths analysed on its own, `jobs` at once, written in order.
+fn run_each(paths: &[PathBuf], output: Output, jobs: Option<usize>) -> ExitCode {
+    tune_allocator();
+    for p in paths {
+        if !p.exists() {
+            return fail(&format!("no such file or folder: {}", p.display()));
+        }
+    }
+    let units = batch::units(paths);
+    let jobs = jobs.filter(|&j| j > 0).unwrap_or_else(batch::default_jobs);
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let mut error: Option<std::io::Error> = None;
+    let (mut units_done, mut files, mut sessions, mut readable, mut failed) = (0usize, 0usize, 0usize, 0usize, false);
+    let mut counts = (0, 0, 0);
+    let (sarif_tail, mut sarif_first) = match &output {
+        Output::Check { format: Format::Sarif, root, .. } => {
+            let (head, tail) = sarif::frame(&check::root_uri(root));
+            error = out.write_all(head.as_bytes()).err();
+            (tail, true)
+        }
+        Output::Check { format: Format::Junit, .. } => {
+            let head = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"arbor check\">\n";
+            error = out.write_all(head.as_bytes()).err();
+            (String::new(), true)
+        }
+        _ => (String::new(), true),
+    };
+    if error.is_none() {
+        // Each unit on one thread, its engine starting none of its own: measured in BENCHMARKS.md
+        // ("Many logs at once"), the dozen threads an engine starts per log cost more than a
+        // 100 KB log's parse, and the units keep every core busy without them.
+        batch::each(
+            &units,
+            jobs,
+            |u| analyse_unit(u, &output),
+            |_, done| {
+                let done = match done {
+                    Ok(d) => d,
+                    Err(e) => {
+                        error = Some(e);
+                        return false;
+                    }
+                };
+                if done.files == 0 {
+                    return true; // a folder with no logs in it is not a session
+                }
+                units_done += 1;
+                files += done.files;
+                sessions += done.sessions;
+                readable += usize::from(done.readable);
+                failed |= done.failed;
+                counts = (counts.0 + done.counts.0, counts.1 + done.counts.1, counts.2 + done.counts.2);
+                let sarif = matches!(output, Output::Check { format: Format::Sarif, .. });
+                let written = (|| {
+                    if sarif && !done.out.is_empty() {
+                        if !sarif_first {
+                            out.write_all(b",\n")?;
+                        }
+                        sarif_first = false;
+                    }
+                    out.write_all(&done.out)
+                })();
+                match written {
+                    Ok(()) => true,
+                    Err(e) => {
+                        error = Some(e);
+                        false
+                    }
+                }
+            },
+        );
+    }
+    let (e, w, i) = counts;
+    let total = format!(
+        "{units_done} units ({files} files, {sessions} sessions and sub-agents): {e} errors, {w} warnings, {i} info findings"
+    );
+    if error.is_none() {
+        error = (|| {
+            match &output {
+                Output::Json => writeln!(
+                    out,
+                    "{}",
+                    serde_json::json!({"total": {
+                        "units": units_done, "files": files, "sessions": sessions, "unreadable": units_done - readable,
+                        "diagnostics": {"error": e, "warning": w, "info": i},
+                    }})
+                )?,
+                Output::Summary | Output::Check { format: Format::Text, .. } => writeln!(out, "arbor: {total}")?,
+                Output::Check { format: Format::Github, .. } => github::closing(&mut out, counts, files)?,
+                Output::Check { format: Format::Sarif, .. } => out.write_all(sarif_tail.as_bytes())?,
+                Output::Check { format: Format::Junit, .. } => writeln!(out, "</testsuites>")?,
+                Output::Check { format: Format::Json, .. } => {}
+            }
+            out.flush()
+        })()
+        .err();
+    }
+    if let Some(e) = error {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            return fail(&format!("cannot write the report: {e}"));
+        }
+    }
+    if matches!(output, Output::Check { format: Format::Json | Format::Sarif | Format::Junit, .. }) {
+        eprintln!("arbor check: {total}");
+    }
+    if readable == 0 {
+        eprintln!("arbor: nothing could be read in a known format");
+        return ExitCode::from(2);
+    }
+    if failed {
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}
+
 #[cfg(test)]
 mod tests {
     use super::Cli;
     use clap::CommandFactory;
+
+    #[test]
+    fn pretty_json_becomes_one_line_with_its_strings_untouched() {
+        let v = serde_json::json!({"a": [1, {"b": "x \\\" y\\\\", "c d": "  \n "}], "e": {}, "f": [], "g": "\\"});
+        let pretty = serde_json::to_vec_pretty(&v).unwrap();
+        let mut one = Vec::new();
+        super::compact_into(&pretty, &mut one);
+        assert_eq!(one, serde_json::to_vec(&v).unwrap());
+        assert!(!one.contains(&b'\n'));
+    }
 
     #[test]
     fn the_command_line_is_consistent() {

@@ -64,43 +64,17 @@ fn rule(e: &Explanation) -> Value {
 }
 
 pub fn write(out: &mut impl Write, c: &Check) -> io::Result<()> {
+    let (head, tail) = frame(&c.root_uri);
+    out.write_all(head.as_bytes())?;
+    results(out, c)?;
+    out.write_all(tail.as_bytes())
+}
+
+/// The log around its results: everything before the first result and after the last, so that
+/// `arbor check --each` can write the results of one part of a folder at a time between them.
+pub fn frame(root_uri: &str) -> (String, String) {
     let catalog = explain::catalog();
     let rules: Vec<Value> = catalog.iter().map(rule).collect();
-    let results: Vec<Value> = c
-        .findings
-        .iter()
-        .map(|&(file, d)| {
-            let f = &c.files[file];
-            let mut artifact = Map::new();
-            artifact.insert("uri".into(), f.uri.clone().into());
-            if f.under_root {
-                artifact.insert("uriBaseId".into(), ROOT.into());
-            }
-            let mut physical = Map::new();
-            physical.insert("artifactLocation".into(), artifact.into());
-            if d.at.line > 0 {
-                physical.insert("region".into(), json!({"startLine": d.at.line}));
-            }
-            // GitHub refuses an empty message; a finding always has one, but a rule's title is
-            // the better fallback than an upload that fails.
-            let message = match d.message.trim() {
-                "" => explain::find(&d.code).map_or(d.code.as_str(), |e| e.title).to_owned(),
-                _ => d.message.clone(),
-            };
-            let mut result = Map::new();
-            result.insert("ruleId".into(), d.code.clone().into());
-            if let Some(i) = Code::ALL.iter().position(|k| k.as_str() == d.code) {
-                result.insert("ruleIndex".into(), i.into());
-            }
-            result.insert("level".into(), level(d.severity).into());
-            result.insert("message".into(), json!({"text": message}));
-            result.insert("locations".into(), json!([{"physicalLocation": physical}]));
-            if let Some(s) = &d.session {
-                result.insert("properties".into(), json!({"session": s}));
-            }
-            Value::Object(result)
-        })
-        .collect();
     let log = json!({
         "$schema": SCHEMA,
         "version": "2.1.0",
@@ -112,14 +86,57 @@ pub fn write(out: &mut impl Write, c: &Check) -> io::Result<()> {
                 "rules": rules,
             }},
             "originalUriBaseIds": {ROOT: {
-                "uri": c.root_uri,
+                "uri": root_uri,
                 "description": {"text": "The root the log paths are relative to (arbor check --root)."},
             }},
-            "results": results,
+            "results": [],
         }],
     });
-    serde_json::to_writer_pretty(&mut *out, &log)?;
-    writeln!(out)
+    let text = serde_json::to_string_pretty(&log).unwrap_or_default();
+    // `results` is the run's last member (serde_json keeps the order written), so the last
+    // empty array in the text is its value.
+    let at = text.rfind("\"results\": []").map_or(text.len(), |i| i + "\"results\": [".len());
+    (format!("{}\n", &text[..at]), format!("\n{}\n", &text[at..]))
+}
+
+/// The results of one check, one a line, separated by commas (nothing when there are none).
+pub fn results(out: &mut impl Write, c: &Check) -> io::Result<()> {
+    for (i, &(file, d)) in c.findings.iter().enumerate() {
+        let f = &c.files[file];
+        let mut artifact = Map::new();
+        artifact.insert("uri".into(), f.uri.clone().into());
+        if f.under_root {
+            artifact.insert("uriBaseId".into(), ROOT.into());
+        }
+        let mut physical = Map::new();
+        physical.insert("artifactLocation".into(), artifact.into());
+        if d.at.line > 0 {
+            physical.insert("region".into(), json!({"startLine": d.at.line}));
+        }
+        // GitHub refuses an empty message; a finding always has one, but a rule's title is
+        // the better fallback than an upload that fails.
+        let message = match d.message.trim() {
+            "" => explain::find(&d.code).map_or(d.code.as_str(), |e| e.title).to_owned(),
+            _ => d.message.clone(),
+        };
+        let mut result = Map::new();
+        result.insert("ruleId".into(), d.code.clone().into());
+        if let Some(i) = Code::ALL.iter().position(|k| k.as_str() == d.code) {
+            result.insert("ruleIndex".into(), i.into());
+        }
+        result.insert("level".into(), level(d.severity).into());
+        result.insert("message".into(), json!({"text": message}));
+        result.insert("locations".into(), json!([{"physicalLocation": physical}]));
+        if let Some(s) = &d.session {
+            result.insert("properties".into(), json!({"session": s}));
+        }
+        if i > 0 {
+            out.write_all(b",\n")?;
+        }
+        out.write_all(b"        ")?;
+        serde_json::to_writer(&mut *out, &Value::Object(result))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

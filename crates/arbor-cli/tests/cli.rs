@@ -347,3 +347,106 @@ fn findings_of_files_that_share_a_name_in_the_report_are_placed_in_their_own_fil
         "{xml}"
     );
 }
+
+/// A folder of independent sessions: two Copilot session folders, a dsh sessions folder's
+/// root with its children and an orphan, and a recording with errors.
+fn sessions_folder() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    let copy = |from: PathBuf, to: &str| {
+        let to = d.path().join(to);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(from, to).unwrap();
+    };
+    copy(case("copilot-events-saved").join("events.jsonl"), "s-copilot/events.jsonl");
+    copy(case("builtin-sample").join("copilot-sdk.jsonl"), "s-sample/copilot-sdk.jsonl");
+    copy(case("builtin-sample").join("delegation.jsonl"), "s-sample/delegation.jsonl");
+    for f in ["root.jsonl", "child1.jsonl", "child2.jsonl", "orphan.jsonl"] {
+        copy(case("dsh-session-folder").join(f), f);
+    }
+    copy(case("dsh-rpc-bad-ancestry").join("run.jsonl"), "bad/run.jsonl");
+    d
+}
+
+#[test]
+fn analyze_each_writes_one_report_a_unit_in_order_each_as_if_read_alone_then_a_total() {
+    let d = sessions_folder();
+    let dir = d.path().to_str().unwrap();
+    let out = arbor(&["analyze", "--json", "--each", "--jobs", "3", dir]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let lines: Vec<serde_json::Value> = text(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let units: Vec<&str> = lines.iter().filter_map(|l| l["unit"].as_str()).collect();
+    assert_eq!(units, ["bad", "orphan.jsonl", "root.jsonl", "s-copilot", "s-sample"]);
+    // Each report is the one its unit alone gives, its files named under the folder.
+    for line in &lines[..5] {
+        let unit = line["unit"].as_str().unwrap();
+        let mut alone = match unit {
+            "root.jsonl" => {
+                let files = ["child1.jsonl", "child2.jsonl", "root.jsonl"].map(|f| d.path().join(f));
+                let args: Vec<&str> = files.iter().map(|p| p.to_str().unwrap()).collect();
+                arbor_in(d.path(), &[&["analyze", "--json"][..], &args].concat())
+            }
+            "orphan.jsonl" => arbor_in(d.path(), &["analyze", "--json", "orphan.jsonl"]),
+            folder => arbor_in(d.path(), &["analyze", "--json", folder]),
+        };
+        if unit.starts_with("s-") || unit == "bad" {
+            // A folder opened alone names its files relative to itself.
+            let fixed = text(&alone.stdout).replace("\"file\": \"", &format!("\"file\": \"{unit}/"));
+            alone.stdout = fixed.into_bytes();
+        } else {
+            let fixed = text(&alone.stdout).replace(&format!("{}/", d.path().display()), "");
+            alone.stdout = fixed.into_bytes();
+        }
+        let alone: serde_json::Value = serde_json::from_slice(&alone.stdout).unwrap();
+        let mut each = line.clone();
+        each.as_object_mut().unwrap().remove("unit");
+        assert_eq!(each, alone, "{unit}");
+    }
+    let total = &lines[5]["total"];
+    assert_eq!((total["units"].as_u64(), total["files"].as_u64()), (Some(5), Some(8)), "{total}");
+    assert!(total["diagnostics"]["error"].as_u64().unwrap() > 0);
+    assert_eq!(lines.len(), 6);
+    // The order does not depend on how many run at once.
+    let one = arbor(&["analyze", "--json", "--each", "--jobs", "1", dir]);
+    assert_eq!(one.stdout, out.stdout);
+}
+
+#[test]
+fn check_each_fails_when_a_unit_fails_and_every_format_holds_every_units_findings() {
+    let d = sessions_folder();
+    let dir = d.path().to_str().unwrap();
+    let whole = arbor_in(d.path(), &["check", "--format", "json", "--fail-on", "never", "."]);
+    let each = arbor_in(d.path(), &["check", "--each", "--format", "json", "--fail-on", "never", "."]);
+    let sorted = |o: &Output| {
+        let mut v: Vec<String> = text(&o.stdout).lines().map(str::to_owned).collect();
+        v.sort();
+        v
+    };
+    // The same findings as one reading of the folder: its units share nothing.
+    assert_eq!(sorted(&each), sorted(&whole));
+    assert!(text(&each.stderr).contains("arbor check: 5 units (8 files"), "{}", text(&each.stderr));
+    let out = arbor(&["check", "--each", dir]);
+    assert_eq!(out.status.code(), Some(1));
+    let s = text(&out.stdout);
+    assert!(s.contains("== bad\nErrors") && s.contains("bad/run.jsonl:4  ancestry-cycle"), "{s}");
+    // A unit without findings prints nothing.
+    let quiet = tempfile::tempdir().unwrap();
+    std::fs::create_dir(quiet.path().join("empty")).unwrap();
+    std::fs::copy(case("dsh-rpc-two-level").join("run.jsonl"), quiet.path().join("two.jsonl")).unwrap();
+    let q = text(&arbor(&["check", "--each", quiet.path().to_str().unwrap()]).stdout);
+    assert!(!q.contains("== two.jsonl") || q.contains("Errors") || q.contains("Warnings") || q.contains("Info"), "{q}");
+    assert!(q.trim_end().ends_with("info findings") && q.contains("1 units (1 files"), "{q}");
+    assert!(s.trim_end().ends_with("info findings"), "{s}");
+    let sarif = arbor(&["check", "--each", "--format", "sarif", "--fail-on", "never", dir]);
+    let log: serde_json::Value = serde_json::from_slice(&sarif.stdout).unwrap();
+    assert_eq!(log["runs"][0]["results"].as_array().unwrap().len(), sorted(&whole).len());
+    let junit = text(&arbor(&["check", "--each", "--format", "junit", dir]).stdout);
+    assert_eq!(junit.matches("<testsuite ").count(), 5);
+    assert!(junit.contains(r#"<testsuite name="bad" tests="1" failures="1""#), "{junit}");
+    let github = text(&arbor(&["check", "--each", "--format", "github", dir]).stdout);
+    assert_eq!(github.lines().filter(|l| l.starts_with("::")).count(), sorted(&whole).len());
+    assert!(github.trim_end().lines().last().unwrap().starts_with("arbor check: "));
+    // Nothing readable in any unit: exit 2.
+    let empty = tempfile::tempdir().unwrap();
+    std::fs::write(empty.path().join("notes.jsonl"), "{\"hello\":1}\n").unwrap();
+    assert_eq!(arbor(&["check", "--each", empty.path().to_str().unwrap()]).status.code(), Some(2));
+}

@@ -34,7 +34,8 @@ pub mod wire;
 use std::path::PathBuf;
 
 pub use analysis::{
-    analyze, Analysis, Delta, EdgeDelta, Hit, Observer, Progress, RecordPage, RecordView, SessionDelta,
+    analyze, analyze_with, Analysis, Delta, EdgeDelta, Hit, Observer, Progress, RecordPage, RecordView, SessionDelta,
+    Threads,
 };
 pub use report::Report;
 

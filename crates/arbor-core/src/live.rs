@@ -84,7 +84,7 @@ impl Live {
     /// Read `paths` to follow them.
     pub fn open(paths: &[PathBuf], observer: &mut dyn Observer) -> Live {
         let mut kept = Vec::new();
-        let read = read_all(paths, observer, Some(&mut kept));
+        let read = read_all(paths, observer, Some(&mut kept), crate::analysis::Threads::PerCore);
         let mut live = Live {
             paths: paths.to_vec(),
             cx: read.cx,

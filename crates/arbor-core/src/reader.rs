@@ -35,7 +35,8 @@ fn display_of(p: &Path) -> String {
     p.to_string_lossy().replace('\\', "/")
 }
 
-fn is_log_name(name: &str) -> bool {
+/// Whether a file name is one a folder walk reads: a log extension, maybe zstd-compressed.
+pub fn is_log_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     let base = lower.strip_suffix(".zst").or_else(|| lower.strip_suffix(".zstd")).unwrap_or(&lower);
     LOG_EXTENSIONS.iter().any(|ext| base.ends_with(&format!(".{ext}")))

@@ -520,12 +520,13 @@ impl ReportParts<'_> {
     }
 
     fn write_pretty_in<W: std::io::Write>(&self, mut out: W, threads: usize, batch: usize) -> serde_json::Result<()> {
-        let threads = threads.max(1);
         // The reply texts are read back on threads of their own while the sections before the
-        // replies are written: either alone leaves part of the cores idle.
+        // replies are written: either alone leaves part of the cores idle. With no threads
+        // (`Threads::Caller`), everything is done here, the texts when the replies need them.
         std::thread::scope(|scope| {
             let reading = match self.texts.get() {
                 Some(_) => None,
+                None if threads == 0 => None,
                 None => std::thread::Builder::new()
                     .name("arbor-replies".into())
                     .spawn_scoped(scope, || self.a.reply_texts())

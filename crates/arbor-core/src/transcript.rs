@@ -163,6 +163,11 @@ impl Index {
         self.rows.is_empty()
     }
 
+    /// The record of a row (its index in the analysis).
+    pub fn record(&self, row: u32) -> Option<usize> {
+        self.rows.get(row as usize).map(|&r| r as usize)
+    }
+
     /// The row of a record, when it is one of this transcript's (a finding's place, a search hit).
     pub fn row_of(&self, record: usize) -> Option<u32> {
         let r = u32::try_from(record).ok()?;
@@ -188,6 +193,14 @@ impl Index {
     }
 }
 
+/// A session's turns as (start record, end record or MAX, turn index), by start.
+fn turn_ranges<'a>(turns: impl Iterator<Item = (usize, &'a crate::turns::TurnRec)>) -> Vec<(u32, u32, usize)> {
+    let mut ranges: Vec<(u32, u32, usize)> =
+        turns.filter_map(|(i, t)| Some((t.start().or(t.end())?, t.end().unwrap_or(u32::MAX), i))).collect();
+    ranges.sort_unstable();
+    ranges
+}
+
 /// The first `max` characters of `text`, and whether it was cut.
 fn cut(text: String, max: usize) -> (String, u64, bool) {
     let len = text.chars().count() as u64;
@@ -210,17 +223,38 @@ impl Analysis {
             .filter(|(_, r)| r.session == s.0 && r.session != NO_SESSION && is_row(r.kind()))
             .map(|(i, _)| i as u32)
             .collect();
-        let mut turns: Vec<(u32, u32, usize)> = self
-            .cx
-            .turns
-            .list
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| t.session == s)
-            .filter_map(|(i, t)| Some((t.start().or(t.end())?, t.end().unwrap_or(u32::MAX), i)))
-            .collect();
-        turns.sort_unstable();
-        Some(Index { session: s, rows, turns })
+        let turns = self.cx.turns.list.iter().enumerate().filter(|(_, t)| t.session == s);
+        Some(Index { session: s, rows, turns: turn_ranges(turns) })
+    }
+
+    /// Every session's transcript index at once, by session id, made in one pass over the
+    /// records: what an export that walks every session needs, where asking for each session
+    /// alone would read the whole record index once per session.
+    pub fn transcript_indexes(&self) -> crate::intern::HashMap<&str, Index> {
+        let mut rows: crate::intern::HashMap<u32, Vec<u32>> = crate::intern::HashMap::default();
+        for (i, r) in self.cx.records.iter().enumerate() {
+            if r.session != NO_SESSION && is_row(r.kind()) {
+                rows.entry(r.session).or_default().push(i as u32);
+            }
+        }
+        let mut turns: crate::intern::HashMap<u32, Vec<(usize, &crate::turns::TurnRec)>> =
+            crate::intern::HashMap::default();
+        for (i, t) in self.cx.turns.list.iter().enumerate() {
+            turns.entry(t.session.0).or_default().push((i, t));
+        }
+        self.cx
+            .graph
+            .report_order()
+            .into_iter()
+            .map(|s| {
+                let index = Index {
+                    session: s,
+                    rows: rows.remove(&s.0).unwrap_or_default(),
+                    turns: turn_ranges(turns.remove(&s.0).unwrap_or_default().into_iter()),
+                };
+                (self.cx.ids.name(s), index)
+            })
+            .collect()
     }
 
     /// Rows `from..from + limit` of a transcript, each part's text cut to `max_text` characters.

@@ -101,6 +101,23 @@ pub struct GenStats {
 }
 
 impl GenStats {
+    /// Adds another log's figures (`arbor-gen --sessions`): counts add up, the depth is the deepest.
+    pub fn add(&mut self, o: &GenStats) {
+        self.bytes += o.bytes;
+        self.lines += o.lines;
+        self.records += o.records;
+        self.malformed += o.malformed;
+        self.files += o.files.max(1);
+        self.sessions += o.sessions;
+        self.runs += o.runs;
+        self.root_turns += o.root_turns;
+        self.turns += o.turns;
+        self.max_depth = self.max_depth.max(o.max_depth);
+        for (k, v) in &o.findings {
+            *self.findings.entry(k).or_default() += v;
+        }
+    }
+
     fn expect(&mut self, code: &'static str) {
         *self.findings.entry(code).or_default() += 1;
     }

@@ -1,8 +1,11 @@
 //! `arbor-gen`: write a deterministic, realistic agent-harness log for tests and benchmarks.
 //!
 //! `arbor-gen --format dsh-rpc --size 1G --depth 4 --fanout 3 --seed 1 [--faults 0.001] -o FILE`
-//! (`--format dsh-session-folder` writes a folder of durable logs to `-o DIR`). Prints what it
-//! wrote, and the findings the engine must report, as one JSON object on stderr.
+//! (`--format dsh-session-folder` writes a folder of durable logs to `-o DIR`; `--sessions N`
+//! writes N independent logs of `--size` each into `-o DIR`, seeds `--seed` to `--seed + N - 1`,
+//! as a Copilot `session-state/` for copilot-events: `DIR/<k>/events.jsonl`, else
+//! `DIR/<k>.jsonl`). Prints what it wrote, and the findings the engine must report, as one JSON
+//! object on stderr.
 
 use arbor_gen::{generate, generate_dsh_session_folder, parse_size, Format, GenOptions, GenStats};
 use std::io::Write;
@@ -10,10 +13,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: arbor-gen [--format dsh-rpc|dsh-session|dsh-session-folder|copilot-events|copilot-rpc]
-                 [--size 10M] [--depth 2] [--fanout 2] [--seed 1] [--faults 0.0] [-o FILE|DIR]
+                 [--size 10M] [--depth 2] [--fanout 2] [--seed 1] [--faults 0.0] [--sessions N] [-o FILE|DIR]
   --size      target size (K, M, G are binary units); the log ends a few KB past it
   --faults    the chance of each injected fault at each place it can happen (0: a clean log)
-  -o          output file (stdout when absent), or the folder for dsh-session-folder
+  --sessions  write N independent logs into -o DIR (copilot-events: DIR/<k>/events.jsonl, like a
+              Copilot session-state/; other formats: DIR/<k>.jsonl), seeds --seed.. --seed+N-1
+  -o          output file (stdout when absent), or the folder for dsh-session-folder and --sessions
   --live R    write the log to -o as a running agent does: about R lines a second, a folder's
               files growing together, some lines in two pieces (for following it)";
 
@@ -30,6 +35,7 @@ fn main() -> ExitCode {
 fn run() -> Result<(), String> {
     let mut opts = GenOptions { target_bytes: 10 << 20, ..GenOptions::default() };
     let mut folder = false;
+    let mut sessions: Option<u64> = None;
     let mut out: Option<PathBuf> = None;
     let mut live: Option<f64> = None;
     let mut args = std::env::args().skip(1);
@@ -57,6 +63,7 @@ fn run() -> Result<(), String> {
             "--fanout" => opts.fanout = val()?.parse().map_err(|e| format!("--fanout: {e}"))?,
             "--seed" => opts.seed = val()?.parse().map_err(|e| format!("--seed: {e}"))?,
             "--faults" => opts.fault_rate = val()?.parse().map_err(|e| format!("--faults: {e}"))?,
+            "--sessions" => sessions = Some(val()?.parse().map_err(|e| format!("--sessions: {e}"))?),
             "-o" | "--output" => out = Some(PathBuf::from(val()?)),
             "--live" => live = Some(val()?.parse().map_err(|e| format!("--live: {e}"))?),
             other => return Err(format!("unknown argument `{other}`")),
@@ -79,7 +86,10 @@ fn run() -> Result<(), String> {
         eprintln!("arbor-gen: wrote {lines} lines to {}", dst.display());
         return Ok(());
     }
-    let stats = if folder {
+    let stats = if let Some(n) = sessions {
+        let dir = out.ok_or("--sessions needs -o DIR")?;
+        many(&opts, n, &dir).map_err(|e| format!("{}: {e}", dir.display()))?
+    } else if folder {
         let dir = out.ok_or("dsh-session-folder needs -o DIR")?;
         generate_dsh_session_folder(&opts, &dir).map_err(|e| format!("{}: {e}", dir.display()))?
     } else if let Some(path) = out {
@@ -104,6 +114,26 @@ fn tempfile_dir() -> Result<PathBuf, String> {
     let dir = std::env::temp_dir().join(format!("arbor-gen-live-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     Ok(dir)
+}
+
+/// `--sessions N`: N logs of one format, each its own session tree, seeds counting up.
+fn many(opts: &GenOptions, n: u64, dir: &std::path::Path) -> std::io::Result<GenStats> {
+    let mut total = GenStats::default();
+    let width = n.saturating_sub(1).to_string().len();
+    for k in 0..n {
+        let one = GenOptions { seed: opts.seed.wrapping_add(k), ..opts.clone() };
+        let path = if opts.format == Format::CopilotEvents {
+            let folder = dir.join(format!("{k:0width$}"));
+            std::fs::create_dir_all(&folder)?;
+            folder.join("events.jsonl")
+        } else {
+            std::fs::create_dir_all(dir)?;
+            dir.join(format!("{k:0width$}.jsonl"))
+        };
+        let s = generate(&one, &mut std::fs::File::create(path)?)?;
+        total.add(&s);
+    }
+    Ok(total)
 }
 
 fn stats_json(opts: &GenOptions, s: &GenStats) -> String {
