@@ -1,0 +1,1260 @@
+//! `codex`: Codex CLI rollouts (SPEC 2.5), one thread a file
+//! (`~/.codex/sessions/YYYY/MM/DD/rollout-<local time>-<thread id>.jsonl`), each line a
+//! `{timestamp, type, payload}` envelope.
+//!
+//! This module owns its line shape (`Line`, lenient serde structs that borrow from the line and
+//! keep texts raw), each rollout's state machine (its session, turns, steps, replies, token
+//! usage, a fork's replayed history) and the evidence that links threads across files, which it
+//! resolves in `settle` because a child's rollout and its parent's come in any order. It does not
+//! read files itself: reply texts are read back by the driver (`reply_text`, `received_text`);
+//! what `settle` compares (a child's reply against what its parent received) is a hash of each
+//! text's words, taken on the worker threads while lines are parsed.
+//!
+//! **Steps.** A Codex turn is a loop of model calls: the model streams output items (reasoning,
+//! a message, tool calls), the harness records the call's tokens in a `token_count` (newer
+//! builds: a `token_usage_record` with its `response_id`), then runs the tools and calls the
+//! model again. A step is one model call: it opens at the turn's first model output item after
+//! the turn's start or the previous step, and ends at the usage record that counts that call
+//! (or at the turn's end). Tool outputs, user input and context records open no step.
+//!
+//! **Turns without `task_started`.** Rollouts of builds that did not persist `task_started`
+//! (0.66 and earlier) have no turn boundaries; there, each `event_msg user_message` opens a turn
+//! numbered 1, 2, … that lasts until the next one (reason null), so that those rollouts still
+//! show turns and replies. A rollout that has a `task_started` before its first `user_message`
+//! never does this.
+//!
+//! **Usage.** Per model call, once: `info.last_token_usage` of a `token_count` whose
+//! `info.total_token_usage` moved (builds repeat the last count, unchanged, after each
+//! `turn_context`; a repeat is not a new call); a count with only the cumulative total adds the
+//! difference from the previous total; once a rollout has `token_usage_record` lines (one per
+//! response), those are counted, by `response_id`, and its `token_count`s are not. Input is
+//! reported without its cached part (`cache_read`) and cache writes (`cache_write`), as the
+//! other formats do; reasoning tokens are part of `output_tokens` and counted there.
+//!
+//! **Re-running `settle`.** The evidence is kept, not consumed: settling again (a followed log
+//! that grew) links what is new, extends the runs it made before, and tells no finding twice.
+
+use super::{FormatInfo, HeadLine, Machine, Reading};
+use crate::ctx::{Ctx, Kind, LooseReply, ReceivedRec, TextRef};
+use crate::finding::{Code, Loc};
+use crate::graph::Ancestry;
+use crate::intern::{HashMap, HashSet, Sym};
+use crate::report::{Link, Outcome, Usage};
+use crate::turns::{StepSpan, TurnId, TurnRec};
+use crate::wire::{List, Num, Obj, Raw, Rfc3339, Str};
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::Deserialize;
+use std::borrow::Cow;
+use std::fmt;
+
+pub const FORMAT: FormatInfo =
+    FormatInfo { id: "codex", description: "Codex CLI rollouts (~/.codex/sessions)", reader: &CodexFormat };
+
+#[derive(Debug)]
+struct CodexFormat;
+
+/// The envelope types a rollout line has: those SPEC 2.5 names, and those newer builds add.
+const ENVELOPE_TYPES: &[&str] = &[
+    "session_meta",
+    "response_item",
+    "event_msg",
+    "turn_context",
+    "compacted",
+    "world_state",
+    "inter_agent_communication",
+    "inter_agent_communication_metadata",
+    "token_usage_record",
+    "retained_context",
+    "security_risk_score",
+];
+
+/// How long after an `entered_review_mode` a review sub-agent may start and still be its child.
+const REVIEW_WINDOW_MS: f64 = 1000.0;
+
+impl super::Format for CodexFormat {
+    /// The envelope: a known `type` and an object `payload`. No other format's lines have a
+    /// `payload`, and none of theirs uses these types.
+    fn vote(&self, head: &HeadLine) -> bool {
+        #[derive(Deserialize, Default)]
+        #[serde(default)]
+        struct Head<'a> {
+            #[serde(borrow, rename = "type")]
+            kind: Str<'a>,
+            payload: Obj<Empty>,
+        }
+        let Ok(text) = std::str::from_utf8(head.bytes()) else { return false };
+        if !starts_object(text) {
+            return false;
+        }
+        let Ok(h) = serde_json::from_str::<Head>(text) else { return false };
+        h.payload.0.is_some() && h.kind.as_str().is_some_and(|t| ENVELOPE_TYPES.contains(&t))
+    }
+
+    fn read(&self, file: Reading<'_>) -> bool {
+        let stem = super::stem(file.display());
+        file.route(Rollout::new(stem))
+    }
+
+    fn settle(&self, cx: &mut Ctx) {
+        settle(cx);
+    }
+
+    /// A turn's reply: `task_complete.last_agent_message`, or an assistant message's text.
+    fn reply_text(&self, line: &[u8]) -> String {
+        let Some(l) = parse_bytes(line) else { return String::new() };
+        let Some(p) = l.payload.0.as_ref() else { return String::new() };
+        if let Some(raw) = p.last_agent_message {
+            return decode_raw(raw).map(Cow::into_owned).unwrap_or_default();
+        }
+        blocks_text(&p.content.0)
+    }
+
+    /// What a parent received from a child: a `FINAL_ANSWER` agent message's payload, or the
+    /// status text of an older `<subagent_notification>`.
+    fn received_text(&self, line: &[u8], _key: Option<&str>) -> String {
+        let Some(l) = parse_bytes(line) else { return String::new() };
+        let Some(p) = l.payload.0.as_ref() else { return String::new() };
+        let text = blocks_text(&p.content.0);
+        if let Some(answer) = final_answer(&text) {
+            return answer.to_owned();
+        }
+        notification(&text).map(|(_, t)| t).unwrap_or_default()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The line shape.
+
+/// An object whose fields are not read.
+#[derive(Deserialize, Default, Debug)]
+struct Empty {}
+
+/// One rollout line, lenient: a field of a surprising type reads as absent. Texts stay raw.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Line<'a> {
+    #[serde(borrow)]
+    timestamp: Str<'a>,
+    #[serde(borrow, rename = "type")]
+    kind: Str<'a>,
+    ordinal: Num,
+    #[serde(borrow)]
+    payload: Obj<Payload<'a>>,
+    /// The words of the line's text, hashed on the worker thread (`text_hash`).
+    #[serde(skip)]
+    text_hash: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Payload<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: Str<'a>,
+    // session_meta
+    #[serde(borrow)]
+    id: Str<'a>,
+    #[serde(borrow)]
+    timestamp: Str<'a>,
+    #[serde(borrow)]
+    parent_thread_id: Str<'a>,
+    #[serde(borrow)]
+    agent_nickname: Str<'a>,
+    #[serde(borrow)]
+    agent_path: Str<'a>,
+    #[serde(borrow)]
+    source: Obj<SourceObj<'a>>,
+    #[serde(borrow)]
+    thread_source: Str<'a>,
+    subagent_history_start_ordinal: Num,
+    // turns
+    #[serde(borrow)]
+    turn_id: Str<'a>,
+    #[serde(borrow)]
+    last_agent_message: Option<Raw<'a>>,
+    // usage
+    info: Obj<Info>,
+    #[serde(borrow)]
+    response_id: Str<'a>,
+    usage: Obj<Tokens>,
+    // sub-agents
+    #[serde(borrow)]
+    event_id: Str<'a>,
+    #[serde(borrow)]
+    agent_thread_id: Str<'a>,
+    /// `sub_agent_activity.kind`: started, interacted, interrupted, completed.
+    #[serde(borrow, rename = "kind")]
+    activity: Str<'a>,
+    #[serde(borrow)]
+    item: Obj<Item<'a>>,
+    // response items
+    #[serde(borrow)]
+    role: Str<'a>,
+    #[serde(borrow)]
+    content: List<Block<'a>>,
+    #[serde(borrow)]
+    author: Str<'a>,
+    // turn_context
+    #[serde(borrow)]
+    model: Str<'a>,
+}
+
+/// `source` when it is an object (`{"subagent": …}`); a string source (`"cli"`) reads as absent.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct SourceObj<'a> {
+    #[serde(borrow)]
+    subagent: Subagent<'a>,
+}
+
+/// `source.subagent`: a name (`"review"`) or `{"thread_spawn": {…}}`.
+#[derive(Debug, Default)]
+enum Subagent<'a> {
+    #[default]
+    None,
+    Named(Str<'a>),
+    Spawn(Option<ThreadSpawn<'a>>),
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct SpawnObj<'a> {
+    #[serde(borrow)]
+    thread_spawn: Obj<ThreadSpawn<'a>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct ThreadSpawn<'a> {
+    #[serde(borrow)]
+    parent_thread_id: Str<'a>,
+    #[serde(borrow)]
+    agent_path: Str<'a>,
+    #[serde(borrow)]
+    agent_nickname: Str<'a>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Subagent<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Subagent<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Subagent::Named(Str::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Subagent::Named(Str::Owned(v.into())))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<Self::Value, A::Error> {
+                let s = SpawnObj::deserialize(de::value::MapAccessDeserializer::new(a))?;
+                Ok(Subagent::Spawn(s.thread_spawn.0))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+                while a.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Subagent::None)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Subagent::None)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Subagent::None)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Subagent::None)
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Subagent::None)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Subagent::None)
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Info {
+    total_token_usage: Obj<Tokens>,
+    last_token_usage: Obj<Tokens>,
+}
+
+#[derive(Debug, Default, Clone, Copy, Deserialize)]
+#[serde(default)]
+struct Tokens {
+    input_tokens: Num,
+    cached_input_tokens: Num,
+    cache_write_input_tokens: Num,
+    output_tokens: Num,
+    total_tokens: Num,
+}
+
+impl Tokens {
+    fn counts(&self) -> [u64; 4] {
+        let n = |v: Num| v.int().map_or(0, |i| i.max(0) as u64);
+        [n(self.input_tokens), n(self.cached_input_tokens), n(self.cache_write_input_tokens), n(self.output_tokens)]
+    }
+
+    /// The counter as a whole, to tell a repeat from a new count.
+    fn key(&self) -> [u64; 5] {
+        let [a, b, c, d] = self.counts();
+        [a, b, c, d, self.total_tokens.int().map_or(0, |i| i.max(0) as u64)]
+    }
+}
+
+/// The tokens of one model call as the report counts them (`counts()` order).
+fn usage_of(c: [u64; 4]) -> Usage {
+    let [input, cached, write, output] = c;
+    Usage {
+        input: input.saturating_sub(cached).saturating_sub(write),
+        output,
+        cache_read: cached,
+        cache_write: write,
+        cost: None,
+    }
+}
+
+/// `item` of a paginated rollout's `item_completed`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Item<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: Str<'a>,
+    #[serde(borrow)]
+    id: Str<'a>,
+    #[serde(borrow)]
+    agent_thread_id: Str<'a>,
+    #[serde(borrow)]
+    agent_path: Str<'a>,
+    #[serde(borrow, rename = "kind")]
+    activity: Str<'a>,
+}
+
+/// A content block; its text stays raw (unread) until it is asked for.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Block<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: Str<'a>,
+    #[serde(borrow)]
+    text: Option<Raw<'a>>,
+}
+
+/// The line shape of `codex`: serde into `Line`, then the words of a reply's text hashed.
+pub struct CodexShape;
+
+super::line_shape!(CodexShape, codex_cells, Line, parse_into, prefetch_line);
+
+fn starts_object(text: &str) -> bool {
+    text.trim_start_matches([' ', '\t', '\r', '\n']).as_bytes().first() == Some(&b'{')
+}
+
+/// Parse one line (a JSON object the shape reads), hashing its reply text when it has one.
+pub fn parse_line(text: &str) -> Option<Line<'_>> {
+    if !starts_object(text) {
+        return None;
+    }
+    let mut line: Line = serde_json::from_str(text).ok()?;
+    line.text_hash = text_hash(&line);
+    Some(line)
+}
+
+fn parse_bytes(bytes: &[u8]) -> Option<Line<'_>> {
+    parse_line(std::str::from_utf8(bytes).ok()?)
+}
+
+fn parse_into<'a>(text: &'a str, _arena: &'a bumpalo::Bump, out: &mut Line<'a>) -> bool {
+    match parse_line(text) {
+        Some(l) => {
+            *out = l;
+            true
+        }
+        None => false,
+    }
+}
+
+fn prefetch_line(_line: &Line) {}
+
+/// A raw JSON string's value (`None` when the value is not a string).
+fn decode_raw(raw: Raw<'_>) -> Option<Cow<'_, str>> {
+    serde_json::from_str::<Cow<str>>(raw.0).ok()
+}
+
+/// The text blocks of a content list, concatenated without a separator.
+fn blocks_text(blocks: &[Block]) -> String {
+    let mut out = String::new();
+    for b in blocks {
+        if matches!(b.kind.as_str(), Some("output_text" | "input_text" | "text")) {
+            if let Some(t) = b.text.and_then(decode_raw) {
+                out.push_str(&t);
+            }
+        }
+    }
+    out
+}
+
+/// Whether a content list's first text starts with `prefix` (read from the raw string, so that
+/// nothing is decoded for the many messages that do not).
+fn starts_with(blocks: &[Block], prefix: &str) -> bool {
+    blocks.iter().find_map(|b| b.text).is_some_and(|r| r.0.strip_prefix('"').is_some_and(|s| s.starts_with(prefix)))
+}
+
+/// The reply inside a child's `FINAL_ANSWER` agent message: what follows its `Payload:` line.
+fn final_answer(text: &str) -> Option<&str> {
+    let rest = text.strip_prefix("Message Type: FINAL_ANSWER")?;
+    Some(match rest.find("\nPayload:") {
+        Some(i) => rest[i + "\nPayload:".len()..].strip_prefix('\n').unwrap_or(&rest[i + "\nPayload:".len()..]),
+        None => rest.split_once('\n').map_or("", |(_, r)| r),
+    })
+}
+
+/// An older `<subagent_notification>{"agent_path": …, "status": {"completed": …}}`: the agent it
+/// names and the status text.
+fn notification(text: &str) -> Option<(String, String)> {
+    let body = text.trim().strip_prefix("<subagent_notification>")?;
+    let body = body.strip_suffix("</subagent_notification>").unwrap_or(body).trim();
+    let v: serde_json::Value = serde_json::from_str(body).ok()?;
+    let path = v.get("agent_path").and_then(|p| p.as_str())?.to_owned();
+    let status = v.get("status");
+    let text = match status {
+        Some(serde_json::Value::Object(m)) => {
+            m.get("completed").or_else(|| m.values().next()).and_then(|t| t.as_str()).unwrap_or("").to_owned()
+        }
+        Some(serde_json::Value::String(s)) => s.clone(),
+        _ => String::new(),
+    };
+    Some((path, text))
+}
+
+/// The hash of a text's words: two texts that differ only in whitespace hash alike (SPEC 2.4).
+pub fn words_hash(text: &str) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = ahash::RandomState::with_seeds(1, 2, 3, 4).build_hasher();
+    for w in text.split_whitespace() {
+        h.write(w.as_bytes());
+        h.write_u8(0xff);
+    }
+    h.finish()
+}
+
+/// On the worker thread: the hash of the text `settle` compares, for the lines that hold one (a
+/// turn's final message, an assistant message, what a parent received from a child).
+fn text_hash(line: &Line) -> Option<u64> {
+    let p = line.payload.0.as_ref()?;
+    match (line.kind.as_str()?, p.kind.as_str()?) {
+        ("event_msg", "task_complete" | "turn_complete") => Some(words_hash(&decode_raw(p.last_agent_message?)?)),
+        ("response_item", "message") if p.role.as_str() == Some("assistant") => {
+            Some(words_hash(&blocks_text(&p.content.0)))
+        }
+        ("response_item", "agent_message") if starts_with(&p.content.0, "Message Type: FINAL_ANSWER") => {
+            Some(words_hash(final_answer(&blocks_text(&p.content.0))?))
+        }
+        ("response_item", "message")
+            if p.role.as_str() == Some("user") && starts_with(&p.content.0, "<subagent_notification>") =>
+        {
+            Some(words_hash(&notification(&blocks_text(&p.content.0))?.1))
+        }
+        _ => None,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// What crosses files, settled once all are read.
+
+/// A rollout, as its file left it for `settle`.
+#[derive(Debug, Clone)]
+struct Thread {
+    session: Sym,
+    /// Its first `session_meta` (the run's start), and its last record (the run's end).
+    first: Loc,
+    last: Loc,
+    start_time: Option<f64>,
+    /// The parent its own `session_meta` names (`thread-spawn`), where.
+    spawn_parent: Option<Sym>,
+    /// `source.subagent` is `"review"`.
+    review: bool,
+    /// It says it is a sub-agent (any `source.subagent`, or `thread_source: "subagent"`).
+    subagent: bool,
+    agent_path: Option<Sym>,
+    outcome: Outcome,
+    /// The hash of its last reply.
+    reply: Option<u64>,
+}
+
+/// A parent's `sub_agent_activity` naming a child thread.
+#[derive(Debug, Clone, Copy)]
+struct Activity {
+    parent: Sym,
+    child: Sym,
+    at: Loc,
+    time: Option<f64>,
+    started: bool,
+}
+
+/// What a parent received from a child (`FINAL_ANSWER`, `<subagent_notification>`).
+#[derive(Debug, Clone, Copy)]
+struct Received {
+    parent: Sym,
+    /// The child's agent path (or, in older notifications, its thread id), interned.
+    author: Sym,
+    at: TextRef,
+    time: Option<f64>,
+    hash: Option<u64>,
+}
+
+/// The evidence of every rollout read, and what settling has done with it.
+#[derive(Debug, Default)]
+struct Rollouts {
+    threads: Vec<Thread>,
+    activities: Vec<Activity>,
+    /// `entered_review_mode`: the rollout, and when.
+    reviews: Vec<(Sym, f64, Loc)>,
+    received: Vec<Received>,
+    /// Settled runs: child → (parent, link, run index), so that settling again extends them.
+    linked: HashMap<Sym, (Option<Sym>, Link, usize)>,
+    told: HashSet<(Code, Loc, Option<Sym>)>,
+    received_done: HashSet<Sym>,
+}
+
+impl Rollouts {
+    fn tell(&mut self, cx: &mut Ctx, code: Code, at: Loc, session: Option<Sym>, message: String) {
+        if self.told.insert((code, at, session)) {
+            cx.findings.add(code, at, session, message);
+        }
+    }
+}
+
+/// One piece of evidence for a child's parent, strongest first by `Link` rank.
+#[derive(Debug, Clone, Copy)]
+struct Evidence {
+    link: Link,
+    parent: Sym,
+    at: Loc,
+    time: Option<f64>,
+}
+
+fn rank(link: Link) -> u8 {
+    match link {
+        Link::ThreadSpawn => 0,
+        Link::Activity => 1,
+        Link::TimeWindow => 2,
+        _ => 3,
+    }
+}
+
+/// Once every rollout is read: link each child to its parent by the strongest evidence, report
+/// what disagrees or is missing, and attach what each parent received.
+fn settle(cx: &mut Ctx) {
+    let mut st = std::mem::take(cx.ext::<Rollouts>());
+    settle_with(cx, &mut st);
+    *cx.ext::<Rollouts>() = st;
+}
+
+fn settle_with(cx: &mut Ctx, st: &mut Rollouts) {
+    let loaded: HashMap<Sym, usize> = st.threads.iter().enumerate().map(|(i, t)| (t.session, i)).collect();
+    // A name sorts the threads, so that the result does not depend on the order files came in.
+    let mut order: Vec<usize> = (0..st.threads.len()).collect();
+    order.sort_by(|&a, &b| cx.ids.name(st.threads[a].session).cmp(cx.ids.name(st.threads[b].session)));
+    let by_name = |cx: &Ctx, s: Sym| cx.ids.name(s).to_owned();
+    let mut ancestry = Ancestry::default();
+    let mut missing_children: Vec<Activity> = Vec::new();
+    for a in &st.activities {
+        if a.started && !loaded.contains_key(&a.child) {
+            missing_children.push(*a);
+        }
+    }
+    for i in order {
+        let t = st.threads[i].clone();
+        let mut evidence: Vec<Evidence> = Vec::new();
+        if let Some(p) = t.spawn_parent {
+            evidence.push(Evidence { link: Link::ThreadSpawn, parent: p, at: t.first, time: t.start_time });
+        }
+        for a in st.activities.iter().filter(|a| a.child == t.session && a.parent != t.session) {
+            evidence.push(Evidence { link: Link::Activity, parent: a.parent, at: a.at, time: a.time });
+        }
+        let mut windowed: Vec<(Sym, f64, Loc)> = Vec::new();
+        if t.review {
+            if let Some(start) = t.start_time {
+                for &(p, at_ms, at) in &st.reviews {
+                    if p != t.session && (0.0..=REVIEW_WINDOW_MS).contains(&(start - at_ms)) {
+                        windowed.push((p, at_ms, at));
+                    }
+                }
+            }
+            let mut parents: Vec<Sym> = windowed.iter().map(|w| w.0).collect();
+            parents.sort_unstable();
+            parents.dedup();
+            if parents.len() == 1 {
+                // The last `entered_review_mode` before the child's start is the one it answers.
+                let w = windowed.iter().max_by(|a, b| a.1.total_cmp(&b.1)).copied().expect("one at least");
+                evidence.push(Evidence { link: Link::TimeWindow, parent: w.0, at: w.2, time: Some(w.1) });
+            }
+        }
+        let is_child = t.subagent || !evidence.is_empty();
+        if !is_child {
+            continue;
+        }
+        // Strongest first; within a kind, the earliest, then by name: whatever the file order.
+        evidence.sort_by(|a, b| {
+            rank(a.link)
+                .cmp(&rank(b.link))
+                .then(a.time.unwrap_or(f64::INFINITY).total_cmp(&b.time.unwrap_or(f64::INFINITY)))
+                .then_with(|| cx.ids.name(a.parent).cmp(cx.ids.name(b.parent)))
+        });
+        let child_name = by_name(cx, t.session);
+        let chosen = evidence.first().copied();
+        if let Some(c) = chosen {
+            for e in evidence.iter().skip(1).filter(|e| e.parent != c.parent) {
+                let msg = format!(
+                    "{} names `{}` as the parent of `{child_name}`, but the stronger {} names `{}`: the {} stands",
+                    e.link.as_str(),
+                    by_name(cx, e.parent),
+                    c.link.as_str(),
+                    by_name(cx, c.parent),
+                    c.link.as_str()
+                );
+                st.tell(cx, Code::SubagentLinksDisagree, e.at, Some(t.session), msg);
+            }
+        } else {
+            let why = if windowed.is_empty() {
+                "no thread-spawn parent, no parent's sub_agent_activity and no review window links it"
+            } else {
+                "its start lies in the review windows of several rollouts, so none is known to be its parent"
+            };
+            let msg = format!(
+                "sub-agent `{child_name}`: {why}; it stands as its own root (a reader that pairs rollouts by time or position may pair it wrong)"
+            );
+            st.tell(cx, Code::SubagentLinkInferred, t.first, Some(t.session), msg);
+        }
+        let (parent, link) = match chosen {
+            Some(c) if c.parent == t.session => {
+                let msg = format!("`{child_name}` names itself as its parent");
+                st.tell(cx, Code::AncestryCycle, c.at, Some(t.session), msg);
+                (None, Link::Inferred)
+            }
+            Some(c) => {
+                if ancestry.would_cycle(t.session, c.parent) {
+                    let msg = format!(
+                        "`{child_name}` names `{}` as its parent, which makes `{child_name}` its own ancestor",
+                        by_name(cx, c.parent)
+                    );
+                    st.tell(cx, Code::AncestryCycle, c.at, Some(t.session), msg);
+                }
+                ancestry.set_parent(t.session, c.parent);
+                if !loaded.contains_key(&c.parent) {
+                    let msg = format!(
+                        "the parent thread `{}` of `{child_name}` is not among the loaded rollouts",
+                        by_name(cx, c.parent)
+                    );
+                    st.tell(cx, Code::MissingParentSession, c.at, Some(t.session), msg);
+                }
+                (Some(c.parent), c.link)
+            }
+            None => (None, Link::Inferred),
+        };
+        let run = match st.linked.get(&t.session) {
+            Some(&(p, l, run)) if p == parent && l == link => run,
+            _ => cx.graph.open_run(t.session, parent, Some(t.first), link),
+        };
+        st.linked.insert(t.session, (parent, link, run));
+        let node = cx.graph.session(t.session);
+        if let Some(r) = node.runs.get_mut(run) {
+            r.end = Some(t.last);
+            r.outcome = t.outcome;
+        }
+        if let Some(p) = parent {
+            attach_received(cx, st, &t, p, run);
+        }
+    }
+    for a in missing_children {
+        let msg = format!(
+            "`{}` started sub-agent thread `{}`, whose rollout is not loaded",
+            by_name(cx, a.parent),
+            by_name(cx, a.child)
+        );
+        st.tell(cx, Code::SubagentTranscriptMissing, a.at, Some(a.parent), msg);
+    }
+}
+
+/// What `parent` received from the child `t` (its last `FINAL_ANSWER` or notification), compared
+/// with the child's own last reply.
+fn attach_received(cx: &mut Ctx, st: &mut Rollouts, t: &Thread, parent: Sym, run: usize) {
+    if st.received_done.contains(&t.session) {
+        return;
+    }
+    let got = st
+        .received
+        .iter()
+        .filter(|r| r.parent == parent && (Some(r.author) == t.agent_path || r.author == t.session))
+        .max_by(|a, b| a.time.unwrap_or(f64::NEG_INFINITY).total_cmp(&b.time.unwrap_or(f64::NEG_INFINITY)))
+        .copied();
+    let Some(got) = got else { return };
+    st.received_done.insert(t.session);
+    cx.received.push(ReceivedRec { session: t.session, run: run as u32, at: got.at, key: None });
+    if let (Some(a), Some(b)) = (got.hash, t.reply) {
+        if a != b {
+            let msg = format!(
+                "what `{}` received from `{}` differs from the child's own last reply",
+                cx.ids.name(parent),
+                cx.ids.name(t.session)
+            );
+            st.tell(cx, Code::SubagentReplyDiffers, got.at.at, Some(t.session), msg);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// One rollout.
+
+/// A fork's copy of its parent's history, from the second `session_meta` up to its own history.
+#[derive(Debug, Default)]
+struct Replay {
+    active: bool,
+    at: Option<Loc>,
+    records: u64,
+    /// The fork instant's second (`YYYY-MM-DDTHH:MM:SS`) the copied records are stamped with.
+    second: Option<[u8; 19]>,
+    /// A copied turn is open (the parent forked mid-turn).
+    open_turn: bool,
+}
+
+#[derive(Debug)]
+struct OpenTurn {
+    ix: usize,
+    id: Option<Sym>,
+    /// The open step's index among the turn's spans.
+    step: Option<usize>,
+    implicit: bool,
+    /// A `task_complete.last_agent_message` is the reply (an assistant message then is not).
+    final_reply: bool,
+}
+
+/// The state of one rollout file.
+#[derive(Debug)]
+struct Rollout {
+    stem: String,
+    session: Option<Sym>,
+    metas: u32,
+    /// `subagent_history_start_ordinal` of the first `session_meta`: copied records come before it.
+    history_start: Option<f64>,
+    replay: Replay,
+    turn: Option<OpenTurn>,
+    /// A `task_started` was seen: user messages open no turns.
+    explicit: bool,
+    implicit_n: i64,
+    model: Option<Box<str>>,
+    /// The last cumulative count (`total_token_usage`) and its components.
+    last_total: Option<[u64; 5]>,
+    usage_records: bool,
+    responses: HashSet<u64>,
+    /// The last record of the rollout's own (not copied) history, and the one before it (where
+    /// an implicit turn ends when the next user message opens another).
+    last_own: Option<u32>,
+    prev_own: Option<u32>,
+    last_turn: Option<usize>,
+    reply_hash: Option<u64>,
+    loose: Option<usize>,
+    thread: Option<Thread>,
+    clock: Rfc3339,
+}
+
+impl Machine for Rollout {
+    type Shape = CodexShape;
+
+    fn line(&mut self, cx: &mut Ctx, line: &Line, at: Loc, offset: u64) {
+        Rollout::line(self, cx, line, at, offset)
+    }
+
+    fn finish(&mut self, cx: &mut Ctx) {
+        Rollout::finish(self, cx)
+    }
+}
+
+const MODEL_OUTPUT: &[&str] = &[
+    "reasoning",
+    "function_call",
+    "custom_tool_call",
+    "local_shell_call",
+    "web_search_call",
+    "tool_search_call",
+    "image_generation_call",
+];
+
+fn record_kind(envelope: &str, p: &Payload) -> Kind {
+    let t = p.kind.as_str().unwrap_or("");
+    match envelope {
+        "session_meta" => Kind::Header,
+        "compacted" => Kind::Compaction,
+        "turn_context" | "world_state" | "token_usage_record" => Kind::Other,
+        "response_item" => match t {
+            "message" => match p.role.as_str() {
+                Some("assistant") => Kind::AssistantMessage,
+                Some("user") => Kind::UserMessage,
+                _ => Kind::Other,
+            },
+            "reasoning" => Kind::Reasoning,
+            "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" | "tool_search_output" => {
+                Kind::ToolResult
+            }
+            "agent_message" => Kind::Lifecycle,
+            t if MODEL_OUTPUT.contains(&t) => Kind::ToolCall,
+            _ => Kind::Other,
+        },
+        "event_msg" => match t {
+            "task_started" | "turn_started" => Kind::TurnStart,
+            "task_complete" | "turn_complete" | "turn_aborted" => Kind::TurnEnd,
+            "context_compacted" => Kind::Compaction,
+            "error" | "stream_error" => Kind::Error,
+            "sub_agent_activity" | "entered_review_mode" | "exited_review_mode" => Kind::Lifecycle,
+            "item_completed" => match p.item.0.as_ref().and_then(|i| i.kind.as_str()) {
+                Some("SubAgentActivity") => Kind::Lifecycle,
+                Some("ContextCompaction") => Kind::Compaction,
+                _ => Kind::Other,
+            },
+            "agent_reasoning" | "agent_reasoning_raw_content" => Kind::Reasoning,
+            _ => Kind::Other,
+        },
+        _ => Kind::Other,
+    }
+}
+
+impl Rollout {
+    fn new(stem: String) -> Self {
+        Rollout {
+            stem,
+            session: None,
+            metas: 0,
+            history_start: None,
+            replay: Replay::default(),
+            turn: None,
+            explicit: false,
+            implicit_n: 0,
+            model: None,
+            last_total: None,
+            usage_records: false,
+            responses: HashSet::default(),
+            last_own: None,
+            prev_own: None,
+            last_turn: None,
+            reply_hash: None,
+            loose: None,
+            thread: None,
+            clock: Rfc3339::default(),
+        }
+    }
+
+    fn line(&mut self, cx: &mut Ctx, line: &Line, at: Loc, offset: u64) {
+        let empty = Payload::default();
+        let p = line.payload.0.as_ref().unwrap_or(&empty);
+        let envelope = line.kind.as_str().unwrap_or("");
+        let t = p.kind.as_str().unwrap_or("");
+        let time = line.timestamp.as_str().and_then(|s| self.clock.ms(s));
+        let kind = record_kind(envelope, p);
+        if envelope == "session_meta" {
+            self.metas += 1;
+            if self.session.is_none() {
+                if let Some(id) = p.id.non_empty() {
+                    self.meta(cx, p, id, at, time);
+                }
+            } else if self.metas >= 2 && !self.replay.active && self.replay.at.is_none() {
+                // A fork's copy of its parent's history begins here.
+                self.replay.active = true;
+                self.replay.at = Some(at);
+                self.replay.second = line.timestamp.as_str().and_then(|s| s.as_bytes().get(..19)?.try_into().ok());
+            }
+        }
+        let s = match self.session {
+            Some(s) => s,
+            None => {
+                // A rollout without a `session_meta`: its file's stem names the session.
+                let s = cx.sym(&self.stem.clone(), at);
+                cx.graph.session(s);
+                self.session = Some(s);
+                self.thread = Some(thread(s, at, time));
+                s
+            }
+        };
+        if self.replay.active && self.replay_ends(line, envelope, t) {
+            self.replay.active = false;
+        }
+        cx.record(at, offset, Some(s), kind, time);
+        let rec = cx.last_record();
+        if self.replay.active {
+            // Shown, but not the child's own: not counted as its events, turns, tokens or reply.
+            if let Some(node) = cx.graph.get_mut(s) {
+                node.events = node.events.saturating_sub(1);
+            }
+            self.replay.records += 1;
+            match t {
+                "task_started" | "turn_started" if envelope == "event_msg" => self.replay.open_turn = true,
+                "task_complete" | "turn_complete" | "turn_aborted" if envelope == "event_msg" => {
+                    self.replay.open_turn = false
+                }
+                _ => {}
+            }
+            return;
+        }
+        self.prev_own = self.last_own;
+        self.last_own = Some(rec);
+        if let Some(th) = self.thread.as_mut() {
+            th.last = at;
+        }
+        match (envelope, t) {
+            ("turn_context", _) => {
+                if let Some(m) = p.model.non_empty() {
+                    if self.model.as_deref() != Some(m) {
+                        self.model = Some(m.into());
+                    }
+                }
+            }
+            ("event_msg", "task_started" | "turn_started") => {
+                self.explicit = true;
+                self.close_turn(cx, None, None);
+                let id = p.turn_id.as_str().map(|id| cx.turns.ids.intern(id));
+                let turn_id = id.map_or(TurnId::Num(0), TurnId::Text);
+                cx.turns.list.push(TurnRec::new(s, None, turn_id, Some(rec), None));
+                self.open(cx.turns.list.len() - 1, id, false);
+            }
+            ("event_msg", "task_complete" | "turn_complete" | "turn_aborted") => {
+                let id = p.turn_id.as_str().map(|id| cx.turns.ids.intern(id));
+                let reason = if t == "turn_aborted" { "aborted" } else { "completed" };
+                let reply = (t != "turn_aborted" && p.last_agent_message.is_some_and(|r| r.0 != "null"))
+                    .then_some((rec, line.text_hash));
+                let matches = self.turn.as_ref().is_some_and(|o| !o.implicit && (id.is_none() || o.id == id));
+                if matches {
+                    if let (Some((r, hash)), Some(o)) = (reply, self.turn.as_mut()) {
+                        cx.turns.list[o.ix].set_reply(r);
+                        o.final_reply = true;
+                        self.reply_hash = hash;
+                    }
+                    self.close_turn(cx, Some(rec), Some(reason));
+                } else {
+                    // An end without its start (a rollout cut at its head).
+                    self.close_turn(cx, None, None);
+                    let turn_id = id.map_or(TurnId::Num(0), TurnId::Text);
+                    let mut t = TurnRec::new(s, None, turn_id, None, Some(rec));
+                    if let Some((r, hash)) = reply {
+                        t.set_reply(r);
+                        self.reply_hash = hash;
+                    }
+                    cx.turns.list.push(t);
+                    let ix = cx.turns.list.len() - 1;
+                    cx.turns.set_reason(ix, Some(reason));
+                    self.last_turn = Some(ix);
+                }
+            }
+            ("event_msg", "user_message") if !self.explicit => {
+                self.close_turn(cx, None, None);
+                self.implicit_n += 1;
+                cx.turns.list.push(TurnRec::new(s, None, TurnId::Num(self.implicit_n), Some(rec), None));
+                self.open(cx.turns.list.len() - 1, None, true);
+            }
+            ("event_msg", "token_count") => self.token_count(cx, s, p, rec),
+            ("token_usage_record", _) => self.usage_record(cx, s, p, rec),
+            ("event_msg", "sub_agent_activity") => {
+                if let Some(child) = p.agent_thread_id.non_empty() {
+                    let child = cx.sym(child, at);
+                    let started = p.activity.as_str().is_none_or(|k| k == "started");
+                    cx.ext::<Rollouts>().activities.push(Activity { parent: s, child, at, time, started });
+                }
+            }
+            ("event_msg", "item_completed") => {
+                if let Some(item) = p.item.0.as_ref().filter(|i| i.kind.as_str() == Some("SubAgentActivity")) {
+                    if let Some(child) = item.agent_thread_id.non_empty() {
+                        let child = cx.sym(child, at);
+                        let started = item.activity.as_str().is_none_or(|k| k == "started");
+                        cx.ext::<Rollouts>().activities.push(Activity { parent: s, child, at, time, started });
+                    }
+                }
+            }
+            ("event_msg", "entered_review_mode") => {
+                if let Some(ms) = time {
+                    cx.ext::<Rollouts>().reviews.push((s, ms, at));
+                }
+            }
+            ("response_item", "agent_message") if line.text_hash.is_some() => {
+                if let Some(author) = p.author.non_empty() {
+                    let author = cx.ids.intern(author);
+                    let got = Received { parent: s, author, at: TextRef { at, offset }, time, hash: line.text_hash };
+                    cx.ext::<Rollouts>().received.push(got);
+                }
+            }
+            ("response_item", "message") if kind == Kind::UserMessage && line.text_hash.is_some() => {
+                // An older child's reply: `<subagent_notification>` names the child's thread.
+                let text = blocks_text(&p.content.0);
+                if let Some((path, _)) = notification(&text) {
+                    let author = cx.ids.intern(&path);
+                    let got = Received { parent: s, author, at: TextRef { at, offset }, time, hash: line.text_hash };
+                    cx.ext::<Rollouts>().received.push(got);
+                }
+            }
+            ("response_item", "message") if kind == Kind::AssistantMessage => {
+                match self.turn.as_mut() {
+                    Some(o) => {
+                        if !o.final_reply {
+                            cx.turns.list[o.ix].set_reply(rec);
+                            self.reply_hash = line.text_hash;
+                        }
+                    }
+                    None => {
+                        let reply = LooseReply { session: s, text: TextRef { at, offset } };
+                        match self.loose {
+                            Some(i) => cx.loose_replies[i] = reply,
+                            None => {
+                                cx.loose_replies.push(reply);
+                                self.loose = Some(cx.loose_replies.len() - 1);
+                            }
+                        }
+                        self.reply_hash = line.text_hash;
+                    }
+                }
+            }
+            _ => {}
+        }
+        if envelope == "response_item" && (kind == Kind::AssistantMessage || MODEL_OUTPUT.contains(&t)) {
+            self.step_output(cx, rec);
+        }
+    }
+
+    /// Does `line` begin the fork's own history (SPEC 2.5: its own first turn)? Past the first
+    /// `session_meta`'s `subagent_history_start_ordinal` when it gives one; else a turn that
+    /// starts while a copied turn is open (the parent forked mid-turn), or one stamped later than
+    /// the fork instant's second (copied records carry the fork instant).
+    fn replay_ends(&self, line: &Line, envelope: &str, t: &str) -> bool {
+        if self.replay.at.is_none() {
+            return false;
+        }
+        if let (Some(start), Some(o)) = (self.history_start, line.ordinal.get()) {
+            return o >= start;
+        }
+        if envelope != "event_msg" || !matches!(t, "task_started" | "turn_started") {
+            return false;
+        }
+        let later = match (self.replay.second, line.timestamp.as_str().and_then(|s| s.as_bytes().get(..19))) {
+            (Some(fork), Some(here)) => here != fork,
+            _ => false,
+        };
+        self.replay.open_turn || later
+    }
+
+    fn meta(&mut self, cx: &mut Ctx, p: &Payload, id: &str, at: Loc, time: Option<f64>) {
+        let s = cx.sym(id, at);
+        cx.graph.session(s);
+        self.session = Some(s);
+        self.history_start = p.subagent_history_start_ordinal.get();
+        let mut th = thread(s, at, time.or_else(|| p.timestamp.as_str().and_then(crate::wire::rfc3339_ms)));
+        let (mut nickname, mut path, mut spawn_parent) = (p.agent_nickname.non_empty(), p.agent_path.non_empty(), None);
+        match p.source.0.as_ref().map(|s| &s.subagent) {
+            Some(Subagent::Named(name)) => {
+                th.subagent = true;
+                th.review = name.as_str() == Some("review");
+                if let Some(n) = name.non_empty() {
+                    cx.graph.set_label(s, n);
+                }
+            }
+            Some(Subagent::Spawn(spawn)) => {
+                th.subagent = true;
+                if let Some(sp) = spawn {
+                    spawn_parent = sp.parent_thread_id.non_empty();
+                    nickname = nickname.or(sp.agent_nickname.non_empty());
+                    path = path.or(sp.agent_path.non_empty());
+                }
+            }
+            _ => {}
+        }
+        th.subagent |= p.thread_source.as_str() == Some("subagent");
+        let parent = spawn_parent.or(p.parent_thread_id.non_empty());
+        if let (Some(a), Some(b)) = (spawn_parent, p.parent_thread_id.non_empty()) {
+            if a != b {
+                cx.findings.add(
+                    Code::SubagentLinksDisagree,
+                    at,
+                    Some(s),
+                    format!("source.subagent.thread_spawn names `{a}` as the parent, but parent_thread_id names `{b}`: the thread_spawn stands"),
+                );
+            }
+        }
+        th.spawn_parent = parent.map(|p| cx.sym(p, at));
+        th.agent_path = path.map(|p| cx.ids.intern(p));
+        if let Some(label) = nickname.or_else(|| path.map(|p| p.rsplit('/').next().unwrap_or(p))).filter(|l| !l.is_empty())
+        {
+            cx.graph.set_label(s, label);
+        }
+        self.thread = Some(th);
+    }
+
+    fn open(&mut self, ix: usize, id: Option<Sym>, implicit: bool) {
+        self.turn = Some(OpenTurn { ix, id, step: None, implicit, final_reply: false });
+        self.last_turn = Some(ix);
+        self.reply_hash = None;
+    }
+
+    /// Close the open turn at `end` (an implicit turn, or one cut by the next start, ends at the
+    /// last record before it: `end` none).
+    fn close_turn(&mut self, cx: &mut Ctx, end: Option<u32>, reason: Option<&str>) {
+        let Some(o) = self.turn.take() else { return };
+        let end = end.or(if o.implicit { self.prev_own } else { None });
+        if let (Some(step), Some(e)) = (o.step, end) {
+            if let Some(span) = cx.turns.span_mut(o.ix, step) {
+                span.set_end(Some(e));
+            }
+        }
+        if let Some(e) = end {
+            cx.turns.list[o.ix].set_end(e);
+        }
+        cx.turns.set_reason(o.ix, reason);
+        if end.is_none() && !o.implicit {
+            if let Some(start) = cx.turns.list[o.ix].start().and_then(|r| cx.loc_of(r)) {
+                let s = cx.turns.list[o.ix].session;
+                cx.findings.add(
+                    Code::UnclosedAtEnd,
+                    start,
+                    Some(s),
+                    "this turn has no task_complete or turn_aborted: the rollout ends, or the next turn starts, while it is open",
+                );
+            }
+        }
+    }
+
+    /// A model output item: it opens a step when none is open.
+    fn step_output(&mut self, cx: &mut Ctx, rec: u32) {
+        let Some(o) = self.turn.as_mut() else { return };
+        if o.step.is_some() {
+            return;
+        }
+        let n = cx.turns.list[o.ix].steps + 1;
+        cx.turns.list[o.ix].steps = n;
+        o.step = Some(cx.turns.push_span(o.ix, StepSpan::open(n, rec)));
+    }
+
+    /// A usage record that counts a model call: it ends the open step.
+    fn step_counted(&mut self, cx: &mut Ctx, rec: u32) {
+        let Some(o) = self.turn.as_mut() else { return };
+        if let Some(step) = o.step.take() {
+            if let Some(span) = cx.turns.span_mut(o.ix, step) {
+                span.set_end(Some(rec));
+            }
+        }
+    }
+
+    fn add_usage(&mut self, cx: &mut Ctx, s: Sym, c: [u64; 4], rec: u32) {
+        let turn = self.turn.as_ref().map(|o| o.ix);
+        cx.usage.add(s, turn, self.model.as_deref(), usage_of(c));
+        self.step_counted(cx, rec);
+    }
+
+    fn token_count(&mut self, cx: &mut Ctx, s: Sym, p: &Payload, rec: u32) {
+        let Some(info) = p.info.0.as_ref() else { return };
+        let total = info.total_token_usage.0;
+        if self.usage_records {
+            // Counted already, by response, in the rollout's `token_usage_record`s.
+            self.last_total = total.map(|t| t.key()).or(self.last_total);
+            return;
+        }
+        if let Some(t) = total {
+            if self.last_total == Some(t.key()) {
+                // The last count, repeated: no new model call.
+                return;
+            }
+        }
+        let counts = match (info.last_token_usage.0, total) {
+            (Some(last), _) => Some(last.counts()),
+            (None, Some(t)) => {
+                let [a, b, c, d, _] = t.key();
+                let [pa, pb, pc, pd, _] = self.last_total.unwrap_or_default();
+                Some([a.saturating_sub(pa), b.saturating_sub(pb), c.saturating_sub(pc), d.saturating_sub(pd)])
+            }
+            (None, None) => None,
+        };
+        if let Some(t) = total {
+            self.last_total = Some(t.key());
+        }
+        if let Some(c) = counts {
+            self.add_usage(cx, s, c, rec);
+        }
+    }
+
+    fn usage_record(&mut self, cx: &mut Ctx, s: Sym, p: &Payload, rec: u32) {
+        let Some(u) = p.usage.0 else { return };
+        self.usage_records = true;
+        if let Some(id) = p.response_id.non_empty() {
+            if !self.responses.insert(words_hash(id)) {
+                return;
+            }
+        }
+        self.add_usage(cx, s, u.counts(), rec);
+    }
+
+    fn finish(&mut self, cx: &mut Ctx) {
+        // An implicit turn ends with the rollout; an explicit one still open is reported.
+        if self.turn.as_ref().is_some_and(|o| o.implicit) {
+            self.prev_own = self.last_own;
+        }
+        self.close_turn(cx, None, None);
+        if let (Some(at), n @ 1..) = (self.replay.at, self.replay.records) {
+            cx.findings.add(
+                Code::ReplayedHistory,
+                at,
+                self.session,
+                format!("{n} records from this second session_meta on are a fork's copy of its parent's history: shown, but not counted as this thread's events, turns, tokens or reply"),
+            );
+        }
+        let Some(mut th) = self.thread.take() else { return };
+        th.reply = self.reply_hash;
+        th.outcome = match self.last_turn.map(|ix| &cx.turns.list[ix]) {
+            Some(t) if t.end().is_none() => Outcome::Open,
+            Some(t) => match cx.turns.reason(t) {
+                Some("completed") => Outcome::Ok,
+                Some("aborted") => Outcome::Cancelled,
+                _ => Outcome::Open,
+            },
+            None => Outcome::Open,
+        };
+        cx.ext::<Rollouts>().threads.push(th);
+    }
+}
+
+fn thread(s: Sym, at: Loc, time: Option<f64>) -> Thread {
+    Thread {
+        session: s,
+        first: at,
+        last: at,
+        start_time: time,
+        spawn_parent: None,
+        review: false,
+        subagent: false,
+        agent_path: None,
+        outcome: Outcome::Open,
+        reply: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_final_answer_is_its_payload_and_a_notification_its_status() {
+        let t = "Message Type: FINAL_ANSWER\nTask name: /root\nSender: /root/x\nPayload:\nBANANA";
+        assert_eq!(final_answer(t), Some("BANANA"));
+        assert_eq!(final_answer("Message Type: NEW_TASK\nPayload:\nx"), None);
+        let n = r#"<subagent_notification>{"agent_path":"abc","status":{"completed":"done."}}</subagent_notification>"#;
+        assert_eq!(notification(n), Some(("abc".to_owned(), "done.".to_owned())));
+        assert_eq!(words_hash("a  b\n"), words_hash(" a b"));
+        assert_ne!(words_hash("ab"), words_hash("a b"));
+    }
+
+    #[test]
+    fn surprising_field_types_read_as_absent() {
+        let l = parse_line(r#"{"type":"session_meta","payload":{"id":5,"source":["x"],"parent_thread_id":{}}}"#)
+            .expect("an object");
+        let p = l.payload.0.unwrap();
+        assert!(p.id.present() && p.id.as_str().is_none());
+        assert!(p.source.0.is_none());
+        assert!(parse_line("[1]").is_none());
+        assert!(parse_line(r#"{"type":"event_msg","payload":"x"}"#).unwrap().payload.0.is_none());
+    }
+}
