@@ -479,7 +479,8 @@ struct Thread {
     /// It says it is a sub-agent (any `source.subagent`, or `thread_source: "subagent"`).
     subagent: bool,
     agent_path: Option<Sym>,
-    outcome: Outcome,
+    /// From its last turn; `None` when it has no turn (its parent's activities may then say).
+    outcome: Option<Outcome>,
     /// The hash of its last reply.
     reply: Option<u64>,
 }
@@ -492,6 +493,19 @@ struct Activity {
     at: Loc,
     time: Option<f64>,
     started: bool,
+    /// What the activity says of the child's run (`completed`, `interrupted`), if anything.
+    outcome: Option<Outcome>,
+}
+
+/// A `sub_agent_activity` kind: whether it starts the child, and what it says of its run.
+fn activity_kind(kind: Option<&str>) -> (bool, Option<Outcome>) {
+    match kind {
+        None | Some("started") => (true, None),
+        Some("completed") => (false, Some(Outcome::Ok)),
+        Some("interrupted") => (false, Some(Outcome::Cancelled)),
+        Some("errored" | "failed") => (false, Some(Outcome::Error)),
+        Some(_) => (false, None),
+    }
 }
 
 /// What a parent received from a child (`FINAL_ANSWER`, `<subagent_notification>`).
@@ -572,7 +586,9 @@ fn settle_with(cx: &mut Ctx, st: &mut Rollouts) {
         if let Some(p) = t.spawn_parent {
             evidence.push(Evidence { link: Link::ThreadSpawn, parent: p, at: t.first, time: t.start_time });
         }
-        for a in st.activities.iter().filter(|a| a.child == t.session && a.parent != t.session) {
+        // Only a start ties a child to its parent: any thread may interact with any other (a
+        // child messaging `/root` writes an activity naming the root).
+        for a in st.activities.iter().filter(|a| a.started && a.child == t.session && a.parent != t.session) {
             evidence.push(Evidence { link: Link::Activity, parent: a.parent, at: a.at, time: a.time });
         }
         let mut windowed: Vec<(Sym, f64, Loc)> = Vec::new();
@@ -660,10 +676,18 @@ fn settle_with(cx: &mut Ctx, st: &mut Rollouts) {
             _ => cx.graph.open_run(t.session, parent, Some(t.first), link),
         };
         st.linked.insert(t.session, (parent, link, run));
+        // A child without turns: its parent's last activity that says how it ended, if any.
+        let outcome = t.outcome.or_else(|| {
+            st.activities
+                .iter()
+                .filter(|a| a.child == t.session && Some(a.parent) == parent && a.outcome.is_some())
+                .max_by(|a, b| a.time.unwrap_or(f64::NEG_INFINITY).total_cmp(&b.time.unwrap_or(f64::NEG_INFINITY)))
+                .and_then(|a| a.outcome)
+        });
         let node = cx.graph.session(t.session);
         if let Some(r) = node.runs.get_mut(run) {
             r.end = Some(t.last);
-            r.outcome = t.outcome;
+            r.outcome = outcome.unwrap_or(Outcome::Open);
         }
         if let Some(p) = parent {
             attach_received(cx, st, &t, p, run);
@@ -725,8 +749,11 @@ struct Replay {
 struct OpenTurn {
     ix: usize,
     id: Option<Sym>,
-    /// The open step's index among the turn's spans.
+    /// The open step's index among the turn's spans, its last model output, and whether input
+    /// (a tool's output, a message to the model) came after it: the next output is a new call.
     step: Option<usize>,
+    last_output: u32,
+    fed: bool,
     implicit: bool,
     /// A `task_complete.last_agent_message` is the reply (an assistant message then is not).
     final_reply: bool,
@@ -957,16 +984,16 @@ impl Rollout {
             ("event_msg", "sub_agent_activity") => {
                 if let Some(child) = p.agent_thread_id.non_empty() {
                     let child = cx.sym(child, at);
-                    let started = p.activity.as_str().is_none_or(|k| k == "started");
-                    cx.ext::<Rollouts>().activities.push(Activity { parent: s, child, at, time, started });
+                    let (started, outcome) = activity_kind(p.activity.as_str());
+                    cx.ext::<Rollouts>().activities.push(Activity { parent: s, child, at, time, started, outcome });
                 }
             }
             ("event_msg", "item_completed") => {
                 if let Some(item) = p.item.0.as_ref().filter(|i| i.kind.as_str() == Some("SubAgentActivity")) {
                     if let Some(child) = item.agent_thread_id.non_empty() {
                         let child = cx.sym(child, at);
-                        let started = item.activity.as_str().is_none_or(|k| k == "started");
-                        cx.ext::<Rollouts>().activities.push(Activity { parent: s, child, at, time, started });
+                        let (started, outcome) = activity_kind(item.activity.as_str());
+                        cx.ext::<Rollouts>().activities.push(Activity { parent: s, child, at, time, started, outcome });
                     }
                 }
             }
@@ -1016,6 +1043,10 @@ impl Rollout {
         }
         if envelope == "response_item" && (kind == Kind::AssistantMessage || MODEL_OUTPUT.contains(&t)) {
             self.step_output(cx, rec);
+        } else if matches!(kind, Kind::ToolResult | Kind::UserMessage) || t == "agent_message" {
+            if let Some(o) = self.turn.as_mut().filter(|o| o.step.is_some()) {
+                o.fed = true;
+            }
         }
     }
 
@@ -1087,7 +1118,7 @@ impl Rollout {
     }
 
     fn open(&mut self, ix: usize, id: Option<Sym>, implicit: bool) {
-        self.turn = Some(OpenTurn { ix, id, step: None, implicit, final_reply: false });
+        self.turn = Some(OpenTurn { ix, id, step: None, last_output: 0, fed: false, implicit, final_reply: false });
         self.last_turn = Some(ix);
         self.reply_hash = None;
     }
@@ -1119,9 +1150,18 @@ impl Rollout {
         }
     }
 
-    /// A model output item: it opens a step when none is open.
+    /// A model output item: it opens a step when none is open, or when input came since the open
+    /// step's last output (the model was called again; its usage was not recorded).
     fn step_output(&mut self, cx: &mut Ctx, rec: u32) {
         let Some(o) = self.turn.as_mut() else { return };
+        if let (Some(step), true) = (o.step, o.fed) {
+            if let Some(span) = cx.turns.span_mut(o.ix, step) {
+                span.set_end(Some(o.last_output));
+            }
+            o.step = None;
+        }
+        o.last_output = rec;
+        o.fed = false;
         if o.step.is_some() {
             return;
         }
@@ -1204,15 +1244,12 @@ impl Rollout {
         }
         let Some(mut th) = self.thread.take() else { return };
         th.reply = self.reply_hash;
-        th.outcome = match self.last_turn.map(|ix| &cx.turns.list[ix]) {
-            Some(t) if t.end().is_none() => Outcome::Open,
-            Some(t) => match cx.turns.reason(t) {
-                Some("completed") => Outcome::Ok,
-                Some("aborted") => Outcome::Cancelled,
-                _ => Outcome::Open,
-            },
-            None => Outcome::Open,
-        };
+        th.outcome = self.last_turn.map(|ix| &cx.turns.list[ix]).map(|t| match cx.turns.reason(t) {
+            _ if t.end().is_none() => Outcome::Open,
+            Some("completed") => Outcome::Ok,
+            Some("aborted") => Outcome::Cancelled,
+            _ => Outcome::Open,
+        });
         cx.ext::<Rollouts>().threads.push(th);
     }
 }
@@ -1227,7 +1264,7 @@ fn thread(s: Sym, at: Loc, time: Option<f64>) -> Thread {
         review: false,
         subagent: false,
         agent_path: None,
-        outcome: Outcome::Open,
+        outcome: None,
         reply: None,
     }
 }
