@@ -16,6 +16,9 @@
 //! It deliberately does not aim at byte-exact sizes: it stops starting new work once the target is
 //! reached and lets the scripts in flight finish, so a log overshoots by a few kilobytes.
 
+mod codex;
+pub use codex::{generate_codex_tree, CodexTree};
+
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
@@ -99,7 +102,7 @@ pub struct GenStats {
 }
 
 impl GenStats {
-    fn expect(&mut self, code: &'static str) {
+    pub(crate) fn expect(&mut self, code: &'static str) {
         *self.findings.entry(code).or_default() += 1;
     }
 }
@@ -143,10 +146,10 @@ pub fn generate_dsh_session_folder(opts: &GenOptions, dir: &Path) -> io::Result<
 
 /// splitmix64: tiny, fast, and good enough to pick words and branches.
 #[derive(Debug, Clone)]
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -154,13 +157,13 @@ impl Rng {
         z ^ (z >> 31)
     }
     /// Uniform in `0..n` (n > 0).
-    fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         ((self.next() >> 32) * n) >> 32
     }
-    fn range(&mut self, lo: u64, hi: u64) -> u64 {
+    pub(crate) fn range(&mut self, lo: u64, hi: u64) -> u64 {
         lo + self.below(hi - lo + 1)
     }
-    fn chance(&mut self, p: f64) -> bool {
+    pub(crate) fn chance(&mut self, p: f64) -> bool {
         p > 0.0 && ((self.next() >> 11) as f64) < p * (1u64 << 53) as f64
     }
 }

@@ -1043,7 +1043,7 @@ impl Rollout {
         }
         if envelope == "response_item" && (kind == Kind::AssistantMessage || MODEL_OUTPUT.contains(&t)) {
             self.step_output(cx, rec);
-        } else if matches!(kind, Kind::ToolResult | Kind::UserMessage) || t == "agent_message" {
+        } else if envelope == "response_item" && (matches!(kind, Kind::ToolResult | Kind::UserMessage) || t == "agent_message") {
             if let Some(o) = self.turn.as_mut().filter(|o| o.step.is_some()) {
                 o.fed = true;
             }

@@ -4,16 +4,17 @@
 //! (`--format dsh-session-folder` writes a folder of durable logs to `-o DIR`). Prints what it
 //! wrote, and the findings the engine must report, as one JSON object on stderr.
 
-use arbor_gen::{generate, generate_dsh_session_folder, parse_size, Format, GenOptions, GenStats};
+use arbor_gen::{generate, generate_codex_tree, generate_dsh_session_folder, parse_size, Format, GenOptions, GenStats};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: arbor-gen [--format dsh-rpc|dsh-session|dsh-session-folder|copilot-events|copilot-rpc]
+const USAGE: &str = "usage: arbor-gen [--format dsh-rpc|dsh-session|dsh-session-folder|copilot-events|copilot-rpc|codex]
                  [--size 10M] [--depth 2] [--fanout 2] [--seed 1] [--faults 0.0] [-o FILE|DIR]
   --size      target size (K, M, G are binary units); the log ends a few KB past it
   --faults    the chance of each injected fault at each place it can happen (0: a clean log)
-  -o          output file (stdout when absent), or the folder for dsh-session-folder";
+  -o          output file (stdout when absent), or the folder for dsh-session-folder and codex
+              (codex: a sessions/YYYY/MM/DD tree of rollouts)";
 
 fn main() -> ExitCode {
     match run() {
@@ -28,6 +29,7 @@ fn main() -> ExitCode {
 fn run() -> Result<(), String> {
     let mut opts = GenOptions { target_bytes: 10 << 20, ..GenOptions::default() };
     let mut folder = false;
+    let mut codex = false;
     let mut out: Option<PathBuf> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -39,7 +41,9 @@ fn run() -> Result<(), String> {
             }
             "--format" => {
                 let v = val()?;
-                if v == "dsh-session-folder" {
+                if v == "codex" {
+                    codex = true;
+                } else if v == "dsh-session-folder" {
                     folder = true;
                     opts.format = Format::DshSession;
                 } else {
@@ -57,6 +61,14 @@ fn run() -> Result<(), String> {
             "-o" | "--output" => out = Some(PathBuf::from(val()?)),
             other => return Err(format!("unknown argument `{other}`")),
         }
+    }
+    if codex {
+        let dir = out.ok_or("codex needs -o DIR")?;
+        let tree = generate_codex_tree(&opts, &dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let mut json = stats_json(&opts, &tree.stats);
+        json = json.replacen(&format!("\"format\":\"{}\"", opts.format.id()), "\"format\":\"codex\"", 1);
+        eprintln!("{json}");
+        return Ok(());
     }
     let stats = if folder {
         let dir = out.ok_or("dsh-session-folder needs -o DIR")?;
