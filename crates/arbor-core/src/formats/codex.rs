@@ -495,6 +495,8 @@ struct Activity {
     started: bool,
     /// What the activity says of the child's run (`completed`, `interrupted`), if anything.
     outcome: Option<Outcome>,
+    /// The child's agent path, as its parent names it (`FINAL_ANSWER`s are signed with it).
+    path: Option<Sym>,
 }
 
 /// A `sub_agent_activity` kind: whether it starts the child, and what it says of its run.
@@ -531,9 +533,24 @@ struct Rollouts {
     linked: HashMap<Sym, (Option<Sym>, Link, usize)>,
     told: HashSet<(Code, Loc, Option<Sym>)>,
     received_done: HashSet<Sym>,
+    /// `received` by parent, and how many of `received` it covers.
+    received_index: (HashMap<Sym, Vec<usize>>, usize),
 }
 
 impl Rollouts {
+    /// What `parent` received, through an index made on first use (and again when more came).
+    fn received_by_parent(&mut self, parent: Sym) -> impl Iterator<Item = &Received> + '_ {
+        if self.received_index.1 != self.received.len() {
+            let mut index: HashMap<Sym, Vec<usize>> = HashMap::default();
+            for (i, r) in self.received.iter().enumerate() {
+                index.entry(r.parent).or_default().push(i);
+            }
+            self.received_index = (index, self.received.len());
+        }
+        let list = self.received_index.0.get(&parent).map_or(&[][..], Vec::as_slice);
+        list.iter().map(|&i| &self.received[i])
+    }
+
     fn tell(&mut self, cx: &mut Ctx, code: Code, at: Loc, session: Option<Sym>, message: String) {
         if self.told.insert((code, at, session)) {
             cx.findings.add(code, at, session, message);
@@ -573,6 +590,13 @@ fn settle_with(cx: &mut Ctx, st: &mut Rollouts) {
     let mut order: Vec<usize> = (0..st.threads.len()).collect();
     order.sort_by(|&a, &b| cx.ids.name(st.threads[a].session).cmp(cx.ids.name(st.threads[b].session)));
     let by_name = |cx: &Ctx, s: Sym| cx.ids.name(s).to_owned();
+    // Indexes, so that settling is linear in the evidence.
+    let mut acts: HashMap<Sym, Vec<usize>> = HashMap::default();
+    for (i, a) in st.activities.iter().enumerate() {
+        acts.entry(a.child).or_default().push(i);
+    }
+    let mut reviews: Vec<(f64, Sym, Loc)> = st.reviews.iter().map(|&(p, ms, at)| (ms, p, at)).collect();
+    reviews.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut ancestry = Ancestry::default();
     let mut missing_children: Vec<Activity> = Vec::new();
     for a in &st.activities {
@@ -588,14 +612,17 @@ fn settle_with(cx: &mut Ctx, st: &mut Rollouts) {
         }
         // Only a start ties a child to its parent: any thread may interact with any other (a
         // child messaging `/root` writes an activity naming the root).
-        for a in st.activities.iter().filter(|a| a.started && a.child == t.session && a.parent != t.session) {
+        let own: Vec<Activity> = acts.get(&t.session).map_or(Vec::new(), |v| v.iter().map(|&i| st.activities[i]).collect());
+        for a in own.iter().filter(|a| a.started && a.parent != t.session) {
             evidence.push(Evidence { link: Link::Activity, parent: a.parent, at: a.at, time: a.time });
         }
         let mut windowed: Vec<(Sym, f64, Loc)> = Vec::new();
         if t.review {
             if let Some(start) = t.start_time {
-                for &(p, at_ms, at) in &st.reviews {
-                    if p != t.session && (0.0..=REVIEW_WINDOW_MS).contains(&(start - at_ms)) {
+                let from = reviews.partition_point(|r| r.0 < start - REVIEW_WINDOW_MS);
+                let to = reviews.partition_point(|r| r.0 <= start);
+                for &(at_ms, p, at) in &reviews[from..to.max(from)] {
+                    if p != t.session {
                         windowed.push((p, at_ms, at));
                     }
                 }
@@ -678,9 +705,8 @@ fn settle_with(cx: &mut Ctx, st: &mut Rollouts) {
         st.linked.insert(t.session, (parent, link, run));
         // A child without turns: its parent's last activity that says how it ended, if any.
         let outcome = t.outcome.or_else(|| {
-            st.activities
-                .iter()
-                .filter(|a| a.child == t.session && Some(a.parent) == parent && a.outcome.is_some())
+            own.iter()
+                .filter(|a| Some(a.parent) == parent && a.outcome.is_some())
                 .max_by(|a, b| a.time.unwrap_or(f64::NEG_INFINITY).total_cmp(&b.time.unwrap_or(f64::NEG_INFINITY)))
                 .and_then(|a| a.outcome)
         });
@@ -690,7 +716,10 @@ fn settle_with(cx: &mut Ctx, st: &mut Rollouts) {
             r.outcome = outcome.unwrap_or(Outcome::Open);
         }
         if let Some(p) = parent {
-            attach_received(cx, st, &t, p, run);
+            let mut authors: Vec<Sym> = own.iter().filter(|a| a.parent == p).filter_map(|a| a.path).collect();
+            authors.extend(t.agent_path);
+            authors.push(t.session);
+            attach_received(cx, st, &t, p, &authors, run);
         }
     }
     for a in missing_children {
@@ -705,14 +734,13 @@ fn settle_with(cx: &mut Ctx, st: &mut Rollouts) {
 
 /// What `parent` received from the child `t` (its last `FINAL_ANSWER` or notification), compared
 /// with the child's own last reply.
-fn attach_received(cx: &mut Ctx, st: &mut Rollouts, t: &Thread, parent: Sym, run: usize) {
+fn attach_received(cx: &mut Ctx, st: &mut Rollouts, t: &Thread, parent: Sym, authors: &[Sym], run: usize) {
     if st.received_done.contains(&t.session) {
         return;
     }
     let got = st
-        .received
-        .iter()
-        .filter(|r| r.parent == parent && (Some(r.author) == t.agent_path || r.author == t.session))
+        .received_by_parent(parent)
+        .filter(|r| authors.contains(&r.author))
         .max_by(|a, b| a.time.unwrap_or(f64::NEG_INFINITY).total_cmp(&b.time.unwrap_or(f64::NEG_INFINITY)))
         .copied();
     let Some(got) = got else { return };
@@ -985,7 +1013,8 @@ impl Rollout {
                 if let Some(child) = p.agent_thread_id.non_empty() {
                     let child = cx.sym(child, at);
                     let (started, outcome) = activity_kind(p.activity.as_str());
-                    cx.ext::<Rollouts>().activities.push(Activity { parent: s, child, at, time, started, outcome });
+                    let path = p.agent_path.non_empty().map(|x| cx.ids.intern(x));
+                    cx.ext::<Rollouts>().activities.push(Activity { parent: s, child, at, time, started, outcome, path });
                 }
             }
             ("event_msg", "item_completed") => {
@@ -993,7 +1022,8 @@ impl Rollout {
                     if let Some(child) = item.agent_thread_id.non_empty() {
                         let child = cx.sym(child, at);
                         let (started, outcome) = activity_kind(item.activity.as_str());
-                        cx.ext::<Rollouts>().activities.push(Activity { parent: s, child, at, time, started, outcome });
+                        let path = item.agent_path.non_empty().map(|x| cx.ids.intern(x));
+                        cx.ext::<Rollouts>().activities.push(Activity { parent: s, child, at, time, started, outcome, path });
                     }
                 }
             }
