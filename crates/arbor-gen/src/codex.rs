@@ -165,7 +165,7 @@ impl Codex {
         f.meta = meta.clone();
         self.line(&mut f, "session_meta", &meta)?;
         let place = Place { id, path: "/root".into(), depth: 0, paginated, leaf: false };
-        let turns = self.rng.range(4, 16);
+        let turns = self.rng.range(20, 80);
         for t in 0..turns {
             self.out.stats.root_turns += 1;
             self.turn(&mut f, &place, t, turns, None)?;
@@ -205,10 +205,10 @@ impl Codex {
         self.line(f, "event_msg", &format!("{{\"type\":\"user_message\",\"message\":\"{prompt}\",\"images\":[]}}"))?;
         // Replies of background children spawned in the previous turn arrive now.
         self.deliver(f)?;
-        if place.depth == 0 && self.rng.chance(0.15) {
+        if place.depth == 0 && self.rng.chance(0.04) {
             self.review(f, place)?;
         }
-        let calls = if place.depth == 0 { self.rng.range(1, 6) } else { self.rng.range(1, 3) };
+        let calls = if place.depth == 0 { self.rng.range(1, 6) } else { self.rng.range(1, 4) };
         for c in 0..calls {
             self.call(f, place, c + 1 == calls, &turn_id)?;
         }
@@ -242,7 +242,7 @@ impl Codex {
         let enc: String = (0..self.rng.range(200, 900)).map(|i| (b'A' + ((i * 7 + self.clock) % 26) as u8) as char).collect();
         let title = self.words(4, 4);
         self.line(f, "response_item", &format!("{{\"type\":\"reasoning\",\"summary\":[{{\"type\":\"summary_text\",\"text\":\"**{title}**\"}}],\"content\":null,\"encrypted_content\":\"gAAAA{enc}\"}}"))?;
-        let spawn = !place.leaf && place.depth < self.opts.depth && !last && self.rng.chance(if place.depth == 0 { 0.35 } else { 0.2 });
+        let spawn = !place.leaf && place.depth < self.opts.depth && !last && self.rng.chance(if place.depth == 0 { 0.12 } else { 0.08 });
         if spawn {
             let n = self.rng.range(1, u64::from(self.opts.fanout.max(1)));
             for _ in 0..n {
@@ -388,7 +388,7 @@ impl Codex {
             }
             self.tick(1000, 2000);
         }
-        let turns = self.rng.range(1, 3);
+        let turns = self.rng.range(4, 12);
         let mut reply = String::new();
         for t in 0..turns {
             reply = self.turn(&mut f, place, t, turns, None)?;

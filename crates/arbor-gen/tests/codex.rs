@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 fn run(seed: u64, fault_rate: f64) -> (CodexTree, Report, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
-    let opts = GenOptions { target_bytes: 700 << 10, depth: 3, fanout: 3, seed, fault_rate, ..GenOptions::default() };
+    let opts = GenOptions { target_bytes: 2 << 20, depth: 3, fanout: 3, seed, fault_rate, ..GenOptions::default() };
     let tree = generate_codex_tree(&opts, dir.path()).unwrap();
     let report = arbor_core::analyze(&[dir.path().to_path_buf()], &mut ()).report();
     (tree, report, dir)

@@ -102,7 +102,7 @@ impl super::Format for CodexFormat {
     /// A turn's reply: `task_complete.last_agent_message`, or an assistant message's text.
     fn reply_text(&self, line: &[u8]) -> String {
         let Some(l) = parse_bytes(line) else { return String::new() };
-        let Some(p) = l.payload.0.as_ref() else { return String::new() };
+        let Some(p) = l.payload() else { return String::new() };
         if let Some(raw) = p.last_agent_message {
             return decode_raw(raw).map(Cow::into_owned).unwrap_or_default();
         }
@@ -113,7 +113,7 @@ impl super::Format for CodexFormat {
     /// status text of an older `<subagent_notification>`.
     fn received_text(&self, line: &[u8], _key: Option<&str>) -> String {
         let Some(l) = parse_bytes(line) else { return String::new() };
-        let Some(p) = l.payload.0.as_ref() else { return String::new() };
+        let Some(p) = l.payload() else { return String::new() };
         let text = blocks_text(&p.content.0);
         if let Some(answer) = final_answer(&text) {
             return answer.to_owned();
@@ -130,71 +130,57 @@ impl super::Format for CodexFormat {
 struct Empty {}
 
 /// One rollout line, lenient: a field of a surprising type reads as absent. Texts stay raw.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
+/// Parsed in place (`parse_into`): a line is a kilobyte of fields, and moving it cost more than
+/// reading it.
+#[derive(Debug, Default)]
 pub struct Line<'a> {
-    #[serde(borrow)]
     timestamp: Str<'a>,
-    #[serde(borrow, rename = "type")]
     kind: Str<'a>,
     ordinal: Num,
-    #[serde(borrow)]
-    payload: Obj<Payload<'a>>,
+    payload: Payload<'a>,
+    /// `payload` was an object.
+    has_payload: bool,
     /// The words of the line's text, hashed on the worker thread (`text_hash`).
-    #[serde(skip)]
     text_hash: Option<u64>,
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
+impl<'a> Line<'a> {
+    fn payload(&self) -> Option<&Payload<'a>> {
+        self.has_payload.then_some(&self.payload)
+    }
+}
+
+/// A line's `payload`: the union of the fields the reader uses, read in place (`PayloadSeed`).
+#[derive(Debug, Default)]
 struct Payload<'a> {
-    #[serde(borrow, rename = "type")]
     kind: Str<'a>,
     // session_meta
-    #[serde(borrow)]
     id: Str<'a>,
-    #[serde(borrow)]
     timestamp: Str<'a>,
-    #[serde(borrow)]
     parent_thread_id: Str<'a>,
-    #[serde(borrow)]
     agent_nickname: Str<'a>,
-    #[serde(borrow)]
     agent_path: Str<'a>,
-    #[serde(borrow)]
     source: Obj<SourceObj<'a>>,
-    #[serde(borrow)]
     thread_source: Str<'a>,
     subagent_history_start_ordinal: Num,
     // turns
-    #[serde(borrow)]
     turn_id: Str<'a>,
-    #[serde(borrow)]
     last_agent_message: Option<Raw<'a>>,
     // usage
     info: Obj<Info>,
-    #[serde(borrow)]
     response_id: Str<'a>,
     usage: Obj<Tokens>,
     // sub-agents
-    #[serde(borrow)]
     event_id: Str<'a>,
-    #[serde(borrow)]
     agent_thread_id: Str<'a>,
     /// `sub_agent_activity.kind`: started, interacted, interrupted, completed.
-    #[serde(borrow, rename = "kind")]
     activity: Str<'a>,
-    #[serde(borrow)]
     item: Obj<Item<'a>>,
     // response items
-    #[serde(borrow)]
     role: Str<'a>,
-    #[serde(borrow)]
     content: List<Block<'a>>,
-    #[serde(borrow)]
     author: Str<'a>,
     // turn_context
-    #[serde(borrow)]
     model: Str<'a>,
 }
 
@@ -354,12 +340,8 @@ fn starts_object(text: &str) -> bool {
 
 /// Parse one line (a JSON object the shape reads), hashing its reply text when it has one.
 pub fn parse_line(text: &str) -> Option<Line<'_>> {
-    if !starts_object(text) {
-        return None;
-    }
-    let mut line: Line = serde_json::from_str(text).ok()?;
-    line.text_hash = text_hash(&line);
-    Some(line)
+    let mut line = Line::default();
+    parse_in_place(text, &mut line).then_some(line)
 }
 
 fn parse_bytes(bytes: &[u8]) -> Option<Line<'_>> {
@@ -367,20 +349,161 @@ fn parse_bytes(bytes: &[u8]) -> Option<Line<'_>> {
 }
 
 fn parse_into<'a>(text: &'a str, _arena: &'a bumpalo::Bump, out: &mut Line<'a>) -> bool {
-    match parse_line(text) {
-        Some(l) => {
-            *out = l;
-            true
+    parse_in_place(text, out)
+}
+
+/// Read `text` into `out` (a default line); `false` when it is not a JSON object the shape reads.
+fn parse_in_place<'a>(text: &'a str, out: &mut Line<'a>) -> bool {
+    if !starts_object(text) {
+        return false;
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let read = de::DeserializeSeed::deserialize(LineSeed(out), &mut de).is_ok_and(|object| object);
+    if !read || de.end().is_err() {
+        return false;
+    }
+    out.text_hash = text_hash(out);
+    true
+}
+
+/// Reads a line's envelope into a `Line` in place; its value says whether it was an object.
+struct LineSeed<'p, 'a>(&'p mut Line<'a>);
+
+impl<'de: 'a, 'a> de::DeserializeSeed<'de> for LineSeed<'_, 'a> {
+    type Value = bool;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de: 'a, 'a> Visitor<'de> for LineSeed<'_, 'a> {
+    type Value = bool;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<bool, A::Error> {
+        let l = self.0;
+        // A key is borrowed from the line (`Str`), decoded only when it has escapes.
+        while let Some(k) = a.next_key::<Str>()? {
+            match k.as_str().unwrap_or("") {
+                "timestamp" => l.timestamp = a.next_value()?,
+                "type" => l.kind = a.next_value()?,
+                "ordinal" => l.ordinal = a.next_value()?,
+                "payload" => l.has_payload = a.next_value_seed(PayloadSeed(&mut l.payload))?,
+                _ => {
+                    a.next_value::<IgnoredAny>()?;
+                }
+            }
         }
-        None => false,
+        Ok(true)
+    }
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut a: A) -> Result<bool, A::Error> {
+        while a.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(false)
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<bool, E> {
+        Ok(false)
+    }
+}
+
+/// Reads a `payload` object into a `Payload` in place; its value says whether it was an object
+/// (anything else reads as no payload, as `Obj` does).
+struct PayloadSeed<'p, 'a>(&'p mut Payload<'a>);
+
+impl<'de: 'a, 'a> de::DeserializeSeed<'de> for PayloadSeed<'_, 'a> {
+    type Value = bool;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de: 'a, 'a> Visitor<'de> for PayloadSeed<'_, 'a> {
+    type Value = bool;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any value")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<bool, A::Error> {
+        let p = self.0;
+        while let Some(k) = a.next_key::<Str>()? {
+            match k.as_str().unwrap_or("") {
+                "type" => p.kind = a.next_value()?,
+                "id" => p.id = a.next_value()?,
+                "timestamp" => p.timestamp = a.next_value()?,
+                "parent_thread_id" => p.parent_thread_id = a.next_value()?,
+                "agent_nickname" => p.agent_nickname = a.next_value()?,
+                "agent_path" => p.agent_path = a.next_value()?,
+                "source" => p.source = a.next_value()?,
+                "thread_source" => p.thread_source = a.next_value()?,
+                "subagent_history_start_ordinal" => p.subagent_history_start_ordinal = a.next_value()?,
+                "turn_id" => p.turn_id = a.next_value()?,
+                "last_agent_message" => p.last_agent_message = a.next_value()?,
+                "info" => p.info = a.next_value()?,
+                "response_id" => p.response_id = a.next_value()?,
+                "usage" => p.usage = a.next_value()?,
+                "event_id" => p.event_id = a.next_value()?,
+                "agent_thread_id" => p.agent_thread_id = a.next_value()?,
+                "kind" => p.activity = a.next_value()?,
+                "item" => p.item = a.next_value()?,
+                "role" => p.role = a.next_value()?,
+                "content" => p.content = a.next_value()?,
+                "author" => p.author = a.next_value()?,
+                "model" => p.model = a.next_value()?,
+                _ => {
+                    a.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(true)
+    }
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut a: A) -> Result<bool, A::Error> {
+        while a.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(false)
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<bool, E> {
+        Ok(false)
     }
 }
 
 fn prefetch_line(_line: &Line) {}
 
-/// A raw JSON string's value (`None` when the value is not a string).
+/// A raw JSON string's value (`None` when the value is not a string), borrowed when it has no
+/// escapes.
 fn decode_raw(raw: Raw<'_>) -> Option<Cow<'_, str>> {
-    serde_json::from_str::<Cow<str>>(raw.0).ok()
+    match serde_json::from_str::<Str>(raw.0).ok()? {
+        Str::Borrowed(s) => Some(Cow::Borrowed(s)),
+        Str::Owned(s) => Some(Cow::Owned(s.into())),
+        Str::Absent | Str::Other => None,
+    }
 }
 
 /// The text blocks of a content list, concatenated without a separator.
@@ -396,10 +519,12 @@ fn blocks_text(blocks: &[Block]) -> String {
     out
 }
 
-/// Whether a content list's first text starts with `prefix` (read from the raw string, so that
-/// nothing is decoded for the many messages that do not).
+/// Whether a content list's first text starts with `prefix`, ASCII case aside (read from the raw
+/// string, so that nothing is decoded for the many messages that do not).
 fn starts_with(blocks: &[Block], prefix: &str) -> bool {
-    blocks.iter().find_map(|b| b.text).is_some_and(|r| r.0.strip_prefix('"').is_some_and(|s| s.starts_with(prefix)))
+    blocks.iter().find_map(|b| b.text).is_some_and(|r| {
+        r.0.strip_prefix('"').and_then(|s| s.get(..prefix.len())).is_some_and(|s| s.eq_ignore_ascii_case(prefix))
+    })
 }
 
 /// The reply inside a child's `FINAL_ANSWER` agent message: what follows its `Payload:` line.
@@ -411,13 +536,20 @@ fn final_answer(text: &str) -> Option<&str> {
     })
 }
 
-/// An older `<subagent_notification>{"agent_path": …, "status": {"completed": …}}`: the agent it
-/// names and the status text.
+/// An older `<subagent_notification>{"agent_path": …, "status": {"completed": …}}` (the tag in
+/// any case; `agent_id` in some builds): the agent it names and the status text.
 fn notification(text: &str) -> Option<(String, String)> {
-    let body = text.trim().strip_prefix("<subagent_notification>")?;
-    let body = body.strip_suffix("</subagent_notification>").unwrap_or(body).trim();
+    const OPEN: &str = "<subagent_notification>";
+    const CLOSE: &str = "</subagent_notification>";
+    let text = text.trim();
+    let body = text.get(OPEN.len()..).filter(|_| text[..OPEN.len()].eq_ignore_ascii_case(OPEN))?;
+    let body = match body.len().checked_sub(CLOSE.len()) {
+        Some(i) if body.get(i..).is_some_and(|c| c.eq_ignore_ascii_case(CLOSE)) => &body[..i],
+        _ => body,
+    }
+    .trim();
     let v: serde_json::Value = serde_json::from_str(body).ok()?;
-    let path = v.get("agent_path").and_then(|p| p.as_str())?.to_owned();
+    let path = v.get("agent_path").or_else(|| v.get("agent_id")).and_then(|p| p.as_str())?.to_owned();
     let status = v.get("status");
     let text = match status {
         Some(serde_json::Value::Object(m)) => {
@@ -429,12 +561,13 @@ fn notification(text: &str) -> Option<(String, String)> {
     Some((path, text))
 }
 
-/// The hash of a text's words: two texts that differ only in whitespace hash alike (SPEC 2.4).
+/// The hash of a text's words: two texts that differ only in (ASCII) whitespace hash alike
+/// (SPEC 2.4). Bytes, not characters: this runs on every assistant message.
 pub fn words_hash(text: &str) -> u64 {
     use std::hash::{BuildHasher, Hasher};
     let mut h = ahash::RandomState::with_seeds(1, 2, 3, 4).build_hasher();
-    for w in text.split_whitespace() {
-        h.write(w.as_bytes());
+    for w in text.as_bytes().split(u8::is_ascii_whitespace).filter(|w| !w.is_empty()) {
+        h.write(w);
         h.write_u8(0xff);
     }
     h.finish()
@@ -443,7 +576,7 @@ pub fn words_hash(text: &str) -> u64 {
 /// On the worker thread: the hash of the text `settle` compares, for the lines that hold one (a
 /// turn's final message, an assistant message, what a parent received from a child).
 fn text_hash(line: &Line) -> Option<u64> {
-    let p = line.payload.0.as_ref()?;
+    let p = line.payload()?;
     match (line.kind.as_str()?, p.kind.as_str()?) {
         ("event_msg", "task_complete" | "turn_complete") => Some(words_hash(&decode_raw(p.last_agent_message?)?)),
         ("response_item", "message") if p.role.as_str() == Some("assistant") => {
@@ -903,7 +1036,7 @@ impl Rollout {
 
     fn line(&mut self, cx: &mut Ctx, line: &Line, at: Loc, offset: u64) {
         let empty = Payload::default();
-        let p = line.payload.0.as_ref().unwrap_or(&empty);
+        let p = line.payload().unwrap_or(&empty);
         let envelope = line.kind.as_str().unwrap_or("");
         let t = p.kind.as_str().unwrap_or("");
         let time = line.timestamp.as_str().and_then(|s| self.clock.ms(s));
@@ -1310,6 +1443,9 @@ mod tests {
         assert_eq!(final_answer("Message Type: NEW_TASK\nPayload:\nx"), None);
         let n = r#"<subagent_notification>{"agent_path":"abc","status":{"completed":"done."}}</subagent_notification>"#;
         assert_eq!(notification(n), Some(("abc".to_owned(), "done.".to_owned())));
+        let n = r#"<SUBAGENT_NOTIFICATION>{"agent_id":"a1","status":{"completed":"ok"}}</subagent_notification>"#;
+        assert_eq!(notification(n), Some(("a1".to_owned(), "ok".to_owned())));
+        assert_eq!(notification("<subagent_notification>done</subagent_notification>"), None);
         assert_eq!(words_hash("a  b\n"), words_hash(" a b"));
         assert_ne!(words_hash("ab"), words_hash("a b"));
     }
@@ -1318,10 +1454,10 @@ mod tests {
     fn surprising_field_types_read_as_absent() {
         let l = parse_line(r#"{"type":"session_meta","payload":{"id":5,"source":["x"],"parent_thread_id":{}}}"#)
             .expect("an object");
-        let p = l.payload.0.unwrap();
+        let p = l.payload().unwrap();
         assert!(p.id.present() && p.id.as_str().is_none());
         assert!(p.source.0.is_none());
         assert!(parse_line("[1]").is_none());
-        assert!(parse_line(r#"{"type":"event_msg","payload":"x"}"#).unwrap().payload.0.is_none());
+        assert!(parse_line(r#"{"type":"event_msg","payload":"x"}"#).unwrap().payload().is_none());
     }
 }
