@@ -120,7 +120,8 @@ fn every_corpus_rollout_loads_alone_and_every_line_is_a_record() {
 // ---------------------------------------------------------------------------------------------
 // Bad input.
 
-const META: &str = r#"{"timestamp":"2026-09-12T00:00:00.000Z","type":"session_meta","payload":{"id":"R","source":"cli"}}"#;
+const META: &str =
+    r#"{"timestamp":"2026-09-12T00:00:00.000Z","type":"session_meta","payload":{"id":"R","source":"cli"}}"#;
 const START: &str =
     r#"{"timestamp":"2026-09-12T00:00:01.000Z","type":"event_msg","payload":{"type":"task_started","turn_id":"t"}}"#;
 
@@ -186,7 +187,10 @@ fn a_folder_of_mixed_formats_reads_each_file_in_its_own_and_accounts_for_every_l
     w("notes.log", "just text\n");
     let r = common::report(&[dir.path().to_path_buf()]);
     let formats: Vec<(&str, &str)> = r.inputs.iter().map(|i| (i.file.as_str(), i.format.as_str())).collect();
-    assert_eq!(formats[..3], [("claude.jsonl", formats[0].1), ("events.jsonl", "copilot-events"), ("notes.log", "unknown")]);
+    assert_eq!(
+        formats[..3],
+        [("claude.jsonl", formats[0].1), ("events.jsonl", "copilot-events"), ("notes.log", "unknown")]
+    );
     assert_ne!(formats[0].1, "codex", "a Claude Code line is not a rollout's");
     assert_eq!(formats[3..], [("rollout.jsonl", "codex"), ("rpc.jsonl", "dsh-rpc")]);
     let rollout = &r.inputs[3];
@@ -232,7 +236,14 @@ fn case() -> impl Strategy<Value = Case> {
         [0..5usize, 0..5usize, 0..5usize],
         Just((0..4).collect::<Vec<usize>>()).prop_shuffle(),
     )
-        .prop_map(|(spawn, activity, window, noise, at, file_order)| Case { spawn, activity, window, noise, at, file_order })
+        .prop_map(|(spawn, activity, window, noise, at, file_order)| Case {
+            spawn,
+            activity,
+            window,
+            noise,
+            at,
+            file_order,
+        })
 }
 
 const PARENTS: [&str; 3] = ["P0", "P1", "P2"];
@@ -241,9 +252,17 @@ fn write_case(dir: &Path, c: &Case) -> Vec<PathBuf> {
     let ts = |s: u32, ms: u32| format!("2026-09-12T00:00:{s:02}.{ms:03}Z");
     let mut files = Vec::new();
     for (i, parent) in PARENTS.iter().enumerate() {
-        let mut lines = vec![format!(r#"{{"timestamp":"{}","type":"session_meta","payload":{{"id":"{parent}","source":"cli"}}}}"#, ts(0, 0))];
+        let mut lines = vec![format!(
+            r#"{{"timestamp":"{}","type":"session_meta","payload":{{"id":"{parent}","source":"cli"}}}}"#,
+            ts(0, 0)
+        )];
         let mut body: Vec<String> = (0..c.noise[i])
-            .map(|n| format!(r#"{{"timestamp":"{}","type":"event_msg","payload":{{"type":"agent_reasoning","text":"n{n}"}}}}"#, ts(1, n as u32)))
+            .map(|n| {
+                format!(
+                    r#"{{"timestamp":"{}","type":"event_msg","payload":{{"type":"agent_reasoning","text":"n{n}"}}}}"#,
+                    ts(1, n as u32)
+                )
+            })
             .collect();
         let mut evidence = Vec::new();
         if c.activity == Some(i) {
@@ -262,11 +281,15 @@ fn write_case(dir: &Path, c: &Case) -> Vec<PathBuf> {
         files.push(path);
     }
     let source = match (c.spawn, c.window.is_some()) {
-        (Some(p), _) => format!(r#"{{"subagent":{{"thread_spawn":{{"parent_thread_id":"{}","agent_path":"/root/k"}}}}}}"#, PARENTS[p]),
+        (Some(p), _) => format!(
+            r#"{{"subagent":{{"thread_spawn":{{"parent_thread_id":"{}","agent_path":"/root/k"}}}}}}"#,
+            PARENTS[p]
+        ),
         (None, true) => r#"{"subagent":"review"}"#.to_owned(),
         (None, false) => r#"{"subagent":"other"}"#.to_owned(),
     };
-    let child = format!(r#"{{"timestamp":"{}","type":"session_meta","payload":{{"id":"K","source":{source}}}}}"#, ts(5, 300));
+    let child =
+        format!(r#"{{"timestamp":"{}","type":"session_meta","payload":{{"id":"K","source":{source}}}}}"#, ts(5, 300));
     let path = dir.join("K.jsonl");
     std::fs::write(&path, child + "\n").unwrap();
     files.push(path);

@@ -123,7 +123,15 @@ impl Codex {
         let w = BufWriter::with_capacity(1 << 16, std::fs::File::create(folder.join(name))?);
         self.out.stats.files += 1;
         self.out.stats.sessions += 1;
-        Ok(File { w, paginated, ordinal: 0, turn_lines: Vec::new(), meta: String::new(), total: [0; 3], pending: Vec::new() })
+        Ok(File {
+            w,
+            paginated,
+            ordinal: 0,
+            turn_lines: Vec::new(),
+            meta: String::new(),
+            total: [0; 3],
+            pending: Vec::new(),
+        })
     }
 
     /// Write one record: the envelope around `payload` at the clock's time.
@@ -194,11 +202,21 @@ impl Codex {
         f.turn_lines.clear();
         let turn_id = format!("{}-t{t}", &place.id[..8]);
         self.tick(500, 3000);
-        self.line(f, "event_msg", &format!("{{\"type\":\"task_started\",\"turn_id\":\"{turn_id}\",\"model_context_window\":258400}}"))?;
+        self.line(
+            f,
+            "event_msg",
+            &format!("{{\"type\":\"task_started\",\"turn_id\":\"{turn_id}\",\"model_context_window\":258400}}"),
+        )?;
         self.out.stats.turns += 1;
         let model = if place.depth == 0 { "gpt-5.2-codex" } else { "gpt-5.1-codex-mini" };
         self.tick(5, 40);
-        self.line(f, "turn_context", &format!("{{\"turn_id\":\"{turn_id}\",\"cwd\":\"/work/demo\",\"model\":\"{model}\",\"effort\":\"medium\"}}"))?;
+        self.line(
+            f,
+            "turn_context",
+            &format!(
+                "{{\"turn_id\":\"{turn_id}\",\"cwd\":\"/work/demo\",\"model\":\"{model}\",\"effort\":\"medium\"}}"
+            ),
+        )?;
         let prompt = self.words(4, 30);
         self.tick(5, 40);
         self.line(f, "response_item", &format!("{{\"type\":\"message\",\"role\":\"user\",\"content\":[{{\"type\":\"input_text\",\"text\":\"{prompt}\"}}]}}"))?;
@@ -215,7 +233,11 @@ impl Codex {
         if self.rng.chance(0.05) {
             self.tick(100, 900);
             let summary = self.words(12, 12);
-            self.line(f, "compacted", &format!("{{\"message\":\"{summary}\",\"window_number\":1,\"replacement_history\":[]}}"))?;
+            self.line(
+                f,
+                "compacted",
+                &format!("{{\"message\":\"{summary}\",\"window_number\":1,\"replacement_history\":[]}}"),
+            )?;
             self.line(f, "event_msg", "{\"type\":\"context_compacted\"}")?;
         }
         // The turn's last model call: its final message.
@@ -239,10 +261,14 @@ impl Codex {
     /// One model call: reasoning, a tool call, its count, the tool's output; maybe a spawn.
     fn call(&mut self, f: &mut File, place: &Place, last: bool, turn_id: &str) -> io::Result<()> {
         self.tick(500, 5000);
-        let enc: String = (0..self.rng.range(200, 900)).map(|i| (b'A' + ((i * 7 + self.clock) % 26) as u8) as char).collect();
+        let enc: String =
+            (0..self.rng.range(200, 900)).map(|i| (b'A' + ((i * 7 + self.clock) % 26) as u8) as char).collect();
         let title = self.words(4, 4);
         self.line(f, "response_item", &format!("{{\"type\":\"reasoning\",\"summary\":[{{\"type\":\"summary_text\",\"text\":\"**{title}**\"}}],\"content\":null,\"encrypted_content\":\"gAAAA{enc}\"}}"))?;
-        let spawn = !place.leaf && place.depth < self.opts.depth && !last && self.rng.chance(if place.depth == 0 { 0.12 } else { 0.08 });
+        let spawn = !place.leaf
+            && place.depth < self.opts.depth
+            && !last
+            && self.rng.chance(if place.depth == 0 { 0.12 } else { 0.08 });
         if spawn {
             let n = self.rng.range(1, u64::from(self.opts.fanout.max(1)));
             for _ in 0..n {
@@ -316,7 +342,8 @@ impl Codex {
         }
         self.tokens(f)?;
         let leaf = unlinked || lost_parent;
-        let child = Place { id: id.clone(), path: path.clone(), depth: place.depth + 1, paginated: place.paginated, leaf };
+        let child =
+            Place { id: id.clone(), path: path.clone(), depth: place.depth + 1, paginated: place.paginated, leaf };
         let reply = self.child(f, &child, &place.id, fork, unlinked, lost_parent)?;
         self.tick(5, 100);
         self.line(f, "response_item", &format!("{{\"type\":\"function_call_output\",\"call_id\":\"{call_id}\",\"output\":\"{{\\\"task_name\\\":\\\"{path}\\\"}}\"}}"))?;
@@ -338,7 +365,15 @@ impl Codex {
     }
 
     /// A child's rollout; its last reply, when its parent will hear of it.
-    fn child(&mut self, parent: &mut File, place: &Place, parent_id: &str, fork: bool, unlinked: bool, lost: bool) -> io::Result<Option<String>> {
+    fn child(
+        &mut self,
+        parent: &mut File,
+        place: &Place,
+        parent_id: &str,
+        fork: bool,
+        unlinked: bool,
+        lost: bool,
+    ) -> io::Result<Option<String>> {
         self.tick(5, 100);
         let mut f = self.open(&place.id, place.paginated)?;
         self.out.stats.runs += 1;
@@ -358,7 +393,11 @@ impl Codex {
         if lost {
             self.out.stats.expect("missing-parent-session");
         }
-        let history_start = if fork && place.paginated { format!(",\"subagent_history_start_ordinal\":{}", parent.turn_lines.len() + 2) } else { String::new() };
+        let history_start = if fork && place.paginated {
+            format!(",\"subagent_history_start_ordinal\":{}", parent.turn_lines.len() + 2)
+        } else {
+            String::new()
+        };
         let forked = if fork { format!(",\"forked_from_id\":\"{parent_id}\"") } else { String::new() };
         let meta = format!(
             "{{\"id\":\"{}\",\"session_id\":\"root\",\"timestamp\":\"{}\",\"cwd\":\"/work/demo\",\"originator\":\"codex_cli_rs\",\"cli_version\":\"0.147.0\",\"source\":{source},\"thread_source\":\"subagent\",\"history_mode\":\"{}\",\"multi_agent_version\":\"v2\"{forked}{history_start}}}",
@@ -420,7 +459,8 @@ impl Codex {
         }
         let meta = format!("{{\"id\":\"{id}\",\"timestamp\":\"{}\",\"cwd\":\"/work/demo\",\"originator\":\"codex_cli_rs\",\"cli_version\":\"0.77.0\",\"source\":{{\"subagent\":\"review\"}}}}", iso(self.clock));
         self.line(&mut r, "session_meta", &meta)?;
-        let child = Place { id, path: format!("{}/review", place.path), depth: place.depth + 1, paginated: false, leaf: true };
+        let child =
+            Place { id, path: format!("{}/review", place.path), depth: place.depth + 1, paginated: false, leaf: true };
         self.turn(&mut r, &child, 0, 1, None)?;
         self.close(r)?;
         self.tick(100, 500);

@@ -30,7 +30,11 @@ fn check(seed: u64, fault_rate: f64) {
     let windows = r.sessions.iter().flat_map(|x| &x.runs).filter(|run| run.link == Link::TimeWindow).count() as u64;
     assert_eq!(windows, tree.windows, "{what}: review windows");
     let total = r.usage.as_ref().map(|u| u.total).unwrap_or_default();
-    assert_eq!((total.input, total.cache_read, total.output), (tree.input, tree.cache_read, tree.output), "{what}: tokens");
+    assert_eq!(
+        (total.input, total.cache_read, total.output),
+        (tree.input, tree.cache_read, tree.output),
+        "{what}: tokens"
+    );
     let mut codes: BTreeMap<String, u64> = BTreeMap::new();
     for d in &r.diagnostics {
         *codes.entry(d.code.clone()).or_default() += 1;

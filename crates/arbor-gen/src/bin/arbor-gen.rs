@@ -9,7 +9,8 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: arbor-gen [--format dsh-rpc|dsh-session|dsh-session-folder|copilot-events|copilot-rpc|codex]
+const USAGE: &str =
+    "usage: arbor-gen [--format dsh-rpc|dsh-session|dsh-session-folder|copilot-events|copilot-rpc|codex]
                  [--size 10M] [--depth 2] [--fanout 2] [--seed 1] [--faults 0.0] [-o FILE|DIR]
   --size      target size (K, M, G are binary units); the log ends a few KB past it
   --faults    the chance of each injected fault at each place it can happen (0: a clean log)
