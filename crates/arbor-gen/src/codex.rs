@@ -485,20 +485,11 @@ fn iso(ms: u64) -> String {
     format!("{d}T{t}Z")
 }
 
-/// `("YYYY-MM-DD", "HH:MM:SS.mmm")` of epoch milliseconds (UTC; Howard Hinnant's civil date).
+/// `("YYYY-MM-DD", "HH:MM:SS.mmm")` of epoch milliseconds (UTC).
 fn stamp(ms: u64) -> (String, String) {
     let secs = ms / 1000;
-    let days = (secs / 86_400) as i64;
     let sod = secs % 86_400;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
+    let (y, m, d) = crate::civil_from_days((secs / 86_400) as i64);
     (
         format!("{y:04}-{m:02}-{d:02}"),
         format!("{:02}:{:02}:{:02}.{:03}", sod / 3600, sod / 60 % 60, sod % 60, ms % 1000),

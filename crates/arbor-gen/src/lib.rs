@@ -144,6 +144,19 @@ pub fn generate_dsh_session_folder(opts: &GenOptions, dir: &Path) -> io::Result<
     Ok(g.finish())
 }
 
+/// The (year, month, day) of a day count since 1970-01-01 (Howard Hinnant's civil_from_days).
+pub(crate) fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
 /// splitmix64: tiny, fast, and good enough to pick words and branches.
 #[derive(Debug, Clone)]
 pub(crate) struct Rng(pub(crate) u64);
@@ -1569,16 +1582,7 @@ impl Gen {
         let secs = ms / 1000;
         let days = (secs / 86_400) as i64;
         let sod = secs % 86_400;
-        // Howard Hinnant's civil_from_days.
-        let z = days + 719_468;
-        let era = z.div_euclid(146_097);
-        let doe = z - era * 146_097;
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-        let mp = (5 * doy + 2) / 153;
-        let d = doy - (153 * mp + 2) / 5 + 1;
-        let m = if mp < 10 { mp + 3 } else { mp - 9 };
-        let y = yoe + era * 400 + i64::from(m <= 2);
+        let (y, m, d) = civil_from_days(days);
         let two = |b: &mut Vec<u8>, v: u64| {
             b.push(b'0' + (v / 10) as u8);
             b.push(b'0' + (v % 10) as u8);

@@ -122,6 +122,38 @@ impl super::Format for CodexFormat {
     }
 }
 
+/// The methods of a lenient visitor for what is not an object: the value is skipped and reads
+/// as `$none` (a string too, unless the visitor reads strings itself: `no str`).
+macro_rules! not_an_object {
+    ($none:expr) => {
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        not_an_object!($none, no str);
+    };
+    ($none:expr, no str) => {
+        fn visit_seq<A: de::SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+            while a.next_element::<IgnoredAny>()?.is_some() {}
+            Ok($none)
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+    };
+}
+
 // ---------------------------------------------------------------------------------------------
 // The line shape.
 
@@ -237,25 +269,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Subagent<'a> {
                 let s = SpawnObj::deserialize(de::value::MapAccessDeserializer::new(a))?;
                 Ok(Subagent::Spawn(s.thread_spawn.0))
             }
-            fn visit_seq<A: de::SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
-                while a.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Subagent::None)
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(Subagent::None)
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(Subagent::None)
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(Subagent::None)
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(Subagent::None)
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(Subagent::None)
-            }
+            not_an_object!(Subagent::None, no str);
         }
         d.deserialize_any(V(std::marker::PhantomData))
     }
@@ -397,28 +411,7 @@ impl<'de: 'a, 'a> Visitor<'de> for LineSeed<'_, 'a> {
         }
         Ok(true)
     }
-    fn visit_seq<A: de::SeqAccess<'de>>(self, mut a: A) -> Result<bool, A::Error> {
-        while a.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(false)
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<bool, E> {
-        Ok(false)
-    }
+    not_an_object!(false);
 }
 
 /// Reads a `payload` object into a `Payload` in place; its value says whether it was an object
@@ -470,28 +463,7 @@ impl<'de: 'a, 'a> Visitor<'de> for PayloadSeed<'_, 'a> {
         }
         Ok(true)
     }
-    fn visit_seq<A: de::SeqAccess<'de>>(self, mut a: A) -> Result<bool, A::Error> {
-        while a.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(false)
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<bool, E> {
-        Ok(false)
-    }
+    not_an_object!(false);
 }
 
 fn prefetch_line(_line: &Line) {}
