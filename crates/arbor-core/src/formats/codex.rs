@@ -174,6 +174,9 @@ pub struct Line<'a> {
     has_payload: bool,
     /// The words of the line's text, hashed on the worker thread (`text_hash`).
     text_hash: Option<u64>,
+    /// Where a reply's text is in the line when it is one JSON string (start, length, quotes
+    /// included): the report then reads back just that (`Ctx::text_spans`).
+    text_span: Option<(u32, u32)>,
 }
 
 impl<'a> Line<'a> {
@@ -377,7 +380,27 @@ fn parse_in_place<'a>(text: &'a str, out: &mut Line<'a>) -> bool {
         return false;
     }
     out.text_hash = text_hash(out);
+    out.text_span = text_span(text, out);
     true
+}
+
+/// The place of a reply's text in `text`: a `task_complete`'s `last_agent_message`, or the one
+/// text block of an assistant message.
+fn text_span(text: &str, line: &Line) -> Option<(u32, u32)> {
+    let p = line.payload()?;
+    let raw = match (line.kind.as_str()?, p.kind.as_str()?) {
+        ("event_msg", "task_complete" | "turn_complete") => p.last_agent_message?,
+        ("response_item", "message") if p.role.as_str() == Some("assistant") => match &p.content.0[..] {
+            [one] if matches!(one.kind.as_str(), Some("output_text" | "text")) => one.text?,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    if !raw.0.starts_with('"') {
+        return None;
+    }
+    let start = (raw.0.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+    Some((u32::try_from(start).ok()?, u32::try_from(raw.0.len()).ok()?))
 }
 
 /// Reads a line's envelope into a `Line` in place; its value says whether it was an object.
@@ -536,11 +559,105 @@ fn notification(text: &str) -> Option<(String, String)> {
 /// The hash of a text's words: two texts that differ only in (ASCII) whitespace hash alike
 /// (SPEC 2.4). Bytes, not characters: this runs on every assistant message.
 pub fn words_hash(text: &str) -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = ahash::RandomState::with_seeds(1, 2, 3, 4).build_hasher();
-    for w in text.as_bytes().split(u8::is_ascii_whitespace).filter(|w| !w.is_empty()) {
-        h.write(w);
-        h.write_u8(0xff);
+    let mut h = Words::default();
+    h.feed(text.as_bytes());
+    h.finish()
+}
+
+/// Hashes words fed in pieces (a word may run on from one piece into the next): FNV-1a over
+/// each word's bytes and a separator after it, byte by byte, so that the pieces' cuts do not
+/// matter, only where the words break.
+struct Words {
+    h: u64,
+    in_word: bool,
+}
+
+impl Default for Words {
+    fn default() -> Self {
+        Words { h: 0xcbf2_9ce4_8422_2325, in_word: false }
+    }
+}
+
+impl Words {
+    fn byte(&mut self, b: u8) {
+        self.h = (self.h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+
+    fn feed(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            if b.is_ascii_whitespace() {
+                if self.in_word {
+                    self.byte(0xff);
+                    self.in_word = false;
+                }
+            } else {
+                self.in_word = true;
+                self.byte(b);
+            }
+        }
+    }
+
+    /// A raw JSON string's value, decoded as it is fed (a message's text is never held twice);
+    /// `false` when it is not a string whose escapes decode.
+    fn feed_raw(&mut self, raw: Raw<'_>) -> bool {
+        let Some(body) = raw.0.strip_prefix('"').and_then(|b| b.strip_suffix('"')) else { return false };
+        let b = body.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            let j = b[i..].iter().position(|&c| c == b'\\').map_or(b.len(), |k| i + k);
+            self.feed(&b[i..j]);
+            if j >= b.len() {
+                break;
+            }
+            let (c, len) = match b.get(j + 1) {
+                Some(b'n') => ('\n', 2),
+                Some(b't') => ('\t', 2),
+                Some(b'r') => ('\r', 2),
+                Some(b'f') => ('\u{c}', 2),
+                Some(b'b') => ('\u{8}', 2),
+                Some(&q @ (b'"' | b'\\' | b'/')) => (q as char, 2),
+                Some(b'u') => {
+                    let hex = |at: usize| body.get(at..at + 4).and_then(|h| u32::from_str_radix(h, 16).ok());
+                    match hex(j + 2) {
+                        Some(hi @ 0xD800..=0xDBFF) if body.get(j + 6..j + 8) == Some("\\u") => {
+                            match hex(j + 8).filter(|lo| (0xDC00..=0xDFFF).contains(lo)) {
+                                Some(lo) => (char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)).unwrap_or('\u{fffd}'), 12),
+                                None => return false,
+                            }
+                        }
+                        Some(n) => match char::from_u32(n) {
+                            Some(c) => (c, 6),
+                            None => return false,
+                        },
+                        None => return false,
+                    }
+                }
+                _ => return false,
+            };
+            let mut buf = [0u8; 4];
+            self.feed(c.encode_utf8(&mut buf).as_bytes());
+            i = j + len;
+        }
+        true
+    }
+
+    fn finish(mut self) -> u64 {
+        if self.in_word {
+            self.byte(0xff);
+        }
+        self.h
+    }
+}
+
+/// The words hash of a content list's text blocks, concatenated, decoded as they are fed.
+fn blocks_hash(blocks: &[Block]) -> u64 {
+    let mut h = Words::default();
+    for b in blocks {
+        if matches!(b.kind.as_str(), Some("output_text" | "input_text" | "text")) {
+            if let Some(raw) = b.text {
+                h.feed_raw(raw);
+            }
+        }
     }
     h.finish()
 }
@@ -550,10 +667,11 @@ pub fn words_hash(text: &str) -> u64 {
 fn text_hash(line: &Line) -> Option<u64> {
     let p = line.payload()?;
     match (line.kind.as_str()?, p.kind.as_str()?) {
-        ("event_msg", "task_complete" | "turn_complete") => Some(words_hash(&decode_raw(p.last_agent_message?)?)),
-        ("response_item", "message") if p.role.as_str() == Some("assistant") => {
-            Some(words_hash(&blocks_text(&p.content.0)))
+        ("event_msg", "task_complete" | "turn_complete") => {
+            let mut h = Words::default();
+            h.feed_raw(p.last_agent_message?).then(|| h.finish())
         }
+        ("response_item", "message") if p.role.as_str() == Some("assistant") => Some(blocks_hash(&p.content.0)),
         ("response_item", "agent_message") if starts_with(&p.content.0, "Message Type: FINAL_ANSWER") => {
             Some(words_hash(final_answer(&blocks_text(&p.content.0))?))
         }
@@ -1087,6 +1205,7 @@ impl Rollout {
                 if matches {
                     if let (Some((r, hash)), Some(o)) = (reply, self.turn.as_mut()) {
                         cx.turns.list[o.ix].set_reply(r);
+                        cx.text_spans.extend(line.text_span.map(|span| (r, span)));
                         o.final_reply = true;
                         self.reply_hash = hash;
                     }
@@ -1098,6 +1217,7 @@ impl Rollout {
                     let mut t = TurnRec::new(s, None, turn_id, None, Some(rec));
                     if let Some((r, hash)) = reply {
                         t.set_reply(r);
+                        cx.text_spans.extend(line.text_span.map(|span| (r, span)));
                         self.reply_hash = hash;
                     }
                     cx.turns.list.push(t);
@@ -1154,6 +1274,7 @@ impl Rollout {
                 }
             }
             ("response_item", "message") if kind == Kind::AssistantMessage => {
+                cx.text_spans.extend(line.text_span.map(|span| (rec, span)));
                 match self.turn.as_mut() {
                     Some(o) => {
                         if !o.final_reply {
@@ -1420,6 +1541,11 @@ mod tests {
         assert_eq!(notification("<subagent_notification>done</subagent_notification>"), None);
         assert_eq!(words_hash("a  b\n"), words_hash(" a b"));
         assert_ne!(words_hash("ab"), words_hash("a b"));
+        // Fed raw and in pieces, a text hashes as its decoded whole does.
+        let mut h = Words::default();
+        assert!(h.feed_raw(Raw(r#""caf\u00e9 \ud83d\ude00\nfo""#)) && h.feed_raw(Raw(r#""o\tbar \"q\"""#)));
+        assert_eq!(h.finish(), words_hash("café 😀\nfoo\tbar \"q\""));
+        assert!(!Words::default().feed_raw(Raw(r#""bad \x""#)));
     }
 
     #[test]
