@@ -283,7 +283,7 @@ impl Codex {
         self.line(f, "response_item", &format!("{{\"type\":\"function_call\",\"name\":\"{tool}\",\"arguments\":\"{{\\\"command\\\":\\\"{command}\\\"}}\",\"call_id\":\"{call_id}\"}}"))?;
         self.tokens(f)?;
         self.tick(50, 2000);
-        let output = self.words(10, 400);
+        let output = self.words(40, 1500);
         self.line(f, "response_item", &format!("{{\"type\":\"function_call_output\",\"call_id\":\"{call_id}\",\"output\":\"Exit code: 0\\nOutput:\\n{output}\"}}"))?;
         Ok(())
     }
