@@ -32,7 +32,9 @@
 //! other formats do; reasoning tokens are part of `output_tokens` and counted there.
 //!
 //! **Re-running `settle`.** The evidence is kept, not consumed: settling again (a followed log
-//! that grew) links what is new, extends the runs it made before, and tells no finding twice.
+//! that grew, a rollout that appeared) extends the runs it made before and tells no finding
+//! twice; a child whose parent changes (its parent's rollout appeared) gets a new run under it,
+//! since runs are never rewritten, and what was told of the old link stays told.
 
 use super::{FormatInfo, HeadLine, Machine, Reading};
 use crate::ctx::{Ctx, Kind, LooseReply, ReceivedRec, TextRef};
@@ -1546,6 +1548,45 @@ mod tests {
         assert!(h.feed_raw(Raw(r#""caf\u00e9 \ud83d\ude00\nfo""#)) && h.feed_raw(Raw(r#""o\tbar \"q\"""#)));
         assert_eq!(h.finish(), words_hash("café 😀\nfoo\tbar \"q\""));
         assert!(!Words::default().feed_raw(Raw(r#""bad \x""#)));
+    }
+
+    /// Settling again (a followed log that grew) keeps each run and tells no finding twice; a
+    /// parent that arrives later is linked then.
+    #[test]
+    fn settling_again_extends_what_it_made_and_repeats_nothing() {
+        let mut cx = Ctx::default();
+        let at = |file, line| Loc { file, line };
+        let (root, child, orphan) = (cx.ids.intern("root"), cx.ids.intern("child"), cx.ids.intern("orphan"));
+        for s in [root, child, orphan] {
+            cx.graph.session(s);
+        }
+        let mut c = thread(child, at(1, 1), Some(0.0));
+        c.spawn_parent = Some(root);
+        c.subagent = true;
+        let mut o = thread(orphan, at(2, 1), Some(0.0));
+        o.subagent = true;
+        cx.ext::<Rollouts>().threads.extend([thread(root, at(0, 1), Some(0.0)), c, o]);
+        settle(&mut cx);
+        let findings = cx.findings.list.len();
+        cx.ext::<Rollouts>().threads[1].last = at(1, 9);
+        settle(&mut cx);
+        assert_eq!(cx.findings.list.len(), findings, "no finding twice");
+        let runs = &cx.graph.get(child).unwrap().runs;
+        assert_eq!((runs.len(), runs[0].end), (1, Some(at(1, 9))), "the run is extended, not made again");
+        assert_eq!(cx.graph.get(orphan).unwrap().runs.len(), 1);
+        // The orphan's parent shows up: it gets a run under it, beside the inferred one.
+        cx.ext::<Rollouts>().activities.push(Activity {
+            parent: root,
+            child: orphan,
+            at: at(0, 5),
+            time: Some(1.0),
+            started: true,
+            outcome: None,
+            path: None,
+        });
+        settle(&mut cx);
+        let runs = &cx.graph.get(orphan).unwrap().runs;
+        assert_eq!(runs.iter().map(|r| (r.parent, r.link)).collect::<Vec<_>>(), [(None, Link::Inferred), (Some(root), Link::Activity)]);
     }
 
     #[test]
