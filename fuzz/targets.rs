@@ -1,11 +1,11 @@
-//! The bodies of the four fuzz targets, one function each, shared by the targets in
+//! The bodies of the fuzz targets, one function each, shared by the targets in
 //! `fuzz_targets/` and by arbor-core's `tests/hostile.rs` (both include this file with `#[path]`).
 //! Sharing them is what lets an ordinary `cargo test` on stable replay every kept crash and every
 //! seed through exactly the code the fuzzer ran, with no cargo-fuzz and no nightly flags.
 //!
 //! Each function panics when the engine breaks one of its promises on `data`; it returns
 //! normally otherwise. Only arbor-core and its own dependencies (zstd, serde_json) are used.
-#![allow(dead_code)] // each fuzz target uses one of the four
+#![allow(dead_code)] // each fuzz target uses one of them
 
 use std::path::Path;
 
@@ -79,5 +79,42 @@ pub fn analyze_zst(data: &[u8], path: &Path) {
     let a = arbor_core::analyze(&[path.to_path_buf()], &mut ());
     let r = a.report();
     let _ = serde_json::to_string(&r).unwrap();
+    assert_eq!(a.records().len() as u64, r.inputs.iter().map(|i| i.records).sum::<u64>());
+}
+
+/// The headers each rollout of `analyze_codex` starts with: a root, its thread-spawn child, a
+/// review sub-agent (linked by time), and a fork that names the child.
+const CODEX_METAS: [&str; 4] = [
+    r#"{"timestamp":"2026-09-12T00:00:00.000Z","type":"session_meta","payload":{"id":"t0","source":"cli"}}"#,
+    r#"{"timestamp":"2026-09-12T00:00:01.000Z","type":"session_meta","payload":{"id":"t1","session_id":"t0","source":{"subagent":{"thread_spawn":{"parent_thread_id":"t0","agent_path":"/root/a","agent_nickname":"A"}}}}}"#,
+    r#"{"timestamp":"2026-09-12T00:00:02.000Z","type":"session_meta","payload":{"id":"t2","source":{"subagent":"review"}}}"#,
+    r#"{"timestamp":"2026-09-12T00:00:03.000Z","type":"session_meta","payload":{"id":"t3","parent_thread_id":"t1","forked_from_id":"t1","subagent_history_start_ordinal":3}}"#,
+];
+
+/// A folder of Codex rollouts (`formats/codex.rs`): `data` is cut at NUL bytes into up to four
+/// rollouts, each after a `session_meta` that makes it one (so the fuzzer drives turns, usage,
+/// replays and the links `settle` makes across files). No panic, and nothing is lost.
+pub fn analyze_codex(data: &[u8], dir: &Path) {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).unwrap();
+    let mut expected = Vec::new();
+    for (i, part) in data.splitn(4, |b| *b == 0).enumerate() {
+        let mut bytes = format!("{}\n", CODEX_METAS[i]).into_bytes();
+        bytes.extend_from_slice(part);
+        std::fs::write(dir.join(format!("rollout-{i}.jsonl")), &bytes).unwrap();
+        let mut parts: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
+        if bytes.ends_with(b"\n") {
+            parts.pop();
+        }
+        expected.push(parts.iter().filter(|l| !l.iter().all(|b| b.is_ascii_whitespace())).count() as u64);
+    }
+    let a = arbor_core::analyze(&[dir.to_path_buf()], &mut ());
+    let r = a.report();
+    let _ = serde_json::to_string(&r).unwrap();
+    assert_eq!(r.inputs.len(), expected.len());
+    for (input, lines) in r.inputs.iter().zip(expected) {
+        assert_eq!(input.format, "codex", "{}: a session_meta first makes a rollout", input.file);
+        assert_eq!(input.records + input.bad_lines, lines, "{}: lines lost", input.file);
+    }
     assert_eq!(a.records().len() as u64, r.inputs.iter().map(|i| i.records).sum::<u64>());
 }

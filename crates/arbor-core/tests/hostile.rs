@@ -446,16 +446,17 @@ fn nothing_is_lost_in_any_shipped_log_plain_or_zstd() {
 #[path = "../../../fuzz/targets.rs"]
 mod fuzz_targets;
 
-/// `data` through all four fuzz targets, as the fuzzer runs them (each panics on a broken promise).
+/// `data` through every fuzz target, as the fuzzer runs them (each panics on a broken promise).
 fn replay_fuzz_targets(data: &[u8], scratch: &std::path::Path) {
     fuzz_targets::detect(data);
     fuzz_targets::parse_line(data);
     fuzz_targets::analyze_jsonl(data, &scratch.join("input.jsonl"));
     fuzz_targets::analyze_zst(data, &scratch.join("input.jsonl.zst"));
+    fuzz_targets::analyze_codex(data, &scratch.join("codex"));
 }
 
 /// Inputs the fuzz targets once failed on (`tests/regressions/`, see its README): each goes
-/// through all four fuzz targets (`detect`, `parse_line`, `analyze_jsonl`, `analyze_zst`: a crash
+/// through every fuzz target (`detect`, `parse_line`, `analyze_jsonl`, `analyze_zst`, `analyze_codex`: a crash
 /// file is the fuzzer's input, whichever target found it), and loads as a file, plain and as zstd,
 /// with nothing lost.
 #[test]
@@ -479,7 +480,7 @@ fn every_fuzz_regression_loads() {
 }
 
 /// The seeds `fuzz/run` gives every fuzz target (the same folders and extensions: corpus,
-/// conformance inputs, regressions), each through all four targets. A crash the fuzzer would hit
+/// conformance inputs, regressions), each through every target. A crash the fuzzer would hit
 /// before mutating anything fails here, on stable, without cargo-fuzz.
 #[test]
 fn every_fuzz_seed_passes_every_fuzz_target() {

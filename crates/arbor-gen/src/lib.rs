@@ -16,7 +16,9 @@
 //! It deliberately does not aim at byte-exact sizes: it stops starting new work once the target is
 //! reached and lets the scripts in flight finish, so a log overshoots by a few kilobytes.
 
+mod codex;
 pub mod live;
+pub use codex::{generate_codex_tree, CodexTree};
 
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, BufWriter, Write};
@@ -118,7 +120,7 @@ impl GenStats {
         }
     }
 
-    fn expect(&mut self, code: &'static str) {
+    pub(crate) fn expect(&mut self, code: &'static str) {
         *self.findings.entry(code).or_default() += 1;
     }
 }
@@ -160,12 +162,25 @@ pub fn generate_dsh_session_folder(opts: &GenOptions, dir: &Path) -> io::Result<
     Ok(g.finish())
 }
 
+/// The (year, month, day) of a day count since 1970-01-01 (Howard Hinnant's civil_from_days).
+pub(crate) fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
 /// splitmix64: tiny, fast, and good enough to pick words and branches.
 #[derive(Debug, Clone)]
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -173,13 +188,13 @@ impl Rng {
         z ^ (z >> 31)
     }
     /// Uniform in `0..n` (n > 0).
-    fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         ((self.next() >> 32) * n) >> 32
     }
-    fn range(&mut self, lo: u64, hi: u64) -> u64 {
+    pub(crate) fn range(&mut self, lo: u64, hi: u64) -> u64 {
         lo + self.below(hi - lo + 1)
     }
-    fn chance(&mut self, p: f64) -> bool {
+    pub(crate) fn chance(&mut self, p: f64) -> bool {
         p > 0.0 && ((self.next() >> 11) as f64) < p * (1u64 << 53) as f64
     }
 }
@@ -1585,16 +1600,7 @@ impl Gen {
         let secs = ms / 1000;
         let days = (secs / 86_400) as i64;
         let sod = secs % 86_400;
-        // Howard Hinnant's civil_from_days.
-        let z = days + 719_468;
-        let era = z.div_euclid(146_097);
-        let doe = z - era * 146_097;
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-        let mp = (5 * doy + 2) / 153;
-        let d = doy - (153 * mp + 2) / 5 + 1;
-        let m = if mp < 10 { mp + 3 } else { mp - 9 };
-        let y = yoe + era * 400 + i64::from(m <= 2);
+        let (y, m, d) = civil_from_days(days);
         let two = |b: &mut Vec<u8>, v: u64| {
             b.push(b'0' + (v / 10) as u8);
             b.push(b'0' + (v % 10) as u8);

@@ -5,7 +5,7 @@
 //! every step (a snapshot) and at the end.
 
 use arbor_core::live::Live;
-use arbor_gen::{generate, generate_dsh_session_folder, Format, GenOptions};
+use arbor_gen::{generate, generate_codex_tree, generate_dsh_session_folder, Format, GenOptions};
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -17,6 +17,40 @@ fn json(a: &arbor_core::Analysis) -> String {
 
 fn one_shot(paths: &[PathBuf]) -> String {
     json(&arbor_core::analyze(paths, &mut ()))
+}
+
+/// The files of a folder, relative to it, with their bytes, in name order.
+fn files_under(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().to_string_lossy().replace('\\', "/");
+                out.push((rel, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A Codex sessions tree of rollouts.
+const CODEX: Option<Format> = None;
+
+/// The files of a log: (name, bytes). `None`: a Codex sessions tree.
+fn log_of(format: Option<Format>, seed: u64, faults: f64, size: u64) -> Vec<(String, Vec<u8>)> {
+    let Some(format) = format else {
+        let opts =
+            GenOptions { format: Format::DshRpc, target_bytes: size, depth: 3, fanout: 2, seed, fault_rate: faults };
+        let dir = tempfile::tempdir().unwrap();
+        generate_codex_tree(&opts, dir.path()).unwrap();
+        return files_under(dir.path());
+    };
+    log(format, seed, faults, size)
 }
 
 /// The files of a log: (name, bytes).
@@ -40,6 +74,7 @@ fn log(format: Format, seed: u64, faults: f64, size: u64) -> Vec<(String, Vec<u8
 
 fn append(path: &Path, bytes: &[u8]) {
     use std::io::Write;
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path).unwrap();
     f.write_all(bytes).unwrap();
 }
@@ -99,8 +134,8 @@ fn follow(files: &[(String, Vec<u8>)], cuts: &[Vec<usize>], order: &[usize], sna
     incremental
 }
 
-const FORMATS: [Format; 5] =
-    [Format::DshRpc, Format::DshSession, Format::CopilotEvents, Format::CopilotRpc, Format::DshRpc];
+const FORMATS: [Option<Format>; 5] =
+    [Some(Format::DshRpc), Some(Format::DshSession), Some(Format::CopilotEvents), Some(Format::CopilotRpc), CODEX];
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
@@ -113,7 +148,7 @@ proptest! {
         cuts in prop::collection::vec(prop::collection::vec(any::<usize>(), 1..12), 12),
         order in prop::collection::vec(any::<usize>(), 1..40),
     ) {
-        let files = log(FORMATS[format], seed, faults, 24 << 10);
+        let files = log_of(FORMATS[format], seed, faults, 24 << 10);
         let cuts: Vec<Vec<usize>> = (0..files.len()).map(|i| cuts[i % cuts.len()].clone()).collect();
         follow(&files, &cuts, &order, 3);
     }
@@ -123,8 +158,8 @@ proptest! {
 /// format, a folder's files in turn.
 #[test]
 fn a_growing_log_is_read_on_not_again() {
-    for format in [Format::DshRpc, Format::DshSession, Format::CopilotEvents, Format::CopilotRpc] {
-        let files = log(format, 11, 0.01, 256 << 10);
+    for format in FORMATS {
+        let files = log_of(format, 11, 0.01, 256 << 10);
         // The first 210 lines of each file first (detection has read its lines), then a piece
         // every 997 bytes.
         let cuts: Vec<Vec<usize>> = files
@@ -137,7 +172,8 @@ fn a_growing_log_is_read_on_not_again() {
         let order: Vec<usize> = (0..files.len()).collect();
         let steps: usize = cuts.iter().map(Vec::len).sum();
         let incremental = follow(&files, &cuts, &order, 7);
-        assert!(incremental * 10 >= steps * 8, "{}: {incremental} of {steps} updates read on", format.id());
+        let name = format.map_or("codex", Format::id);
+        assert!(incremental * 10 >= steps * 8, "{name}: {incremental} of {steps} updates read on");
     }
 }
 

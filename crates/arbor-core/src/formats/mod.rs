@@ -37,6 +37,7 @@ registry! {
     dsh_rpc: [FORMAT],
     dsh_session: [FORMAT],
     copilot: [EVENTS, RPC],
+    codex: [FORMAT],
 }
 
 /// A format the engine reads: its id (as reports name it), a sentence for people, and its reader.

@@ -7,18 +7,20 @@
 //! `DIR/<k>.jsonl`). Prints what it wrote, and the findings the engine must report, as one JSON
 //! object on stderr.
 
-use arbor_gen::{generate, generate_dsh_session_folder, parse_size, Format, GenOptions, GenStats};
+use arbor_gen::{generate, generate_codex_tree, generate_dsh_session_folder, parse_size, Format, GenOptions, GenStats};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: arbor-gen [--format dsh-rpc|dsh-session|dsh-session-folder|copilot-events|copilot-rpc]
+const USAGE: &str =
+    "usage: arbor-gen [--format dsh-rpc|dsh-session|dsh-session-folder|copilot-events|copilot-rpc|codex]
                  [--size 10M] [--depth 2] [--fanout 2] [--seed 1] [--faults 0.0] [--sessions N] [-o FILE|DIR]
   --size      target size (K, M, G are binary units); the log ends a few KB past it
   --faults    the chance of each injected fault at each place it can happen (0: a clean log)
   --sessions  write N independent logs into -o DIR (copilot-events: DIR/<k>/events.jsonl, like a
               Copilot session-state/; other formats: DIR/<k>.jsonl), seeds --seed.. --seed+N-1
-  -o          output file (stdout when absent), or the folder for dsh-session-folder and --sessions
+  -o          output file (stdout when absent), or the folder for dsh-session-folder, codex (a
+              sessions/YYYY/MM/DD tree of rollouts) and --sessions
   --live R    write the log to -o as a running agent does: about R lines a second, a folder's
               files growing together, some lines in two pieces (for following it)";
 
@@ -36,6 +38,7 @@ fn run() -> Result<(), String> {
     let mut opts = GenOptions { target_bytes: 10 << 20, ..GenOptions::default() };
     let mut folder = false;
     let mut sessions: Option<u64> = None;
+    let mut codex = false;
     let mut out: Option<PathBuf> = None;
     let mut live: Option<f64> = None;
     let mut args = std::env::args().skip(1);
@@ -48,7 +51,9 @@ fn run() -> Result<(), String> {
             }
             "--format" => {
                 let v = val()?;
-                if v == "dsh-session-folder" {
+                if v == "codex" {
+                    codex = true;
+                } else if v == "dsh-session-folder" {
                     folder = true;
                     opts.format = Format::DshSession;
                 } else {
@@ -68,6 +73,14 @@ fn run() -> Result<(), String> {
             "--live" => live = Some(val()?.parse().map_err(|e| format!("--live: {e}"))?),
             other => return Err(format!("unknown argument `{other}`")),
         }
+    }
+    if codex {
+        let dir = out.ok_or("codex needs -o DIR")?;
+        let tree = generate_codex_tree(&opts, &dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let mut json = stats_json(&opts, &tree.stats);
+        json = json.replacen(&format!("\"format\":\"{}\"", opts.format.id()), "\"format\":\"codex\"", 1);
+        eprintln!("{json}");
+        return Ok(());
     }
     if let Some(rate) = live {
         // Generated whole beside nothing the reader sees, then written out at the rate.
