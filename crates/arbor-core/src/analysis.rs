@@ -393,7 +393,7 @@ impl<S: Shape> Flow<S> {
 pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
     let (inputs, unreadable) = reader::expand(paths);
     let mut plan = crate::formats::Plan {
-        files: inputs.into_iter().map(|input| crate::formats::Planned { input, skip: None }).collect(),
+        files: inputs.into_iter().map(|input| crate::formats::Planned { input, skip: None, format: None }).collect(),
     };
     for format in FORMATS {
         format.reader.plan(&mut plan);
@@ -432,7 +432,7 @@ pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
     let mut mark = DeltaMark::default();
     let mut names: Vec<String> = files.iter().map(|f| f.display.clone()).collect();
     names.extend(inputs.iter().map(|f| f.input.display.clone()));
-    for crate::formats::Planned { input, skip } in inputs {
+    for crate::formats::Planned { input, skip, format } in inputs {
         let file = files.len() as u32;
         files.push(FileInfo {
             path: input.path.clone(),
@@ -451,7 +451,7 @@ pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
         let mut tell = |cx: &Ctx, p: &Progress| {
             observer.progress(p) && (!observer.wants_deltas() || observer.delta(mark.take(cx, &names, p)))
         };
-        if !read_file(&mut cx, &input, file, &mut files[file as usize], &mut progress, &mut tell) {
+        if !read_file(&mut cx, &input, format, file, &mut files[file as usize], &mut progress, &mut tell) {
             cancelled = true;
             break;
         }
@@ -482,6 +482,7 @@ pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
 fn read_file(
     cx: &mut Ctx,
     input: &InputFile,
+    claimed: Option<&'static FormatInfo>,
     file: u32,
     info: &mut FileInfo,
     progress: &mut Progress,
@@ -511,7 +512,7 @@ fn read_file(
             head.push(c.bytes[l.start..l.end].to_vec());
         }
     }
-    let Some(format) = detect(head.iter().map(|b| b.as_slice())) else {
+    let Some(format) = claimed.or_else(|| detect(head.iter().map(|b| b.as_slice()))) else {
         let read_error = source.end.as_ref().and_then(|e| e.as_ref()).map(|e| e.to_string());
         info.bytes = source.pending.back().map_or(0, |c| c.read_to);
         let why = match (&read_error, head.is_empty()) {
