@@ -344,11 +344,15 @@ impl ClaudeFile {
             let model = m.model.non_empty().map(|name| cx.ext::<State>().models.intern(name));
             let s = &mut self.sessions[i];
             match &mut s.pending {
-                Some(p) => {
+                Some(p) if p.key.is_some() && p.key == key => {
                     p.usage = max_usage(&p.usage, &usage);
                     p.model = p.model.or(model);
                 }
-                None => s.pending = Some(PendingUsage { key, usage, model, turn }),
+                _ => {
+                    // Another request for the same message counts again: the key is the pair.
+                    self.commit_usage(cx, i);
+                    self.sessions[i].pending = Some(PendingUsage { key, usage, model, turn });
+                }
             }
             if key.is_none() {
                 self.commit_usage(cx, i);
@@ -489,7 +493,8 @@ impl Machine for ClaudeFile {
         if uuid.is_some() && s.first_parent.is_none() {
             s.first_parent = Some(parent);
         }
-        if let Some(t) = s.turn {
+        // A turn lasts until the next prompt, which opens the next one.
+        if let (Some(t), false) = (s.turn, matches!(role, Role::Prompt)) {
             cx.turns.list[t].set_end(rec);
         }
         self.after_boundary = matches!(role, Role::Boundary);

@@ -12,6 +12,7 @@ pub(super) fn plan(plan: &mut Plan) {
     add_own_files(plan);
     claim_sidecars(plan);
     parents_first(plan);
+    originals_first(plan);
 }
 
 /// A file's name, from its display path.
@@ -96,7 +97,7 @@ fn first_session_id(path: &Path) -> Option<String> {
     serde_json::from_slice::<First>(&line).ok()?.session_id
 }
 
-use std::io::Read;
+use std::io::{Read, Seek};
 
 /// A sidecar `agent-<id>.meta.json` beside its transcript `agent-<id>.jsonl` is this format's,
 /// even when it is not JSON: it is read as one, and a line that does not parse is a finding
@@ -148,4 +149,70 @@ fn parents_first(plan: &mut Plan) {
         }
     }
     plan.files = out;
+}
+
+/// A folder's session files in the order they were written (by their first line's time, then
+/// their last's, then name), each in one of the places they held: a resumed session's file
+/// replays its original's lines, and a line is counted where it is read first (SPEC 2.4), so the
+/// original, which ends before its resumption, must be read before it. Files whose first lines
+/// are not Claude Code lines keep their places.
+fn originals_first(plan: &mut Plan) {
+    let mut by_dir: HashMap<String, Vec<(usize, (String, String))>> = HashMap::default();
+    for (i, f) in plan.files.iter().enumerate() {
+        let d = &f.input.display;
+        let name = name_of(d);
+        if f.skip.is_some() || name.starts_with("agent-") || !name.ends_with(".jsonl") {
+            continue;
+        }
+        if let Some(span) = time_span(&f.input.path) {
+            by_dir.entry(dir_of(d).to_owned()).or_default().push((i, span));
+        }
+    }
+    let mut moves: Vec<(usize, usize)> = Vec::new();
+    for (_, mut files) in by_dir {
+        if files.len() < 2 {
+            continue;
+        }
+        let slots: Vec<usize> = files.iter().map(|f| f.0).collect();
+        files.sort_by(|a, b| a.1.cmp(&b.1).then(plan.files[a.0].input.display.cmp(&plan.files[b.0].input.display)));
+        moves.extend(slots.into_iter().zip(files.into_iter().map(|f| f.0)));
+    }
+    if moves.iter().all(|(to, from)| to == from) {
+        return;
+    }
+    let mut old: Vec<Option<Planned>> = std::mem::take(&mut plan.files).into_iter().map(Some).collect();
+    let mut placed: Vec<Option<Planned>> = (0..old.len()).map(|_| None).collect();
+    for (to, from) in moves {
+        placed[to] = old[from].take();
+    }
+    plan.files = placed.into_iter().zip(old).filter_map(|(p, o)| p.or(o)).collect();
+}
+
+/// The `timestamp` of a file's first and last Claude Code lines (within its first and last
+/// 64 KiB), when its first lines are Claude Code's.
+fn time_span(path: &Path) -> Option<(String, String)> {
+    const WINDOW: u64 = 64 << 10;
+    #[derive(serde::Deserialize)]
+    struct Stamp {
+        #[serde(rename = "type")]
+        kind: Option<String>,
+        timestamp: Option<String>,
+        #[serde(rename = "sessionId")]
+        session_id: Option<String>,
+    }
+    let stamp = |line: &[u8]| -> Option<String> {
+        let s: Stamp = serde_json::from_slice(line).ok()?;
+        let claude = s.kind.is_some_and(|k| super::TYPES.contains(&k.as_str())) && s.session_id.is_some();
+        claude.then_some(s.timestamp).flatten()
+    };
+    let mut f = std::fs::File::open(path).ok()?;
+    let len = f.metadata().ok()?.len();
+    let mut head = Vec::new();
+    (&mut f).take(WINDOW).read_to_end(&mut head).ok()?;
+    let first = head.split(|&b| b == b'\n').find_map(stamp)?;
+    let mut tail = Vec::new();
+    f.seek(std::io::SeekFrom::Start(len.saturating_sub(WINDOW))).ok()?;
+    f.take(WINDOW).read_to_end(&mut tail).ok()?;
+    let last = tail.split(|&b| b == b'\n').rev().find_map(stamp).unwrap_or_else(|| first.clone());
+    Some((first, last))
 }
