@@ -351,12 +351,13 @@ fn texts(code: Code) -> Texts {
             "2.3",
         ),
         MissingParentSession => (
-            "A header's `parentSession` names no loaded session",
+            "A child names a parent session that is not loaded (a dsh header's `parentSession`, the session of \
+             a Claude Code sub-agent transcript)",
             "The child hangs under a parent that is not loaded: its `root` and `depth` are unknown (null) and it \
              is in no root's tree.",
             "It shows the child as a root of its own and loses the delegation.",
-            "Open the parent's session log too: the whole sessions folder, or both files together.",
-            "2.3",
+            "Open the parent's session log too: the whole sessions or project folder, or both files together.",
+            "2.3, 2.4",
         ),
         DelegationDepthMismatch => (
             "A header's `delegationDepth` disagrees with the depth its parents give",
