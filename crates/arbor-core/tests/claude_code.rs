@@ -115,11 +115,14 @@ mod corpus_trees {
         assert_eq!(
             roots,
             // In the order they were written (the plan reads a folder's sessions by time).
-            ["1af7fc5e-8455-4414-9ccd-011d40f70b2a", "fe5e1c67-53e7-4862-81ae-d0e013e3270b", "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"]
+            [
+                "1af7fc5e-8455-4414-9ccd-011d40f70b2a",
+                "fe5e1c67-53e7-4862-81ae-d0e013e3270b",
+                "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"
+            ]
         );
-        let kids = |root: &str| -> Vec<&Session> {
-            r.sessions.iter().filter(|s| s.parent.as_deref() == Some(root)).collect()
-        };
+        let kids =
+            |root: &str| -> Vec<&Session> { r.sessions.iter().filter(|s| s.parent.as_deref() == Some(root)).collect() };
         // fe5e1c67: five Task calls (three of them parallel), five sidechains, each linked by its
         // prompt and answered without error.
         let fe = kids("fe5e1c67-53e7-4862-81ae-d0e013e3270b");
@@ -192,7 +195,13 @@ mod semantics {
         let mut text = line(user("u1", None, s, json!("hi")));
         text += &line(assistant("a1", "u1", s, "m1", json!([{"type": "thinking", "thinking": "…"}])));
         text += &line(assistant("a2", "a1", s, "m1", json!([{"type": "text", "text": "Hello \"you\"."}])));
-        text += &line(assistant("a3", "a2", s, "m1", json!([{"type": "tool_use", "id": "t", "name": "Bash", "input": {}}])));
+        text += &line(assistant(
+            "a3",
+            "a2",
+            s,
+            "m1",
+            json!([{"type": "tool_use", "id": "t", "name": "Bash", "input": {}}]),
+        ));
         let p = write(dir.path(), "s1.jsonl", &text);
         let (_, r) = analyze(&[p.clone()]);
         let reply = &r.replies[0];
@@ -200,7 +209,13 @@ mod semantics {
         assert_eq!(r.turns[0].steps, 1);
         // A last message with no text at all has an empty reply, at its last line.
         text += &line(user("r1", Some("a3"), s, json!([{"type": "tool_result", "tool_use_id": "t", "content": "ok"}])));
-        text += &line(assistant("a4", "r1", s, "m2", json!([{"type": "tool_use", "id": "t2", "name": "Bash", "input": {}}])));
+        text += &line(assistant(
+            "a4",
+            "r1",
+            s,
+            "m2",
+            json!([{"type": "tool_use", "id": "t2", "name": "Bash", "input": {}}]),
+        ));
         std::fs::write(&p, &text).unwrap();
         let (_, r) = analyze(&[p]);
         assert_eq!((r.replies[0].text.as_str(), r.replies[0].at.line, r.turns[0].steps), ("", 6, 2));
@@ -242,7 +257,8 @@ mod semantics {
     fn a_compact_boundary_is_a_compaction_record() {
         let input = common::repo().join("tests/conformance/cases/claude-code-compaction/input");
         let a = arbor_core::analyze(&[input], &mut ());
-        let marks: Vec<_> = (0..a.records().len()).filter_map(|i| a.record_view(i)).filter(|r| r.kind == "compaction").collect();
+        let marks: Vec<_> =
+            (0..a.records().len()).filter_map(|i| a.record_view(i)).filter(|r| r.kind == "compaction").collect();
         assert_eq!(marks.len(), 1);
         assert_eq!((marks[0].line, marks[0].session.as_deref()), (3, Some("s-c")));
     }
@@ -335,7 +351,8 @@ mod hostile {
             let parent = ids[(i + 1) % ids.len()];
             let t = line(agent_line(user(&format!("{id}-u"), None, s, json!("loop")), id));
             write(dir.path(), &format!("s1/subagents/agent-{id}.jsonl"), &t);
-            let meta = json!({"agentType": "x", "toolUseId": format!("gone-{id}"), "spawnDepth": 2, "parentAgentId": parent});
+            let meta =
+                json!({"agentType": "x", "toolUseId": format!("gone-{id}"), "spawnDepth": 2, "parentAgentId": parent});
             write(dir.path(), &format!("s1/subagents/agent-{id}.meta.json"), &serde_json::to_string(&meta).unwrap());
         }
         let (a, r) = analyze(&[dir.path().to_path_buf()]);
@@ -459,20 +476,23 @@ mod precedence {
             files.push(write(dir, "root/subagents/agent-kid.meta.json", &serde_json::to_string(&meta).unwrap()));
         }
         let n = files.len();
-        order.iter().map(|&i| files[i % n].clone()).fold(Vec::new(), |mut v, p| {
-            if !v.contains(&p) {
-                v.push(p);
-            }
-            v
-        })
-        .into_iter()
-        .chain(files)
-        .fold(Vec::new(), |mut v, p| {
-            if !v.contains(&p) {
-                v.push(p);
-            }
-            v
-        })
+        order
+            .iter()
+            .map(|&i| files[i % n].clone())
+            .fold(Vec::new(), |mut v, p| {
+                if !v.contains(&p) {
+                    v.push(p);
+                }
+                v
+            })
+            .into_iter()
+            .chain(files)
+            .fold(Vec::new(), |mut v, p| {
+                if !v.contains(&p) {
+                    v.push(p);
+                }
+                v
+            })
     }
 
     proptest! {

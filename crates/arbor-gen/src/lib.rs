@@ -16,6 +16,8 @@
 //! It deliberately does not aim at byte-exact sizes: it stops starting new work once the target is
 //! reached and lets the scripts in flight finish, so a log overshoots by a few kilobytes.
 
+pub mod claude_code;
+
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, BufWriter, Write};
 use std::path::Path;

@@ -4,16 +4,20 @@
 //! (`--format dsh-session-folder` writes a folder of durable logs to `-o DIR`). Prints what it
 //! wrote, and the findings the engine must report, as one JSON object on stderr.
 
+use arbor_gen::claude_code::{self, Layout};
 use arbor_gen::{generate, generate_dsh_session_folder, parse_size, Format, GenOptions, GenStats};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: arbor-gen [--format dsh-rpc|dsh-session|dsh-session-folder|copilot-events|copilot-rpc]
+const USAGE: &str = "usage: arbor-gen [--format dsh-rpc|dsh-session|dsh-session-folder|copilot-events|copilot-rpc|
+                           claude-code|claude-code-flat|claude-code-inline]
                  [--size 10M] [--depth 2] [--fanout 2] [--seed 1] [--faults 0.0] [-o FILE|DIR]
   --size      target size (K, M, G are binary units); the log ends a few KB past it
   --faults    the chance of each injected fault at each place it can happen (0: a clean log)
-  -o          output file (stdout when absent), or the folder for dsh-session-folder";
+  -o          output file (stdout when absent), or the folder for dsh-session-folder and the
+              claude-code project folders (sub-agents in <session>/subagents/, beside the
+              sessions, or inline)";
 
 fn main() -> ExitCode {
     match run() {
@@ -28,6 +32,7 @@ fn main() -> ExitCode {
 fn run() -> Result<(), String> {
     let mut opts = GenOptions { target_bytes: 10 << 20, ..GenOptions::default() };
     let mut folder = false;
+    let mut claude: Option<Layout> = None;
     let mut out: Option<PathBuf> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -39,7 +44,9 @@ fn run() -> Result<(), String> {
             }
             "--format" => {
                 let v = val()?;
-                if v == "dsh-session-folder" {
+                if let Some(layout) = Layout::from_id(&v) {
+                    claude = Some(layout);
+                } else if v == "dsh-session-folder" {
                     folder = true;
                     opts.format = Format::DshSession;
                 } else {
@@ -57,6 +64,13 @@ fn run() -> Result<(), String> {
             "-o" | "--output" => out = Some(PathBuf::from(val()?)),
             other => return Err(format!("unknown argument `{other}`")),
         }
+    }
+    if let Some(layout) = claude {
+        let dir = out.ok_or("a claude-code project needs -o DIR")?;
+        let stats =
+            claude_code::generate_project(&opts, layout, &dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        eprintln!("{}", stats.to_json(&opts, layout));
+        return Ok(());
     }
     let stats = if folder {
         let dir = out.ok_or("dsh-session-folder needs -o DIR")?;
