@@ -139,6 +139,43 @@ fn spawn_reader(
     (rx, recycle)
 }
 
+/// Files up to this size are read and parsed on the routing thread alone (`read_inline`).
+const SMALL_FILE: u64 = 1 << 20;
+
+/// `spawn_reader` for a small file: every chunk read at once on this thread, into a queue that
+/// holds them all, in blocks the file's size (a block of the usual megabyte is a megabyte to zero
+/// for a file of a few kilobytes).
+fn read_inline(
+    input: Box<dyn std::io::Read + Send>,
+    len: u64,
+) -> (std::sync::mpsc::Receiver<Piece>, std::sync::mpsc::Sender<Chunk>) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (recycle, _recycled) = std::sync::mpsc::channel::<Chunk>();
+    // A block a little larger than the file holds all of it (reads ask for whole pages), as one
+    // megabyte did: the file is cut into the same blocks either way.
+    let target = usize::try_from(len).unwrap_or(usize::MAX).min(SMALL_FILE as usize) + 3 * 4096;
+    let mut blocks = reader::LineBlocks::with_sizes(input, target, 1 << 16, reader::MAX_LINE);
+    loop {
+        let mut chunk = Chunk::default();
+        match blocks.next_block(&mut chunk) {
+            Ok(true) => {
+                let _ = tx.send(Piece::Chunk(chunk));
+            }
+            Ok(false) => {
+                let _ = tx.send(Piece::Chunk(chunk));
+                let _ = tx.send(Piece::End(None));
+                break;
+            }
+            Err(e) => {
+                let _ = tx.send(Piece::Chunk(chunk));
+                let _ = tx.send(Piece::End(Some(e)));
+                break;
+            }
+        }
+    }
+    (rx, recycle)
+}
+
 /// Reply texts read back for a report: a buffer per part read, and where each reply's text is.
 pub(crate) struct ReplyTexts {
     /// Ascending by file and offset.
@@ -501,7 +538,15 @@ fn read_file(
             return true;
         }
     };
-    let (rx, recycle) = spawn_reader(stream);
+    // A small file is read and parsed on this thread alone: a folder of thousands of sub-agent
+    // transcripts of a few kilobytes each spent more time starting the reader and parse threads,
+    // and handing chunks between them, than parsing.
+    let small = std::fs::metadata(&input.path).map(|m| m.len()).ok().filter(|&n| n <= SMALL_FILE);
+    let inline = small.is_some() && !reader::is_zstd(&input.path);
+    let (rx, recycle) = match small {
+        Some(len) if inline => read_inline(stream, len),
+        _ => spawn_reader(stream),
+    };
     let mut source = Source { pending: std::collections::VecDeque::new(), rx, taken: 0, end: None };
 
     // Detection reads the first lines of the first chunks.
@@ -527,6 +572,7 @@ fn read_file(
     info.format = Some(format);
     format.reader.read(Reading {
         cx,
+        inline,
         source,
         recycle,
         head,
@@ -543,6 +589,8 @@ fn read_file(
 /// gives it to `route`.
 pub struct Reading<'a> {
     cx: &'a mut Ctx,
+    /// Read whole already, on this thread (`SMALL_FILE`): parsed here too, without workers.
+    inline: bool,
     source: Source,
     recycle: std::sync::mpsc::Sender<Chunk>,
     head: Vec<Vec<u8>>,
@@ -572,7 +620,7 @@ impl Reading<'_> {
     /// parse them into `M::Shape`'s lines and free them once routed; this thread routes them, in
     /// order, and parses too rather than wait.
     pub fn route<M: Machine>(self, mut state: M) -> bool {
-        let Reading { cx, source, recycle, head, display: _, file, info, progress, base_bytes, tell } = self;
+        let Reading { cx, inline, source, recycle, head, display: _, file, info, progress, base_bytes, tell } = self;
         drop(head);
         let mut route =
             |cx: &mut Ctx, info: &mut FileInfo, chunk: &Chunk, parsed: &[Option<<M::Shape as Shape>::Line<'_>>]| {
@@ -621,7 +669,7 @@ impl Reading<'_> {
         let mut last_told = base_bytes;
         let mut read_to = 0;
         let mut last_line = 0;
-        let workers = worker_threads();
+        let workers = if inline { 0 } else { worker_threads() };
         let flow = Flow::<M::Shape> {
             source: std::sync::Mutex::new(source),
             state: std::sync::Mutex::new(FlowState::default()),

@@ -119,6 +119,10 @@ impl ClaudeFile {
         };
         let mut seen_uuid = false;
         for bytes in head {
+            // Read only as far as these are known: a small file's head is all of it.
+            if f.head_session.is_some() && seen_uuid && (!f.head_sidechain || f.head_agent.is_some()) {
+                break;
+            }
             let Some(l) = std::str::from_utf8(bytes).ok().and_then(line::parse) else { continue };
             if f.head_session.is_none() {
                 f.head_session = l.session_id.non_empty().map(str::to_owned);
