@@ -351,8 +351,7 @@ fn texts(code: Code) -> Texts {
             "2.3",
         ),
         MissingParentSession => (
-            "A child names a parent session that is not loaded (a dsh header's `parentSession`, the session of \
-             a Claude Code sub-agent transcript)",
+            "A child's parent session is not loaded (a dsh `parentSession`, a Claude Code sub-agent's session)",
             "The child hangs under a parent that is not loaded: its `root` and `depth` are unknown (null) and it \
              is in no root's tree.",
             "It shows the child as a root of its own and loses the delegation.",
