@@ -7,7 +7,7 @@
 
 use crate::ctx::{Ctx, Record, TextRef};
 use crate::finding::{Code, Loc};
-use crate::formats::{detect, ChunkArena, FormatInfo, Machine, Shape, DETECT_LINES, FORMATS};
+use crate::formats::{detect, ChunkArena, FormatInfo, Machine, ParsedAhead, Shape, DETECT_LINES, FORMATS};
 use crate::intern::Sym;
 use crate::reader::{self, InputFile, LineEnd, Lines};
 use crate::report::{self, Place, Report};
@@ -148,15 +148,19 @@ const SMALL_FILE: u64 = 1 << 20;
 fn read_inline(
     input: Box<dyn std::io::Read + Send>,
     len: u64,
+    pool: Option<&std::sync::mpsc::Receiver<Chunk>>,
+    recycle: &std::sync::mpsc::Sender<Chunk>,
 ) -> (std::sync::mpsc::Receiver<Piece>, std::sync::mpsc::Sender<Chunk>) {
     let (tx, rx) = std::sync::mpsc::channel();
-    let (recycle, _recycled) = std::sync::mpsc::channel::<Chunk>();
     // A block a little larger than the file holds all of it (reads ask for whole pages), as one
     // megabyte did: the file is cut into the same blocks either way.
     let target = usize::try_from(len).unwrap_or(usize::MAX).min(SMALL_FILE as usize) + 3 * 4096;
     let mut blocks = reader::LineBlocks::with_sizes(input, target, 1 << 16, reader::MAX_LINE);
     loop {
-        let mut chunk = Chunk::default();
+        // The blocks of the small files before, given back once routed: a new one is a block
+        // of zeroes to write before it is read into.
+        let mut chunk =
+            pool.and_then(|p| p.try_recv().ok()).filter(|c| c.bytes.capacity() <= 4 << 20).unwrap_or_default();
         match blocks.next_block(&mut chunk) {
             Ok(true) => {
                 let _ = tx.send(Piece::Chunk(chunk));
@@ -173,7 +177,83 @@ fn read_inline(
             }
         }
     }
-    (rx, recycle)
+    (rx, recycle.clone())
+}
+
+/// Read ahead on a thread of its own: every planned file not set aside gets an `Ahead`, in plan
+/// order (the analysis takes them one by one); a small plain file is read whole, its format
+/// told, and its blocks parsed when its format parses ahead (`Format::ahead`). The channel holds
+/// `AHEAD_FILES`, so a few megabytes at most wait. Blocks come back through `pool` once routed.
+fn read_ahead(
+    plan: &[crate::formats::Planned],
+    pool: &std::sync::mpsc::Receiver<Chunk>,
+    recycle: &std::sync::mpsc::Sender<Chunk>,
+    out: &std::sync::mpsc::SyncSender<Ahead>,
+) {
+    for (index, planned) in plan.iter().enumerate() {
+        if planned.skip.is_some() {
+            continue;
+        }
+        let ahead = match reader::open_stream(&planned.input.path) {
+            Ok(opened) if opened.len <= SMALL_FILE && !opened.zstd => {
+                let (rx, _) = read_inline(opened.stream, opened.len, Some(pool), recycle);
+                let mut chunks = Vec::new();
+                let mut end = None;
+                for piece in rx.try_iter() {
+                    match piece {
+                        Piece::Chunk(c) if !c.lines.is_empty() => chunks.push(c),
+                        Piece::Chunk(c) => {
+                            let _ = recycle.send(c);
+                        }
+                        Piece::End(e) => end = e,
+                    }
+                }
+                let format = planned.format.or_else(|| detect(head_lines(chunks.iter())));
+                let blocks = match format.and_then(|f| f.reader.ahead().map(|parse| (f, parse))) {
+                    Some((f, parse)) => AheadBlocks::Parsed(
+                        f,
+                        chunks
+                            .into_iter()
+                            .map(|chunk| parse(ChunkArena { chunk, arena: bumpalo::Bump::new() }))
+                            .collect(),
+                    ),
+                    None => AheadBlocks::Raw(chunks),
+                };
+                Ahead { index, blocks, end }
+            }
+            // Read where it is analysed: a large or compressed file, or one that cannot be opened.
+            _ => Ahead { index, blocks: AheadBlocks::Unread, end: None },
+        };
+        if out.send(ahead).is_err() {
+            return;
+        }
+    }
+}
+
+/// Files answered ahead of the analysis at most (`read_ahead`).
+const AHEAD_FILES: usize = 4;
+
+/// A file as the read-ahead thread left it.
+struct Ahead {
+    /// Its place in the plan.
+    index: usize,
+    blocks: AheadBlocks,
+    /// The read error that ended it, if any.
+    end: Option<std::io::Error>,
+}
+
+enum AheadBlocks {
+    /// Not read ahead.
+    Unread,
+    /// Read, raw: no format was told, or its format parses as it routes.
+    Raw(Vec<Chunk>),
+    /// Read and parsed in its format's shape.
+    Parsed(&'static FormatInfo, Vec<ParsedAhead>),
+}
+
+/// The first lines of some chunks, at most `DETECT_LINES`.
+fn head_lines<'c>(chunks: impl Iterator<Item = &'c Chunk>) -> impl Iterator<Item = &'c [u8]> {
+    chunks.flat_map(|c| c.lines.iter().map(move |l| &c.bytes[l.start..l.end])).take(DETECT_LINES)
 }
 
 /// Reply texts read back for a report: a buffer per part read, and where each reply's text is.
@@ -261,6 +341,17 @@ impl Source {
                 None
             }
         }
+    }
+
+    /// The first lines of the chunks read ahead, at most `DETECT_LINES`.
+    fn head_lines(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        head_lines(self.pending.iter())
+    }
+
+    /// A source whose chunks were all read already (a small file read ahead), ended by `end`.
+    fn read_already(chunks: Vec<Chunk>, end: Option<std::io::Error>) -> Source {
+        let (_, rx) = std::sync::mpsc::channel();
+        Source { pending: chunks.into(), rx, taken: 0, end: Some(end) }
     }
 
     /// The next chunk and its sequence number; `None` at the end.
@@ -469,31 +560,56 @@ pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
     let mut mark = DeltaMark::default();
     let mut names: Vec<String> = files.iter().map(|f| f.display.clone()).collect();
     names.extend(inputs.iter().map(|f| f.input.display.clone()));
-    for crate::formats::Planned { input, skip, format } in inputs {
-        let file = files.len() as u32;
-        files.push(FileInfo {
-            path: input.path.clone(),
-            display: input.display.clone(),
-            format: None,
-            records: 0,
-            bad_lines: 0,
-            bytes: 0,
-        });
-        if let Some(skip) = skip {
-            files[file as usize].format = Some(skip.format);
-            cx.findings.add(skip.code, Loc { file, line: 1 }, None, skip.message);
+    let (recycle, pool) = std::sync::mpsc::channel::<Chunk>();
+    let (ahead_tx, ahead_rx) = std::sync::mpsc::sync_channel::<Ahead>(AHEAD_FILES);
+    std::thread::scope(|scope| {
+        let plan = &inputs;
+        let recycled = recycle.clone();
+        let reading_ahead = std::thread::Builder::new()
+            .name("arbor-ahead".into())
+            .spawn_scoped(scope, move || read_ahead(plan, &pool, &recycled, &ahead_tx));
+        let ahead_rx = reading_ahead.is_ok().then_some(ahead_rx);
+        for (index, crate::formats::Planned { input, skip, format }) in inputs.iter().enumerate() {
+            let file = files.len() as u32;
+            files.push(FileInfo {
+                path: input.path.clone(),
+                display: input.display.clone(),
+                format: None,
+                records: 0,
+                bad_lines: 0,
+                bytes: 0,
+            });
+            if let Some(skip) = skip {
+                files[file as usize].format = Some(skip.format);
+                cx.findings.add(skip.code, Loc { file, line: 1 }, None, skip.message.clone());
+                progress.files_done += 1;
+                continue;
+            }
+            let mut tell = |cx: &Ctx, p: &Progress| {
+                observer.progress(p) && (!observer.wants_deltas() || observer.delta(mark.take(cx, &names, p)))
+            };
+            // The read-ahead thread answers for every file that is not set aside, in plan order.
+            let ahead = ahead_rx.as_ref().and_then(|rx| rx.recv().ok()).filter(|a| a.index == index);
+            let read = read_file(
+                &mut cx,
+                input,
+                *format,
+                ahead,
+                &recycle,
+                file,
+                &mut files[file as usize],
+                &mut progress,
+                &mut tell,
+            );
+            if !read {
+                cancelled = true;
+                break;
+            }
             progress.files_done += 1;
-            continue;
         }
-        let mut tell = |cx: &Ctx, p: &Progress| {
-            observer.progress(p) && (!observer.wants_deltas() || observer.delta(mark.take(cx, &names, p)))
-        };
-        if !read_file(&mut cx, &input, format, file, &mut files[file as usize], &mut progress, &mut tell) {
-            cancelled = true;
-            break;
-        }
-        progress.files_done += 1;
-    }
+        // A cancelled analysis stops the read-ahead thread at its next file.
+        drop(ahead_rx);
+    });
     for format in FORMATS {
         format.reader.settle(&mut cx);
     }
@@ -516,56 +632,89 @@ pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
 
 /// Read one file: detect its format from its first lines and hand it to that format; `false`
 /// when the observer cancelled.
+#[allow(clippy::too_many_arguments)]
 fn read_file(
     cx: &mut Ctx,
     input: &InputFile,
     claimed: Option<&'static FormatInfo>,
+    ahead: Option<Ahead>,
+    recycled: &std::sync::mpsc::Sender<Chunk>,
     file: u32,
     info: &mut FileInfo,
     progress: &mut Progress,
     tell: &mut dyn FnMut(&Ctx, &Progress) -> bool,
 ) -> bool {
     let base_bytes = progress.bytes_read;
-    let stream = match reader::open_unbuffered(&input.path) {
-        Ok(r) => r,
-        Err(e) => {
-            cx.findings.add(
-                Code::UnreadableInput,
-                Loc { file, line: 0 },
-                None,
-                format!("cannot read `{}`: {e}", input.display),
-            );
-            return true;
+    // A small file was read ahead, whole, and parsed too when its format could be told (it is
+    // then routed here without workers, as its blocks are); any other file is read here.
+    let (mut source, recycle, inline, parsed) = match ahead {
+        Some(Ahead { blocks: AheadBlocks::Parsed(format, parsed), end, .. }) => {
+            (Source::read_already(Vec::new(), end), recycled.clone(), true, Some((format, parsed)))
+        }
+        Some(Ahead { blocks: AheadBlocks::Raw(chunks), end, .. }) => {
+            (Source::read_already(chunks, end), recycled.clone(), true, None)
+        }
+        Some(Ahead { blocks: AheadBlocks::Unread, .. }) | None => {
+            let opened = match reader::open_stream(&input.path) {
+                Ok(r) => r,
+                Err(e) => {
+                    cx.findings.add(
+                        Code::UnreadableInput,
+                        Loc { file, line: 0 },
+                        None,
+                        format!("cannot read `{}`: {e}", input.display),
+                    );
+                    return true;
+                }
+            };
+            // A small file is read and parsed on this thread alone: a folder of thousands of
+            // sub-agent transcripts of a few kilobytes each spent more time starting the reader
+            // and parse threads, and handing chunks between them, than parsing.
+            let inline = opened.len <= SMALL_FILE && !opened.zstd;
+            let (rx, recycle) = if inline {
+                read_inline(opened.stream, opened.len, None, recycled)
+            } else {
+                spawn_reader(opened.stream)
+            };
+            (Source { pending: std::collections::VecDeque::new(), rx, taken: 0, end: None }, recycle, inline, None)
         }
     };
-    // A small file is read and parsed on this thread alone: a folder of thousands of sub-agent
-    // transcripts of a few kilobytes each spent more time starting the reader and parse threads,
-    // and handing chunks between them, than parsing.
-    let small = std::fs::metadata(&input.path).map(|m| m.len()).ok().filter(|&n| n <= SMALL_FILE);
-    let inline = small.is_some() && !reader::is_zstd(&input.path);
-    let (rx, recycle) = match small {
-        Some(len) if inline => read_inline(stream, len),
-        _ => spawn_reader(stream),
-    };
-    let mut source = Source { pending: std::collections::VecDeque::new(), rx, taken: 0, end: None };
+    if let Some((format, ahead)) = parsed {
+        info.format = Some(format);
+        return format.reader.read(Reading {
+            cx,
+            inline,
+            source,
+            ahead,
+            recycle,
+            head: std::cell::OnceCell::new(),
+            display: &input.display,
+            file,
+            info,
+            progress,
+            base_bytes,
+            tell,
+        });
+    }
 
     // Detection reads the first lines of the first chunks.
-    let mut head: Vec<Vec<u8>> = Vec::new();
-    while head.len() < DETECT_LINES {
+    // They are read in place, in the chunks read ahead: copying them was, for a folder of small
+    // files, a copy of every line.
+    let mut seen: usize = source.pending.iter().map(|c| c.lines.len()).sum();
+    while seen < DETECT_LINES {
         let Some(c) = source.read_ahead() else { break };
-        for l in c.lines.iter().take(DETECT_LINES - head.len()) {
-            head.push(c.bytes[l.start..l.end].to_vec());
-        }
+        seen += c.lines.len();
     }
-    let Some(format) = claimed.or_else(|| detect(head.iter().map(|b| b.as_slice()))) else {
+    let Some(format) = claimed.or_else(|| detect(source.head_lines())) else {
         let read_error = source.end.as_ref().and_then(|e| e.as_ref()).map(|e| e.to_string());
         info.bytes = source.pending.back().map_or(0, |c| c.read_to);
-        let why = match (&read_error, head.is_empty()) {
+        let empty = seen == 0;
+        let why = match (&read_error, empty) {
             (Some(e), _) => format!("cannot read `{}`: {e}", input.display),
             (None, true) => format!("`{}` is empty: no known format", input.display),
             (None, false) => format!("`{}` is in no known format: skipped", input.display),
         };
-        let code = if read_error.is_some() && head.is_empty() { Code::UnreadableInput } else { Code::UnknownFormat };
+        let code = if read_error.is_some() && empty { Code::UnreadableInput } else { Code::UnknownFormat };
         cx.findings.add(code, Loc { file, line: 1 }, None, why);
         return true;
     };
@@ -574,8 +723,9 @@ fn read_file(
         cx,
         inline,
         source,
+        ahead: Vec::new(),
         recycle,
-        head,
+        head: std::cell::OnceCell::new(),
         display: &input.display,
         file,
         info,
@@ -592,8 +742,11 @@ pub struct Reading<'a> {
     /// Read whole already, on this thread (`SMALL_FILE`): parsed here too, without workers.
     inline: bool,
     source: Source,
+    /// The file's blocks parsed ahead (then `source` is empty), in order.
+    ahead: Vec<ParsedAhead>,
     recycle: std::sync::mpsc::Sender<Chunk>,
-    head: Vec<Vec<u8>>,
+    /// The first lines, copied when a format asks for them (`head`).
+    head: std::cell::OnceCell<Vec<Vec<u8>>>,
     display: &'a str,
     file: u32,
     info: &'a mut FileInfo,
@@ -610,7 +763,13 @@ impl Reading<'_> {
 
     /// The file's first lines (those detection read).
     pub fn head(&self) -> &[Vec<u8>] {
-        &self.head
+        self.head.get_or_init(|| self.head_lines().map(<[u8]>::to_vec).collect())
+    }
+
+    /// The file's first lines (those detection read), where they are: `head` without a copy.
+    pub fn head_lines(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        let ahead = self.ahead.iter().map(|a| &a.chunk().chunk);
+        head_lines(ahead.chain(self.source.pending.iter()))
     }
 
     /// Route every line of the file through `state` in wire order, then finish it; `false` when
@@ -620,7 +779,8 @@ impl Reading<'_> {
     /// parse them into `M::Shape`'s lines and free them once routed; this thread routes them, in
     /// order, and parses too rather than wait.
     pub fn route<M: Machine>(self, mut state: M) -> bool {
-        let Reading { cx, inline, source, recycle, head, display: _, file, info, progress, base_bytes, tell } = self;
+        let Reading { cx, inline, source, ahead, recycle, head, display: _, file, info, progress, base_bytes, tell } =
+            self;
         drop(head);
         let mut route =
             |cx: &mut Ctx, info: &mut FileInfo, chunk: &Chunk, parsed: &[Option<<M::Shape as Shape>::Line<'_>>]| {
@@ -669,6 +829,31 @@ impl Reading<'_> {
         let mut last_told = base_bytes;
         let mut read_to = 0;
         let mut last_line = 0;
+        // Tell the observer early (the first sessions), then about every 16 MB; `false`: cancelled.
+        let mut told = |cx: &Ctx, progress: &mut Progress, read_to: u64| {
+            progress.bytes_read = base_bytes + read_to;
+            if last_told == base_bytes || progress.bytes_read - last_told >= 16 << 20 {
+                last_told = progress.bytes_read;
+                progress.records = cx.records.len() as u64;
+                progress.sessions = cx.graph.len();
+                progress.findings = cx.findings.list.len();
+                return tell(cx, progress);
+            }
+            true
+        };
+        // Blocks parsed ahead are routed as they come, and go back to be read into again.
+        for a in ahead {
+            // Parsed in this format's shape by its own `Format::ahead` (any other is not its).
+            let Ok(parsed) = a.parsed.downcast::<<M::Shape as Shape>::Parsed>() else { continue };
+            let chunk = &M::Shape::owner(&parsed).chunk;
+            route(cx, info, chunk, M::Shape::lines(&parsed));
+            read_to = chunk.read_to;
+            last_line = chunk.lines.last().map_or(last_line, |l| l.number);
+            let _ = recycle.send(M::Shape::into_owner(*parsed).chunk);
+            if !told(cx, progress, read_to) {
+                return false;
+            }
+        }
         let workers = if inline { 0 } else { worker_threads() };
         let flow = Flow::<M::Shape> {
             source: std::sync::Mutex::new(source),
@@ -693,17 +878,9 @@ impl Reading<'_> {
                 read_to = chunk.read_to;
                 last_line = chunk.lines.last().map_or(last_line, |l| l.number);
                 flow.routed(parsed, started > 0);
-                progress.bytes_read = base_bytes + read_to;
-                // Tell the observer early (the first sessions), then about every 16 MB.
-                if last_told == base_bytes || progress.bytes_read - last_told >= 16 << 20 {
-                    last_told = progress.bytes_read;
-                    progress.records = cx.records.len() as u64;
-                    progress.sessions = cx.graph.len();
-                    progress.findings = cx.findings.list.len();
-                    if !tell(cx, progress) {
-                        cancelled = true;
-                        break;
-                    }
+                if !told(cx, progress, read_to) {
+                    cancelled = true;
+                    break;
                 }
             }
         });

@@ -80,7 +80,7 @@ pub fn generate_project(opts: &GenOptions, layout: Layout, dir: &Path) -> io::Re
     let mut previous: Option<(Vec<Value>, String)> = None;
     let mut first = true;
     while first || !g.over_budget() {
-        let resume = previous.take().filter(|_| !first && g.rng.chance(0.15));
+        let resume = previous.take().filter(|_| !first && g.rng.chance(0.3));
         previous = Some(g.session(resume, first)?);
         first = false;
     }
@@ -365,7 +365,7 @@ impl G {
                 json!({"type": "queue-operation", "operation": "dequeue", "timestamp": self.time(), "sessionId": sid});
             self.put(out, v)?;
         }
-        let turns = if first { 2 } else { self.rng.range(4, 30) };
+        let turns = if first { 2 } else { self.rng.range(10, 60) };
         for t in 0..turns {
             if t > 0 && self.over_budget() {
                 break;
@@ -457,7 +457,8 @@ impl G {
             self.put(who.out, m)?;
         }
         let spawns = if who.leaf { 0 } else { self.spawn_count(who.depth) };
-        let steps = self.rng.range(0, if who.depth == 0 { 3 } else { 2 });
+        // A sub-agent works through more tool calls than a turn of its parent does.
+        let steps = if who.depth == 0 { self.rng.range(0, 3) } else { self.rng.range(3, 15) };
         let mut spawned = false;
         for step in 0..=steps {
             let spawn_here = spawns > 0 && !spawned && (step == steps || self.rng.chance(0.5));

@@ -91,6 +91,35 @@ pub trait Format: Sync + std::fmt::Debug {
     fn defers_to_durable(&self) -> bool {
         false
     }
+
+    /// How to parse a chunk in this format's line shape on another thread, ahead of its routing
+    /// (`parse_ahead::<ItsShape>`): the driver then reads and parses the next small files while
+    /// it routes one. `None` (the default): chunks are parsed as they are routed. The shape must
+    /// be the one its machine routes.
+    fn ahead(&self) -> Option<fn(ChunkArena) -> ParsedAhead> {
+        None
+    }
+}
+
+/// A chunk parsed ahead of its routing in some format's shape (`Format::ahead`).
+pub struct ParsedAhead {
+    pub(crate) parsed: Box<dyn std::any::Any + Send>,
+    owner: fn(&(dyn std::any::Any + Send)) -> &ChunkArena,
+}
+
+impl ParsedAhead {
+    /// The chunk and arena its lines were parsed from.
+    pub(crate) fn chunk(&self) -> &ChunkArena {
+        (self.owner)(&*self.parsed)
+    }
+}
+
+/// `Format::ahead` for a format whose lines are of shape `S`.
+pub fn parse_ahead<S: Shape>(chunk: ChunkArena) -> ParsedAhead {
+    fn owner<S: Shape>(p: &(dyn std::any::Any + Send)) -> &ChunkArena {
+        S::owner(p.downcast_ref::<S::Parsed>().expect("parsed in this shape"))
+    }
+    ParsedAhead { parsed: Box::new(S::parse(chunk)), owner: owner::<S> }
 }
 
 /// The files an analysis will read, in order, as the formats plan them (`Format::plan`).

@@ -30,6 +30,8 @@ pub(super) struct ClaudeFile {
     by_sym: HashMap<Sym, usize>,
     /// The line before was a `compact_boundary`: compaction starts a chain again.
     after_boundary: bool,
+    /// The (hashed) `uuid` of the last line read that had one.
+    last_uuid: Option<u64>,
     /// Lines read before in another file, and forked copies: how many, and the first.
     replayed: (u64, Option<Loc>),
     forked: (u64, Option<Loc>),
@@ -88,7 +90,7 @@ enum Role {
 }
 
 impl ClaudeFile {
-    pub(super) fn new(display: &str, head: &[Vec<u8>]) -> Self {
+    pub(super) fn new<'h>(display: &str, head: impl Iterator<Item = &'h [u8]>) -> Self {
         let parts: Vec<&str> = display.split('/').collect();
         let name = parts.last().copied().unwrap_or(display);
         let name_agent = name
@@ -113,6 +115,7 @@ impl ClaudeFile {
             sessions: Vec::new(),
             by_sym: HashMap::default(),
             after_boundary: false,
+            last_uuid: None,
             replayed: (0, None),
             forked: (0, None),
             clock: Default::default(),
@@ -485,12 +488,14 @@ impl Machine for ClaudeFile {
             if let Some(h) = uuid {
                 st.lines.entry(h).or_insert((sym.0, at.file));
             }
-            if let Some(p) = parent {
+            // Most lines continue the line before them in their file: no look-up for those.
+            if let Some(p) = parent.filter(|&p| Some(p) != self.last_uuid) {
                 if !self.after_boundary && !st.lines.contains_key(&p) {
                     st.pending_parents.push((p, at));
                 }
             }
         }
+        self.last_uuid = uuid.or(self.last_uuid);
         let s = &mut self.sessions[i];
         s.first.get_or_insert(at);
         s.last = Some(at);

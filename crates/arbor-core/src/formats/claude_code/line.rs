@@ -385,10 +385,30 @@ impl TextHash {
         }
     }
 
-    /// Add a decoded text.
+    /// Add a decoded text. The hash is over its UTF-8 bytes (in the loose form, without the
+    /// whitespace characters): ASCII, the most of it, is hashed byte by byte.
     pub fn text(&mut self, s: &str, loose: bool) {
-        for c in s.chars() {
-            self.char(c, loose);
+        if !loose {
+            for &b in s.as_bytes() {
+                self.byte(b);
+            }
+            return;
+        }
+        let bytes = s.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if b.is_ascii() {
+                // As `char::is_whitespace` says of ASCII (vertical tab included).
+                if !matches!(b, b' ' | b'\t'..=b'\r') {
+                    self.byte(b);
+                }
+                i += 1;
+            } else {
+                let c = s[i..].chars().next().unwrap_or('\u{fffd}');
+                self.char(c, true);
+                i += c.len_utf8();
+            }
         }
     }
 
@@ -406,16 +426,7 @@ impl TextHash {
         let mut i = 0;
         while i < b.len() {
             let j = memchr::memchr(b'\\', &b[i..]).map_or(b.len(), |k| i + k);
-            let run = &body[i..j];
-            if run.is_ascii() {
-                for &c in run.as_bytes() {
-                    if !(loose && c.is_ascii_whitespace()) {
-                        self.byte(c);
-                    }
-                }
-            } else {
-                self.text(run, loose);
-            }
+            self.text(&body[i..j], loose);
             if j >= b.len() {
                 break;
             }
@@ -571,6 +582,10 @@ mod tests {
         let mut b = TextHash::default();
         b.text("BANANA éé😀", true);
         assert_eq!(a, b);
+        let (mut v1, mut v2) = (TextHash::default(), TextHash::default());
+        v1.text("a\u{b}b\u{a0}c", true);
+        v2.json(r#""a\u000bb\u00a0c""#, true);
+        assert_eq!(v1, v2, "decoded and escaped whitespace are the same whitespace");
         let mut c = TextHash::default();
         c.text("BANANAS", true);
         assert_ne!(a, c);
@@ -625,3 +640,4 @@ mod tests {
         assert!(parse(r#"{"type":"a","type":"b"}"#).is_none());
     }
 }
+

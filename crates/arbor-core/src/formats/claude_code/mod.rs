@@ -22,7 +22,7 @@ mod plan;
 
 use super::{FormatInfo, HeadLine, Reading};
 use crate::ctx::Ctx;
-use serde_json::Value;
+use crate::wire::{List, Obj, Raw, Str};
 
 pub const FORMAT: FormatInfo = FormatInfo {
     id: "claude-code",
@@ -56,7 +56,7 @@ impl super::Format for ClaudeCode {
     }
 
     fn read(&self, file: Reading<'_>) -> bool {
-        let state = file::ClaudeFile::new(file.display(), file.head());
+        let state = file::ClaudeFile::new(file.display(), file.head_lines());
         file.route(state)
     }
 
@@ -64,35 +64,85 @@ impl super::Format for ClaudeCode {
         link::settle(cx);
     }
 
+    /// A project is thousands of small files: each is parsed on the read-ahead thread while the
+    /// one before it is routed.
+    fn ahead(&self) -> Option<fn(super::ChunkArena) -> super::ParsedAhead> {
+        Some(super::parse_ahead::<line::ClaudeShape>)
+    }
+
     /// The text blocks of an assistant line (its string content, when it is one).
     fn reply_text(&self, line: &[u8]) -> String {
-        let Ok(v) = serde_json::from_slice::<Value>(line) else { return String::new() };
-        text_of(v.pointer("/message/content"))
+        let Some(back) = Back::of(line) else { return String::new() };
+        back.message.0.map_or_else(String::new, |m| text_of(m.content))
     }
 
     /// What a parent received: the text of the tool result answering call `key`; for a background
     /// spawn, the `<result>` of its `<task-notification>`.
     fn received_text(&self, line: &[u8], key: Option<&str>) -> String {
-        let Ok(v) = serde_json::from_slice::<Value>(line) else { return String::new() };
-        let content = v.pointer("/message/content");
-        if let (Some(Value::Array(blocks)), Some(key)) = (content, key) {
-            let result = blocks.iter().find(|b| {
-                b.get("type").and_then(Value::as_str) == Some("tool_result")
-                    && b.get("tool_use_id").and_then(Value::as_str) == Some(key)
-            });
-            if let Some(r) = result {
-                return text_of(r.get("content"));
+        let Some(back) = Back::of(line) else { return String::new() };
+        let content = back.message.0.and_then(|m| m.content);
+        if let (Some(c), Some(key)) = (content, key) {
+            if let Ok(blocks) = serde_json::from_str::<List<BackBlock>>(c.0) {
+                let result = blocks.0.iter().find(|b| {
+                    b.kind.as_str() == Some("tool_result") && b.tool_use_id.as_str() == Some(key)
+                });
+                if let Some(r) = result {
+                    return text_of(r.content);
+                }
             }
         }
-        let text = match content {
-            Some(c) => text_of(Some(c)),
-            None => text_of(v.get("content").or_else(|| v.pointer("/attachment/prompt"))),
-        };
+        let text = text_of(content.or(back.content).or(back.attachment.0.and_then(|a| a.prompt)));
         match line::Notice::of(&text) {
             Some(_) => notice_result(&text).to_owned(),
             None => text,
         }
     }
+}
+
+/// A line as it is read back for a text: the raw content, decoded only where it is asked for.
+#[derive(Default, serde::Deserialize)]
+#[serde(default)]
+struct Back<'a> {
+    #[serde(borrow)]
+    message: Obj<BackMessage<'a>>,
+    #[serde(borrow)]
+    content: Option<Raw<'a>>,
+    #[serde(borrow)]
+    attachment: Obj<BackAttachment<'a>>,
+}
+
+impl<'a> Back<'a> {
+    fn of(line: &'a [u8]) -> Option<Back<'a>> {
+        let text = std::str::from_utf8(line).ok()?;
+        serde_json::from_str(text).ok()
+    }
+}
+
+#[derive(Default, serde::Deserialize)]
+#[serde(default)]
+struct BackMessage<'a> {
+    #[serde(borrow)]
+    content: Option<Raw<'a>>,
+}
+
+#[derive(Default, serde::Deserialize)]
+#[serde(default)]
+struct BackAttachment<'a> {
+    #[serde(borrow)]
+    prompt: Option<Raw<'a>>,
+}
+
+#[derive(Default, serde::Deserialize)]
+#[serde(default)]
+struct BackBlock<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: Str<'a>,
+    #[serde(borrow)]
+    text: Option<Raw<'a>>,
+    #[serde(borrow)]
+    tool_use_id: Str<'a>,
+    #[serde(borrow)]
+    content: Option<Raw<'a>>,
 }
 
 /// A sidecar's one object: no `type`, and the fields only a sidecar has.
@@ -104,14 +154,20 @@ fn is_sidecar(l: &line::Line) -> bool {
 }
 
 /// A content value's text: a string, or its text blocks concatenated without a separator.
-fn text_of(content: Option<&Value>) -> String {
-    match content {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
-            .collect(),
+fn text_of(content: Option<Raw>) -> String {
+    let decode = |raw: &str| serde_json::from_str::<std::borrow::Cow<str>>(raw).map(|t| t.into_owned()).ok();
+    match content.map(|c| c.0) {
+        Some(raw) if raw.starts_with('"') => decode(raw).unwrap_or_default(),
+        Some(raw) if raw.starts_with('[') => serde_json::from_str::<List<BackBlock>>(raw)
+            .map(|blocks| {
+                blocks
+                    .0
+                    .iter()
+                    .filter(|b| b.kind.as_str() == Some("text"))
+                    .filter_map(|b| b.text.and_then(|t| decode(t.0)))
+                    .collect()
+            })
+            .unwrap_or_default(),
         _ => String::new(),
     }
 }
