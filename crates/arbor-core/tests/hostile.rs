@@ -446,12 +446,13 @@ fn nothing_is_lost_in_any_shipped_log_plain_or_zstd() {
 #[path = "../../../fuzz/targets.rs"]
 mod fuzz_targets;
 
-/// `data` through all four fuzz targets, as the fuzzer runs them (each panics on a broken promise).
+/// `data` through every fuzz target, as the fuzzer runs them (each panics on a broken promise).
 fn replay_fuzz_targets(data: &[u8], scratch: &std::path::Path) {
     fuzz_targets::detect(data);
     fuzz_targets::parse_line(data);
     fuzz_targets::analyze_jsonl(data, &scratch.join("input.jsonl"));
     fuzz_targets::analyze_zst(data, &scratch.join("input.jsonl.zst"));
+    fuzz_targets::analyze_claude_project(data, &scratch.join("claude-project"));
 }
 
 /// Inputs the fuzz targets once failed on (`tests/regressions/`, see its README): each goes
