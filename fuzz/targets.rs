@@ -90,7 +90,8 @@ pub fn analyze_zst(data: &[u8], path: &Path) {
 /// them all (the reader of SPEC 2.4 links files to each other in `settle`, where lines of one
 /// file can change what another's mean).
 pub fn analyze_claude_project(data: &[u8], dir: &Path) {
-    let names = ["s1.jsonl", "s1/subagents/agent-a1.jsonl", "s1/subagents/agent-a1.meta.json", "agent-b1.jsonl", "s2.jsonl"];
+    let names =
+        ["s1.jsonl", "s1/subagents/agent-a1.jsonl", "s1/subagents/agent-a1.meta.json", "agent-b1.jsonl", "s2.jsonl"];
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir.join("s1/subagents")).unwrap();
     for (name, part) in names.iter().zip(data.split(|&b| b == 0x1e)) {

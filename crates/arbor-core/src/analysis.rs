@@ -613,6 +613,9 @@ pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
     for format in FORMATS {
         format.reader.settle(&mut cx);
     }
+    // Every record is made: the index gives back what it grew by and did not use (up to half of
+    // it, the largest block of an analysis), before the report is built beside it.
+    cx.records.shrink_to_fit();
     progress.sessions = cx.graph.len();
     progress.findings = cx.findings.list.len();
     observer.progress(&progress);

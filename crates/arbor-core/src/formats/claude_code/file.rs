@@ -209,9 +209,10 @@ impl ClaudeFile {
         if let Some(p) = l.parent_uuid.non_empty() {
             let st = cx.ext::<State>();
             let h = st.hash(p);
-            if let Some(&(sym, file)) = st.lines.get(&h) {
-                if file == at.file {
-                    if let Some(&i) = self.by_sym.get(&Sym(sym)).filter(|&&i| self.sessions[i].inline) {
+            if let Some(rec) = st.lines.get(h) {
+                if cx.file_of(rec as usize) == Some(at.file) {
+                    let sym = Sym(cx.records[rec as usize].session);
+                    if let Some(&i) = self.by_sym.get(&sym).filter(|&&i| self.sessions[i].inline) {
                         return i;
                     }
                 }
@@ -456,7 +457,8 @@ impl Machine for ClaudeFile {
         let uuid = l.uuid.non_empty().map(|u| cx.ext::<State>().hash(u));
         // A line read before in another file (a resumed session replays its prefix) is read once.
         if let Some(h) = uuid {
-            if cx.ext::<State>().lines.get(&h).is_some_and(|&(_, f)| f != at.file) {
+            let first = cx.ext::<State>().lines.get(h);
+            if first.is_some_and(|r| cx.file_of(r as usize) != Some(at.file)) {
                 self.main(cx, at);
                 cx.record(at, offset, None, classify(l).1, time);
                 self.replayed.0 += 1;
@@ -466,11 +468,11 @@ impl Machine for ClaudeFile {
         }
         // A forked child's copy of its parent's history: shown, not counted as the child's.
         if l.forked_from.is_some() {
-            let m = self.main(cx, at);
+            self.main(cx, at);
             cx.record(at, offset, None, classify(l).1, time);
-            let sym = self.sessions[m].sym;
+            let rec = cx.last_record();
             if let Some(h) = uuid {
-                cx.ext::<State>().lines.entry(h).or_insert((sym.0, at.file));
+                cx.ext::<State>().lines.insert_first(h, rec);
             }
             self.forked.0 += 1;
             self.forked.1.get_or_insert(at);
@@ -481,16 +483,16 @@ impl Machine for ClaudeFile {
         let (role, kind) = classify(l);
         cx.record(at, offset, Some(self.sessions[i].sym), kind, time);
         let rec = cx.last_record();
-        let sym = self.sessions[i].sym;
+        
         let parent = l.parent_uuid.non_empty().map(|p| cx.ext::<State>().hash(p));
         {
             let st = cx.ext::<State>();
             if let Some(h) = uuid {
-                st.lines.entry(h).or_insert((sym.0, at.file));
+                st.lines.insert_first(h, rec);
             }
             // Most lines continue the line before them in their file: no look-up for those.
             if let Some(p) = parent.filter(|&p| Some(p) != self.last_uuid) {
-                if !self.after_boundary && !st.lines.contains_key(&p) {
+                if !self.after_boundary && !st.lines.contains(p) {
                     st.pending_parents.push((p, at));
                 }
             }
