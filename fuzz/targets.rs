@@ -118,3 +118,38 @@ pub fn analyze_codex(data: &[u8], dir: &Path) {
     }
     assert_eq!(a.records().len() as u64, r.inputs.iter().map(|i| i.records).sum::<u64>());
 }
+
+/// A Claude Code project folder made from `data`, in `dir`: the input cut at each `0x1e` byte
+/// (ASCII record separator) into a session file, its sub-agent transcript and sidecar in
+/// `<session>/subagents/`, a 2.0 agent file beside it, and a second session; the folder is read,
+/// then the session file alone (which brings its sub-agent files along). Beyond "no panic":
+/// every non-blank line of every input is a record or a bad line, and the record index holds
+/// them all (the reader of SPEC 2.4 links files to each other in `settle`, where lines of one
+/// file can change what another's mean).
+pub fn analyze_claude_project(data: &[u8], dir: &Path) {
+    let names =
+        ["s1.jsonl", "s1/subagents/agent-a1.jsonl", "s1/subagents/agent-a1.meta.json", "agent-b1.jsonl", "s2.jsonl"];
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir.join("s1/subagents")).unwrap();
+    for (name, part) in names.iter().zip(data.split(|&b| b == 0x1e)) {
+        std::fs::write(dir.join(name), part).unwrap();
+    }
+    for paths in [vec![dir.to_path_buf()], vec![dir.join(names[0])]] {
+        let a = arbor_core::analyze(&paths, &mut ());
+        let r = a.report();
+        let _ = serde_json::to_string(&r).unwrap();
+        for (info, input) in a.files.iter().zip(&r.inputs) {
+            if input.format == "unknown" {
+                continue;
+            }
+            let bytes = std::fs::read(&info.path).unwrap();
+            let mut parts: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
+            if bytes.ends_with(b"\n") {
+                parts.pop();
+            }
+            let lines = parts.iter().filter(|l| !l.iter().all(|b| b.is_ascii_whitespace())).count() as u64;
+            assert_eq!(input.records + input.bad_lines, lines, "{}: lines lost", input.file);
+        }
+        assert_eq!(a.records().len() as u64, r.inputs.iter().map(|i| i.records).sum::<u64>());
+    }
+}

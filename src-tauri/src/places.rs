@@ -1,6 +1,8 @@
-//! The harnesses' default places on this machine: where Copilot CLI and deepseek-harness keep their
-//! session logs (SPEC.md section 5). It lists candidates for the open menu, newest first; it reads
-//! no log content (the engine does, when one is opened).
+//! The harnesses' default places on this machine: where Copilot CLI, deepseek-harness, Claude Code
+//! and Codex CLI keep their session logs (SPEC.md section 5). It lists candidates for the open
+//! menu, newest first, from the file system's entries and their times alone: it reads no log
+//! content (the engine does, when one is opened), so a machine with thousands of sessions lists
+//! them in milliseconds.
 
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
@@ -13,10 +15,10 @@ use ts_rs::TS;
 pub struct FoundLog {
     /// What to pass to `open_paths`.
     pub path: String,
-    /// `copilot` or `dsh`.
-    #[ts(type = "\"copilot\" | \"dsh\"")]
+    /// `copilot`, `dsh`, `claude-code` or `codex`.
+    #[ts(type = "\"copilot\" | \"dsh\" | \"claude-code\" | \"codex\"")]
     pub harness: &'static str,
-    /// The file or folder name, for the menu.
+    /// The file or folder name, for the menu (a Claude Code session's with its project folder's).
     pub name: String,
     /// Last modification, epoch milliseconds, when the file system says.
     pub modified: Option<f64>,
@@ -25,18 +27,86 @@ pub struct FoundLog {
 /// At most this many entries: the menu is for recent sessions, not an archive browser.
 pub const LIMIT: usize = 50;
 
-/// Sessions under `~/.copilot/session-state/<id>/` and `$DSH_HOME/sessions` (else
-/// `~/.dsh/sessions`), newest first.
+/// Sessions under `~/.copilot/session-state/<id>/`, `$DSH_HOME/sessions` (else `~/.dsh/sessions`),
+/// `~/.claude/projects/<project>/<session>.jsonl` and `~/.codex/sessions/**/rollout-*.jsonl`,
+/// newest first.
 pub fn found_logs(home: &Path, dsh_home: Option<&Path>) -> Vec<FoundLog> {
     let dsh_sessions = dsh_home.map_or_else(|| home.join(".dsh/sessions"), |d| d.join("sessions"));
     let mut found = Vec::new();
     collect(&home.join(".copilot/session-state"), "copilot", true, &mut found);
     collect(&dsh_sessions, "dsh", false, &mut found);
+    collect_claude(&home.join(".claude/projects"), &mut found);
+    collect_codex(&home.join(".codex/sessions"), &mut found);
     found.sort_by(|a, b| {
         b.modified.partial_cmp(&a.modified).unwrap_or(std::cmp::Ordering::Equal).then(a.path.cmp(&b.path))
     });
     found.truncate(LIMIT);
     found
+}
+
+fn modified(meta: &std::fs::Metadata) -> Option<f64> {
+    meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map(|d| d.as_millis() as f64)
+}
+
+/// Claude Code sessions: each project folder's `<sessionId>.jsonl` (a sub-agent's transcript,
+/// `agent-*.jsonl` beside them or in `<sessionId>/subagents/`, is not a session of its own: the
+/// engine reads it with its session).
+fn collect_claude(projects: &Path, out: &mut Vec<FoundLog>) {
+    let Ok(folders) = std::fs::read_dir(projects) else { return };
+    for folder in folders.flatten() {
+        if !folder.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        let Ok(entries) = std::fs::read_dir(folder.path()) else { continue };
+        let project = folder.file_name().to_string_lossy().into_owned();
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if !name.ends_with(".jsonl") || name.starts_with("agent-") {
+                continue;
+            }
+            let Ok(meta) = entry.metadata() else { continue };
+            if !meta.is_file() {
+                continue;
+            }
+            out.push(FoundLog {
+                path: entry.path().to_string_lossy().into_owned(),
+                harness: "claude-code",
+                name: format!("{project}/{name}"),
+                modified: modified(&meta),
+            });
+        }
+    }
+}
+
+/// Codex CLI rollouts: `rollout-*.jsonl` anywhere under `sessions/` (`YYYY/MM/DD/`), walked
+/// without following folder links and no deeper than a date's folders need.
+fn collect_codex(sessions: &Path, out: &mut Vec<FoundLog>) {
+    let mut stack = vec![(sessions.to_path_buf(), 0)];
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            let Ok(kind) = entry.file_type() else { continue };
+            if kind.is_dir() {
+                if depth < 4 {
+                    stack.push((entry.path(), depth + 1));
+                }
+                continue;
+            }
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if !(name.starts_with("rollout-") && name.ends_with(".jsonl")) {
+                continue;
+            }
+            let Ok(meta) = entry.metadata() else { continue };
+            if meta.is_file() {
+                out.push(FoundLog {
+                    path: entry.path().to_string_lossy().into_owned(),
+                    harness: "codex",
+                    name,
+                    modified: modified(&meta),
+                });
+            }
+        }
+    }
 }
 
 /// Adds the entries of `dir`: only folders when `folders_only` (a Copilot session is a folder),
@@ -50,13 +120,11 @@ fn collect(dir: &Path, harness: &'static str, folders_only: bool, out: &mut Vec<
         if !(meta.is_dir() || (!folders_only && is_log_file)) {
             continue;
         }
-        let modified =
-            meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map(|d| d.as_millis() as f64);
         out.push(FoundLog {
             path: path.to_string_lossy().into_owned(),
             harness,
             name: entry.file_name().to_string_lossy().into_owned(),
-            modified,
+            modified: modified(&meta),
         });
     }
 }
@@ -94,6 +162,73 @@ mod tests {
         let names: Vec<(&str, &str)> = found.iter().map(|f| (f.harness, f.name.as_str())).collect();
         assert_eq!(names, [("copilot", "new-id"), ("dsh", "s1.jsonl"), ("copilot", "old-id")]);
         assert_eq!(found[0].modified, Some(3_000_000.0));
+    }
+
+    /// Claude Code sessions are the project folders' session files, not their sub-agents'
+    /// transcripts; Codex rollouts are found at any date; all four harnesses share one list.
+    #[cfg(unix)]
+    #[test]
+    fn claude_code_sessions_and_codex_rollouts_are_listed_with_the_others_newest_first() {
+        let home = tempfile::tempdir().unwrap();
+        let project = home.path().join(".claude/projects/-home-me-app");
+        fs::create_dir_all(project.join("s1/subagents")).unwrap();
+        for f in ["s1.jsonl", "s2.jsonl", "agent-a1.jsonl", "s1/subagents/agent-b2.jsonl", "notes.txt"] {
+            fs::write(project.join(f), "{}\n").unwrap();
+        }
+        let day = home.path().join(".codex/sessions/2026/09/12");
+        fs::create_dir_all(&day).unwrap();
+        fs::write(day.join("rollout-2026-09-12T10-00-00-abc.jsonl"), "{}\n").unwrap();
+        fs::write(day.join("history.jsonl"), "{}\n").unwrap();
+        let copilot = home.path().join(".copilot/session-state/c1");
+        fs::create_dir_all(&copilot).unwrap();
+        touch(&project.join("s1.jsonl"), 4_000);
+        touch(&project.join("s2.jsonl"), 1_000);
+        touch(&day.join("rollout-2026-09-12T10-00-00-abc.jsonl"), 3_000);
+        touch(&copilot, 2_000);
+        let found = found_logs(home.path(), None);
+        let names: Vec<(&str, &str)> = found.iter().map(|f| (f.harness, f.name.as_str())).collect();
+        assert_eq!(
+            names,
+            [
+                ("claude-code", "-home-me-app/s1.jsonl"),
+                ("codex", "rollout-2026-09-12T10-00-00-abc.jsonl"),
+                ("copilot", "c1"),
+                ("claude-code", "-home-me-app/s2.jsonl"),
+            ]
+        );
+        assert!(found[0].path.ends_with(".claude/projects/-home-me-app/s1.jsonl"));
+    }
+
+    /// Not a timed test: `cargo test --features custom-protocol --lib places -- --ignored
+    /// --nocapture` prints how long listing 10,000 Claude Code session files (and their 10,000
+    /// sub-agent files, which it passes over) takes, for BENCHMARKS.md.
+    #[test]
+    #[ignore = "a measurement, printed for BENCHMARKS.md"]
+    fn measure_listing_ten_thousand_sessions() {
+        let home = tempfile::tempdir().unwrap();
+        for p in 0..100 {
+            let project = home.path().join(format!(".claude/projects/-home-me-project-{p}"));
+            fs::create_dir_all(&project).unwrap();
+            for s in 0..100 {
+                fs::write(project.join(format!("{p:04}{s:04}-0000-4000-8000-000000000000.jsonl")), "{}\n").unwrap();
+                fs::write(project.join(format!("agent-a{p:04}{s:04}.jsonl")), "{}\n").unwrap();
+            }
+        }
+        let day = home.path().join(".codex/sessions/2026/09/12");
+        fs::create_dir_all(&day).unwrap();
+        for r in 0..1000 {
+            fs::write(day.join(format!("rollout-2026-09-12T10-00-00-{r:04}.jsonl")), "{}\n").unwrap();
+        }
+        // Once to warm the directory cache, as a second opening of the menu finds it.
+        found_logs(home.path(), None);
+        let mut best = f64::MAX;
+        for _ in 0..5 {
+            let t = std::time::Instant::now();
+            let found = found_logs(home.path(), None);
+            best = best.min(t.elapsed().as_secs_f64());
+            assert_eq!(found.len(), LIMIT);
+        }
+        println!("listing 10,000 Claude Code sessions (beside 10,000 sub-agent files) and 1,000 Codex rollouts: {:.1} ms (best of 5)", best * 1000.0);
     }
 
     #[test]

@@ -130,6 +130,16 @@ pub fn full(out: &mut impl Write, r: &Report) -> io::Result<()> {
         if s.runs.len() > 1 {
             line.push_str(&format!("  {} runs", s.runs.len()));
         }
+        // How each run's parent was established (SPEC 4 `runs[].link`), each kind once.
+        let mut links: Vec<&str> = Vec::new();
+        for run in &s.runs {
+            if !links.contains(&run.link.as_str()) {
+                links.push(run.link.as_str());
+            }
+        }
+        if !links.is_empty() {
+            line.push_str(&format!("  via {}", links.join(", ")));
+        }
         if s.root.is_none() {
             match &s.parent {
                 Some(p) => line.push_str(&format!("  (under `{}`, no root)", safe(p, 60))),
@@ -160,6 +170,19 @@ pub fn full(out: &mut impl Write, r: &Report) -> io::Result<()> {
                     writeln!(out, "    a naive waiter would have ended [{}] with {nr}", wait_outcome(o))?;
                 }
             }
+        }
+    }
+    // Logs without waits (Claude Code transcripts, durable logs): each root turn's reply.
+    let root_replies: Vec<_> = r.replies.iter().filter(|x| x.root).collect();
+    if r.waits.is_empty() && !root_replies.is_empty() {
+        writeln!(out, "\nRoot replies")?;
+        for x in root_replies {
+            let turn = match &x.turn {
+                serde_json::Value::Null => String::new(),
+                t => format!(" turn {t}"),
+            };
+            let text = if x.text.is_empty() { "(no text)".to_owned() } else { format!("\"{}\"", safe(&x.text, 120)) };
+            writeln!(out, "  {}{turn} at {}:{}  {text}", safe(&x.session, 80), safe(&x.at.file, 200), x.at.line)?;
         }
     }
     writeln!(out)?;

@@ -482,3 +482,27 @@ fn check_fails_on_disagreeing_links_and_passes_a_clean_tree() {
     assert_eq!(out.status.code(), Some(0));
     assert!(text(&out.stdout).contains("\"subagent-link-inferred\""), "{}", text(&out.stdout));
 }
+
+#[test]
+fn claude_code_projects_are_summarised_with_each_runs_link_and_checked() {
+    let out = arbor(&["analyze", case("claude-code-subagents-meta").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let s = text(&out.stdout);
+    assert!(s.contains("    a1 \"crates\"  [ok]  via meta"), "{s}");
+    assert!(s.contains("      a2 \"lines\"  [ok]  via meta"), "{s}");
+    assert!(s.contains("s-root turn 1 at s-root.jsonl:5  \"Done: three crates.\""), "{s}");
+    let out = arbor(&["analyze", case("claude-code-agent-files").to_str().unwrap()]);
+    assert!(text(&out.stdout).contains("b3  [open]  via inferred"), "{}", text(&out.stdout));
+    // Disagreeing links are errors: check fails; an inferred link is a warning: it passes.
+    let out = arbor(&["check", case("claude-code-links-disagree").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stdout).contains("s-d.jsonl:4  subagent-links-disagree"), "{}", text(&out.stdout));
+    let out = arbor(&["check", case("claude-code-agent-files").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    // One session file opened alone brings its own sub-agents along.
+    let one = case("claude-code-subagents-meta").join("s-root.jsonl");
+    let out = arbor(&["analyze", "--json", one.to_str().unwrap()]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["inputs"].as_array().unwrap().len(), 5);
+    assert_eq!(r["sessions"].as_array().unwrap().len(), 3);
+}

@@ -464,6 +464,9 @@ pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
 pub fn analyze_with(paths: &[PathBuf], observer: &mut dyn Observer, threads: Threads) -> Analysis {
     let mut read = read_all(paths, observer, None, threads);
     settle(&mut read.cx);
+    // Every record is made: the index gives back what it grew by and did not use (up to half of
+    // it, the largest block of an analysis), before the report is built beside it.
+    read.cx.records.shrink_to_fit();
     read.progress.sessions = read.cx.graph.len();
     read.progress.findings = read.cx.findings.list.len();
     observer.progress(&read.progress);
@@ -504,7 +507,7 @@ pub(crate) fn read_all(
 ) -> ReadAll {
     let (inputs, unreadable) = reader::expand(paths);
     let mut plan = crate::formats::Plan {
-        files: inputs.into_iter().map(|input| crate::formats::Planned { input, skip: None }).collect(),
+        files: inputs.into_iter().map(|input| crate::formats::Planned { input, skip: None, format: None }).collect(),
         exts: Default::default(),
     };
     for format in FORMATS {
@@ -544,7 +547,7 @@ pub(crate) fn read_all(
     let mut mark = DeltaMark::default();
     let mut names: Vec<String> = files.iter().map(|f| f.display.clone()).collect();
     names.extend(inputs.iter().map(|f| f.input.display.clone()));
-    for crate::formats::Planned { input, skip } in inputs {
+    for crate::formats::Planned { input, skip, format: claimed } in inputs {
         let file = files.len() as u32;
         files.push(FileInfo {
             path: input.path.clone(),
@@ -567,7 +570,7 @@ pub(crate) fn read_all(
             k.resize_with(file as usize + 1, || None);
             &mut k[file as usize]
         });
-        let how = How { threads, keep: slot };
+        let how = How { threads, keep: slot, claimed };
         if !read_file(&mut cx, &input, file, &mut files[file as usize], &mut progress, &mut tell, how) {
             cancelled = true;
             break;
@@ -594,7 +597,7 @@ pub(crate) fn read_one(
     planned: crate::formats::Planned,
     observer: &mut dyn Observer,
 ) {
-    let crate::formats::Planned { input, skip } = planned;
+    let crate::formats::Planned { input, skip, format: claimed } = planned;
     let file = files.len() as u32;
     files.push(FileInfo {
         path: input.path.clone(),
@@ -613,7 +616,7 @@ pub(crate) fn read_one(
     let mut progress = Progress::default();
     let mut tell = |_: &Ctx, p: &Progress| observer.progress(p);
     let slot = Some(&mut kept[file as usize]);
-    let how = How { threads: Threads::PerCore, keep: slot };
+    let how = How { threads: Threads::PerCore, keep: slot, claimed };
     read_file(cx, &input, file, &mut files[file as usize], &mut progress, &mut tell, how);
 }
 
@@ -629,6 +632,9 @@ fn name_json(display: &str) -> String {
 struct How<'k> {
     threads: Threads,
     keep: Option<&'k mut Option<KeptFile>>,
+    /// The format that claimed the file in its plan (`Planned::format`): read as that format,
+    /// without detection.
+    claimed: Option<&'static FormatInfo>,
 }
 
 /// A plain file up to this size is read on the calling thread (`read_file`).
@@ -645,7 +651,7 @@ fn read_file(
     tell: &mut dyn FnMut(&Ctx, &Progress) -> bool,
     how: How<'_>,
 ) -> bool {
-    let How { threads, keep } = how;
+    let How { threads, keep, claimed } = how;
     let base_bytes = progress.bytes_read;
     let stream = match reader::open_unbuffered(&input.path) {
         Ok(r) => r,
@@ -672,7 +678,12 @@ fn read_file(
         Threads::Caller => {
             let (recycle, recycled) = std::sync::mpsc::channel::<Chunk>();
             let (_, rx) = std::sync::mpsc::sync_channel(0);
-            (rx, recycle, Some((reader::LineBlocks::new(stream), recycled)))
+            // A block a little larger than the file holds all of it (reads ask for whole pages):
+            // the usual megabyte was a megabyte to zero for each file of a few kilobytes.
+            let len = std::fs::metadata(&input.path).map_or(1 << 20, |m| m.len());
+            let target = usize::try_from(len).unwrap_or(usize::MAX).min(1 << 20) + 3 * 4096;
+            let blocks = reader::LineBlocks::with_sizes(stream, target, 1 << 16, reader::MAX_LINE);
+            (rx, recycle, Some((blocks, recycled)))
         }
     };
     let mut source = Source { pending: std::collections::VecDeque::new(), rx, inline, taken: 0, end: None };
@@ -685,7 +696,7 @@ fn read_file(
             head.push(c.bytes[l.start..l.end].to_vec());
         }
     }
-    let Some(format) = detect(head.iter().map(|b| b.as_slice())) else {
+    let Some(format) = claimed.or_else(|| detect(head.iter().map(|b| b.as_slice()))) else {
         let read_error = source.end.as_ref().and_then(|e| e.as_ref()).map(|e| e.to_string());
         info.bytes = source.pending.back().map_or(0, |c| c.read_to);
         let why = match (&read_error, head.is_empty()) {
@@ -743,6 +754,11 @@ impl Reading<'_> {
     /// The file's first lines (those detection read).
     pub fn head(&self) -> &[Vec<u8>] {
         &self.head
+    }
+
+    /// `head`, a line at a time.
+    pub fn head_lines(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        self.head.iter().map(Vec::as_slice)
     }
 
     /// Route every line of the file through `state` in wire order, then finish it; `false` when

@@ -352,12 +352,12 @@ fn texts(code: Code) -> Texts {
             "2.3",
         ),
         MissingParentSession => (
-            "A header's `parentSession` names no loaded session",
+            "A child's parent session is not loaded (a dsh `parentSession`, a Claude Code sub-agent's session)",
             "The child hangs under a parent that is not loaded: its `root` and `depth` are unknown (null) and it \
              is in no root's tree.",
             "It shows the child as a root of its own and loses the delegation.",
-            "Open the parent's session log too: the whole sessions folder, or both files together.",
-            "2.3",
+            "Open the parent's session log too: the whole sessions or project folder, or both files together.",
+            "2.3, 2.4",
         ),
         DelegationDepthMismatch => (
             "A header's `delegationDepth` disagrees with the depth its parents give",

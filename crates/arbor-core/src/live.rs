@@ -148,7 +148,10 @@ impl Live {
         // What formats learn while planning is for a first reading; files that appear are read
         // into the context as it is.
         let mut plan = crate::formats::Plan {
-            files: inputs.into_iter().map(|input| crate::formats::Planned { input, skip: None }).collect(),
+            files: inputs
+                .into_iter()
+                .map(|input| crate::formats::Planned { input, skip: None, format: None })
+                .collect(),
             exts: Default::default(),
         };
         for format in crate::formats::FORMATS {
@@ -171,7 +174,10 @@ impl Live {
             if let Some(&i) = known.get(&p.input.display) {
                 let was_skipped =
                     self.files[i].format.is_some() && self.kept[i].is_none() && self.files[i].records == 0;
-                if p.skip.is_some() != was_skipped && self.files[i].format.is_some() {
+                // A file its format claims by its place (a sidecar whose transcript appeared
+                // since) that was read otherwise.
+                let claimed = p.format.is_some_and(|f| !self.files[i].format.is_some_and(|g| std::ptr::eq(f, g)));
+                if claimed || (p.skip.is_some() != was_skipped && self.files[i].format.is_some()) {
                     let why = format!("the folder's plan for `{}` changed", p.input.display);
                     self.reread(why, false, &mut change, observer);
                     return change;

@@ -102,14 +102,29 @@ pub fn open(path: &Path) -> io::Result<Box<dyn BufRead + Send>> {
 /// `open` without a buffer of its own, for a reader that reads in blocks (`LineBlocks`): a
 /// plain file's reads then go straight from the kernel into the block.
 pub fn open_unbuffered(path: &Path) -> io::Result<Box<dyn Read + Send>> {
+    open_stream(path).map(|o| o.stream)
+}
+
+/// A file opened for reading its lines, with what was learnt opening it.
+pub struct Opened {
+    pub stream: Box<dyn Read + Send>,
+    /// zstd-compressed (by its magic bytes).
+    pub zstd: bool,
+    /// The file's size on disk.
+    pub len: u64,
+}
+
+/// `open_unbuffered`, saying whether the file is zstd and how large it is, with one `open`.
+pub fn open_stream(path: &Path) -> io::Result<Opened> {
     let mut f = File::open(path)?;
+    let len = f.metadata().map_or(u64::MAX, |m| m.len());
     let mut magic = [0u8; 4];
     let n = read_up_to(&mut f, &mut magic)?;
     f.seek(SeekFrom::Start(0))?;
     if n == 4 && magic == ZSTD_MAGIC {
-        Ok(Box::new(zstd::stream::read::Decoder::new(f)?))
+        Ok(Opened { stream: Box::new(zstd::stream::read::Decoder::new(f)?), zstd: true, len })
     } else {
-        Ok(Box::new(f))
+        Ok(Opened { stream: Box::new(f), zstd: false, len })
     }
 }
 
@@ -453,10 +468,20 @@ struct AlignedReader {
     base: u64,
 }
 
+thread_local! {
+    /// The last `AlignedReader` buffer this thread let go: reading back the texts of a folder of
+    /// small files made (and zeroed) one for each file.
+    static SPARE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 impl AlignedReader {
     fn new(f: File, size: usize) -> Self {
         let size = size.div_ceil(PAGE).max(1) * PAGE;
-        let buf = vec![0u8; size + ALIGN];
+        let mut buf = SPARE.with(|s| std::mem::take(&mut *s.borrow_mut()));
+        // A larger one serves as well: the reads ask for no more than they need.
+        if buf.len() < size + ALIGN {
+            buf = vec![0u8; size + ALIGN];
+        }
         let pad = (ALIGN - buf.as_ptr() as usize % ALIGN) % ALIGN;
         AlignedReader { f, buf, pad, filled: 0, pos: 0, base: 0 }
     }
@@ -572,6 +597,13 @@ pub enum Piece {
     Bytes(u32),
 }
 
+impl Drop for AlignedReader {
+    fn drop(&mut self) {
+        let buf = std::mem::take(&mut self.buf);
+        SPARE.with(|s| *s.borrow_mut() = buf);
+    }
+}
+
 /// Read back a piece of the (decompressed) file at each offset, in one forward pass over a file
 /// opened once: `pieces` must be in ascending order of offset. `each` is given every piece in
 /// turn (by its index in `pieces`); `None` for one that cannot be read (the file changed since,
@@ -614,7 +646,9 @@ pub fn each_piece_at(
         // buffer costs no system call) and stops before a wide gap: a system call costs about
         // as much as copying `JOIN` bytes. Copilot's replies are a few kilobytes apart, a
         // dsh-rpc log's tens of kilobytes: reading the whole file back cost them the same.
-        let mut r = AlignedReader::new(f, 256 << 10);
+        // No larger than the file: a folder of small files read back one buffer each.
+        let len = f.metadata().map_or(u64::MAX, |m| m.len());
+        let mut r = AlignedReader::new(f, usize::try_from(len).unwrap_or(usize::MAX).clamp(PAGE, 256 << 10));
         let until = read_windows(pieces);
         for (i, &(o, what)) in pieces.iter().enumerate() {
             piece.clear();

@@ -453,6 +453,7 @@ fn replay_fuzz_targets(data: &[u8], scratch: &std::path::Path) {
     fuzz_targets::analyze_jsonl(data, &scratch.join("input.jsonl"));
     fuzz_targets::analyze_zst(data, &scratch.join("input.jsonl.zst"));
     fuzz_targets::analyze_codex(data, &scratch.join("codex"));
+    fuzz_targets::analyze_claude_project(data, &scratch.join("claude-project"));
 }
 
 /// Inputs the fuzz targets once failed on (`tests/regressions/`, see its README): each goes

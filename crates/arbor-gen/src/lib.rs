@@ -19,6 +19,7 @@
 mod codex;
 pub mod live;
 pub use codex::{generate_codex_tree, CodexTree};
+pub mod claude_code;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, BufWriter, Write};

@@ -5,6 +5,7 @@
 //! every step (a snapshot) and at the end.
 
 use arbor_core::live::Live;
+use arbor_gen::claude_code::{generate_project, Layout};
 use arbor_gen::{generate, generate_codex_tree, generate_dsh_session_folder, Format, GenOptions};
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
@@ -38,19 +39,37 @@ fn files_under(dir: &Path) -> Vec<(String, Vec<u8>)> {
     out
 }
 
-/// A Codex sessions tree of rollouts.
-const CODEX: Option<Format> = None;
+/// What a followed log is generated as.
+#[derive(Clone, Copy, Debug)]
+enum Src {
+    /// A log (or dsh-session folder) of this format.
+    Gen(Format),
+    /// A Codex sessions tree of rollouts.
+    Codex,
+    /// A Claude Code project folder in this layout.
+    Claude(Layout),
+}
 
-/// The files of a log: (name, bytes). `None`: a Codex sessions tree.
-fn log_of(format: Option<Format>, seed: u64, faults: f64, size: u64) -> Vec<(String, Vec<u8>)> {
-    let Some(format) = format else {
-        let opts =
-            GenOptions { format: Format::DshRpc, target_bytes: size, depth: 3, fanout: 2, seed, fault_rate: faults };
-        let dir = tempfile::tempdir().unwrap();
-        generate_codex_tree(&opts, dir.path()).unwrap();
-        return files_under(dir.path());
-    };
-    log(format, seed, faults, size)
+impl Src {
+    fn name(self) -> String {
+        match self {
+            Src::Gen(f) => f.id().to_owned(),
+            Src::Codex => "codex".to_owned(),
+            Src::Claude(l) => format!("claude-code {l:?}"),
+        }
+    }
+}
+
+/// The files of a log: (name, bytes).
+fn log_of(src: Src, seed: u64, faults: f64, size: u64) -> Vec<(String, Vec<u8>)> {
+    let opts = GenOptions { format: Format::DshRpc, target_bytes: size, depth: 3, fanout: 2, seed, fault_rate: faults };
+    let dir = tempfile::tempdir().unwrap();
+    match src {
+        Src::Gen(format) => return log(format, seed, faults, size),
+        Src::Codex => drop(generate_codex_tree(&opts, dir.path()).unwrap()),
+        Src::Claude(layout) => drop(generate_project(&opts, layout, dir.path()).unwrap()),
+    }
+    files_under(dir.path())
 }
 
 /// The files of a log: (name, bytes).
@@ -134,8 +153,16 @@ fn follow(files: &[(String, Vec<u8>)], cuts: &[Vec<usize>], order: &[usize], sna
     incremental
 }
 
-const FORMATS: [Option<Format>; 5] =
-    [Some(Format::DshRpc), Some(Format::DshSession), Some(Format::CopilotEvents), Some(Format::CopilotRpc), CODEX];
+const FORMATS: [Src; 8] = [
+    Src::Gen(Format::DshRpc),
+    Src::Gen(Format::DshSession),
+    Src::Gen(Format::CopilotEvents),
+    Src::Gen(Format::CopilotRpc),
+    Src::Codex,
+    Src::Claude(Layout::Subagents),
+    Src::Claude(Layout::Flat),
+    Src::Claude(Layout::Inline),
+];
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
@@ -172,7 +199,7 @@ fn a_growing_log_is_read_on_not_again() {
         let order: Vec<usize> = (0..files.len()).collect();
         let steps: usize = cuts.iter().map(Vec::len).sum();
         let incremental = follow(&files, &cuts, &order, 7);
-        let name = format.map_or("codex", Format::id);
+        let name = format.name();
         assert!(incremental * 10 >= steps * 8, "{name}: {incremental} of {steps} updates read on");
     }
 }

@@ -38,6 +38,7 @@ registry! {
     dsh_session: [FORMAT],
     copilot: [EVENTS, RPC],
     codex: [FORMAT],
+    claude_code: [FORMAT],
 }
 
 /// A format the engine reads: its id (as reports name it), a sentence for people, and its reader.
@@ -126,6 +127,10 @@ pub struct Planned {
     /// Set aside by a format: the file is listed in the report as that format, with no records,
     /// and the finding is reported at its line 1.
     pub skip: Option<Skip>,
+    /// Claimed by a format that knows the file by its place beside files of its own (a Claude
+    /// Code sidecar beside its transcript): read as that format without detection, so that a
+    /// line that does not parse is that format's `malformed-line`, not an `unknown-format` file.
+    pub format: Option<&'static FormatInfo>,
 }
 
 #[derive(Debug)]

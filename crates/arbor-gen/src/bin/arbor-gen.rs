@@ -7,20 +7,23 @@
 //! `DIR/<k>.jsonl`). Prints what it wrote, and the findings the engine must report, as one JSON
 //! object on stderr.
 
+use arbor_gen::claude_code::{self, Layout};
 use arbor_gen::{generate, generate_codex_tree, generate_dsh_session_folder, parse_size, Format, GenOptions, GenStats};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 const USAGE: &str =
-    "usage: arbor-gen [--format dsh-rpc|dsh-session|dsh-session-folder|copilot-events|copilot-rpc|codex]
+    "usage: arbor-gen [--format dsh-rpc|dsh-session|dsh-session-folder|copilot-events|copilot-rpc|codex|
+                           claude-code|claude-code-flat|claude-code-inline]
                  [--size 10M] [--depth 2] [--fanout 2] [--seed 1] [--faults 0.0] [--sessions N] [-o FILE|DIR]
   --size      target size (K, M, G are binary units); the log ends a few KB past it
   --faults    the chance of each injected fault at each place it can happen (0: a clean log)
   --sessions  write N independent logs into -o DIR (copilot-events: DIR/<k>/events.jsonl, like a
               Copilot session-state/; other formats: DIR/<k>.jsonl), seeds --seed.. --seed+N-1
   -o          output file (stdout when absent), or the folder for dsh-session-folder, codex (a
-              sessions/YYYY/MM/DD tree of rollouts) and --sessions
+              sessions/YYYY/MM/DD tree of rollouts), the claude-code project folders (sub-agents
+              in <session>/subagents/, beside the sessions, or inline) and --sessions
   --live R    write the log to -o as a running agent does: about R lines a second, a folder's
               files growing together, some lines in two pieces (for following it)";
 
@@ -39,6 +42,7 @@ fn run() -> Result<(), String> {
     let mut folder = false;
     let mut sessions: Option<u64> = None;
     let mut codex = false;
+    let mut claude: Option<Layout> = None;
     let mut out: Option<PathBuf> = None;
     let mut live: Option<f64> = None;
     let mut args = std::env::args().skip(1);
@@ -53,6 +57,8 @@ fn run() -> Result<(), String> {
                 let v = val()?;
                 if v == "codex" {
                     codex = true;
+                } else if let Some(layout) = Layout::from_id(&v) {
+                    claude = Some(layout);
                 } else if v == "dsh-session-folder" {
                     folder = true;
                     opts.format = Format::DshSession;
@@ -73,6 +79,13 @@ fn run() -> Result<(), String> {
             "--live" => live = Some(val()?.parse().map_err(|e| format!("--live: {e}"))?),
             other => return Err(format!("unknown argument `{other}`")),
         }
+    }
+    if let Some(layout) = claude {
+        let dir = out.ok_or("a claude-code project needs -o DIR")?;
+        let stats =
+            claude_code::generate_project(&opts, layout, &dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        eprintln!("{}", stats.to_json(&opts, layout));
+        return Ok(());
     }
     if codex {
         let dir = out.ok_or("codex needs -o DIR")?;

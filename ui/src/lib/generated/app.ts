@@ -15,11 +15,11 @@ export type FoundLog = {
  */
 path: string, 
 /**
- * `copilot` or `dsh`.
+ * `copilot`, `dsh`, `claude-code` or `codex`.
  */
-harness: "copilot" | "dsh", 
+harness: "copilot" | "dsh" | "claude-code" | "codex", 
 /**
- * The file or folder name, for the menu.
+ * The file or folder name, for the menu (a Claude Code session's with its project folder's).
  */
 name: string, 
 /**

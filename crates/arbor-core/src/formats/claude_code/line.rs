@@ -1,0 +1,643 @@
+//! The line shape of Claude Code transcripts: what one JSON line is parsed into on the worker
+//! threads, and the small text tools the state machine reads it with.
+//!
+//! Fields are the lenient ones of `wire` (a field of a surprising type reads as absent); texts
+//! stay as raw JSON strings borrowed from the chunk (`Raw`), so a 100 MB message is skipped in
+//! place and hashed later only where a link or a reply needs it. Nothing here knows sessions.
+
+use crate::wire::{Flag, List, Num, Obj, Raw, Str};
+use serde::de::IgnoredAny;
+use serde::Deserialize;
+
+/// The line shape: each line parsed with serde_json into `Line`.
+pub struct ClaudeShape;
+
+crate::formats::line_shape!(ClaudeShape, claude_cells, Line, parse_into, no_prefetch);
+
+/// Parse `text` into `out`; `false` when it is not a JSON object the shape reads (a duplicate
+/// field, a number out of range, an array line).
+fn parse_into<'a>(text: &'a str, _arena: &'a bumpalo::Bump, out: &mut Line<'a>) -> bool {
+    match parse(text) {
+        Some(line) => {
+            *out = line;
+            true
+        }
+        None => false,
+    }
+}
+
+/// A line of text as the shape reads it: `None` when it is not a JSON object.
+pub fn parse(text: &str) -> Option<Line<'_>> {
+    if text.trim_start_matches([' ', '\t', '\r', '\n']).as_bytes().first() != Some(&b'{') {
+        return None;
+    }
+    serde_json::from_str(text).ok()
+}
+
+/// Lines are small and routed soon after they are parsed; nothing is worth fetching ahead.
+#[inline(always)]
+fn no_prefetch(_line: &Line) {}
+
+/// One transcript line (any `type`), or a sidecar (`agent-<id>.meta.json`, one object).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Line<'a> {
+    #[serde(borrow, rename = "type")]
+    pub kind: Str<'a>,
+    #[serde(borrow)]
+    pub subtype: Str<'a>,
+    #[serde(borrow)]
+    pub uuid: Str<'a>,
+    #[serde(borrow, rename = "parentUuid")]
+    pub parent_uuid: Str<'a>,
+    #[serde(borrow, rename = "sessionId")]
+    pub session_id: Str<'a>,
+    #[serde(borrow, rename = "agentId")]
+    pub agent_id: Str<'a>,
+    #[serde(rename = "isSidechain")]
+    pub is_sidechain: Flag,
+    #[serde(rename = "isMeta")]
+    pub is_meta: Flag,
+    #[serde(rename = "isCompactSummary")]
+    pub is_compact_summary: Flag,
+    #[serde(borrow)]
+    pub timestamp: Str<'a>,
+    #[serde(borrow, rename = "requestId")]
+    pub request_id: Str<'a>,
+    /// A forked child's copy of a line of its parent's history (`{sessionId, messageUuid}`).
+    #[serde(rename = "forkedFrom")]
+    pub forked_from: Option<IgnoredAny>,
+    #[serde(borrow)]
+    pub message: Obj<Message<'a>>,
+    #[serde(borrow, rename = "toolUseResult")]
+    pub tool_use_result: Obj<ToolUseResult<'a>>,
+    /// A `queue-operation`'s queued text (a `<task-notification>` copy among others).
+    #[serde(borrow)]
+    pub content: Option<Raw<'a>>,
+    #[serde(borrow)]
+    pub attachment: Obj<Attachment<'a>>,
+    // A sidecar's fields.
+    #[serde(borrow, rename = "agentType")]
+    pub agent_type: Str<'a>,
+    #[serde(borrow)]
+    pub description: Str<'a>,
+    #[serde(borrow, rename = "toolUseId")]
+    pub tool_use_id: Str<'a>,
+    #[serde(rename = "spawnDepth")]
+    pub spawn_depth: Num,
+    #[serde(borrow, rename = "parentAgentId")]
+    pub parent_agent_id: Str<'a>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Message<'a> {
+    #[serde(borrow)]
+    pub id: Str<'a>,
+    #[serde(borrow)]
+    pub model: Str<'a>,
+    #[serde(borrow)]
+    pub content: Content<'a>,
+    pub usage: Obj<TokenCounts>,
+    #[serde(borrow)]
+    pub stop_reason: Str<'a>,
+}
+
+/// `message.usage` as the API reports it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct TokenCounts {
+    pub input_tokens: Num,
+    pub output_tokens: Num,
+    pub cache_creation_input_tokens: Num,
+    pub cache_read_input_tokens: Num,
+}
+
+impl TokenCounts {
+    pub fn usage(&self) -> crate::report::Usage {
+        let n = |v: Num| v.get().filter(|v| *v >= 0.0).map_or(0, |v| v.min(u64::MAX as f64) as u64);
+        crate::report::Usage {
+            input: n(self.input_tokens),
+            output: n(self.output_tokens),
+            cache_read: n(self.cache_read_input_tokens),
+            cache_write: n(self.cache_creation_input_tokens),
+            cost: None,
+        }
+    }
+}
+
+/// `message.content`: a string (a typed prompt) or a list of blocks.
+#[derive(Debug, Default)]
+pub enum Content<'a> {
+    #[default]
+    None,
+    /// A string: what routing needs of it, worked out here on the worker thread (the string
+    /// itself may be a decoded copy that does not outlive the parse).
+    Text(TextInfo),
+    Blocks(Vec<Block<'a>>),
+}
+
+/// What is kept of a string content: its hashes, and the notification it is, if it is one.
+#[derive(Debug, Default)]
+pub struct TextInfo {
+    pub exact: TextHash,
+    pub loose: TextHash,
+    pub notice: Option<Box<Notice>>,
+}
+
+impl TextInfo {
+    fn of(s: &str) -> Self {
+        let (mut exact, mut loose) = (TextHash::default(), TextHash::default());
+        exact.text(s, false);
+        loose.text(s, true);
+        TextInfo { exact, loose, notice: Notice::of(s).map(Box::new) }
+    }
+}
+
+/// A `<task-notification>`: a background task's end, as the harness tells its parent.
+#[derive(Debug, Default, Clone)]
+pub struct Notice {
+    pub tool_use_id: Option<Box<str>>,
+    pub task_id: Option<Box<str>>,
+    pub status: Option<Box<str>>,
+    /// The `<result>` text, whitespace ignored.
+    pub result: Option<TextHash>,
+}
+
+impl Notice {
+    /// The notification a decoded text is, when it starts with `<task-notification>`.
+    pub fn of(s: &str) -> Option<Notice> {
+        if !s.trim_start().starts_with("<task-notification>") {
+            return None;
+        }
+        let field = |name: &str| tag(s, name).map(|v| v.trim().into());
+        let result = tag_last(s, "result").map(|r| {
+            let mut h = TextHash::default();
+            h.text(r, true);
+            h
+        });
+        Some(Notice { tool_use_id: field("tool-use-id"), task_id: field("task-id"), status: field("status"), result })
+    }
+
+    /// The notification a raw JSON string is (decoded only when it is one).
+    pub fn of_raw(raw: &str) -> Option<Notice> {
+        if !is_task_notification(raw) {
+            return None;
+        }
+        let text = serde_json::from_str::<std::borrow::Cow<str>>(raw).ok()?;
+        Notice::of(&text)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = Content<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Content::Text(TextInfo::of(v)))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, a: A) -> Result<Self::Value, A::Error> {
+                let list: List<Block<'a>> = Deserialize::deserialize(serde::de::value::SeqAccessDeserializer::new(a))?;
+                Ok(Content::Blocks(list.0))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Content::None)
+            }
+            fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Content::None)
+            }
+            fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Content::None)
+            }
+            fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Content::None)
+            }
+            fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Content::None)
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Content::None)
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+impl<'a> Content<'a> {
+    pub fn blocks(&self) -> &[Block<'a>] {
+        match self {
+            Content::Blocks(b) => b,
+            _ => &[],
+        }
+    }
+
+    /// The text blocks' raw strings.
+    pub fn text_blocks(&self) -> impl Iterator<Item = Raw<'a>> + '_ {
+        self.blocks().iter().filter(|b| b.kind.as_str() == Some("text")).filter_map(|b| b.text)
+    }
+
+    /// Whether any of it is text (a string, or a text block).
+    pub fn has_text(&self) -> bool {
+        matches!(self, Content::Text(_)) || self.text_blocks().next().is_some()
+    }
+
+    /// The exact hash of its text (the string, or the text blocks concatenated).
+    pub fn exact_hash(&self) -> Option<TextHash> {
+        match self {
+            Content::Text(t) => Some(t.exact),
+            Content::Blocks(_) => {
+                let mut h = TextHash::default();
+                let mut any = false;
+                for t in self.text_blocks() {
+                    h.json(t.0, false);
+                    any = true;
+                }
+                any.then_some(h)
+            }
+            Content::None => None,
+        }
+    }
+
+    /// The notification it is: a string, or a first text block, that is one.
+    pub fn notice(&self) -> Option<Notice> {
+        match self {
+            Content::Text(t) => t.notice.as_deref().cloned(),
+            Content::Blocks(_) => self.text_blocks().next().and_then(|t| Notice::of_raw(t.0)),
+            Content::None => None,
+        }
+    }
+}
+
+/// A content block: `text`, `thinking`, `tool_use {id, name, input}`, `tool_result {tool_use_id,
+/// content, is_error}`, `image`, … Everything else in it is skipped unread.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Block<'a> {
+    #[serde(borrow, rename = "type")]
+    pub kind: Str<'a>,
+    #[serde(borrow)]
+    pub text: Option<Raw<'a>>,
+    #[serde(borrow)]
+    pub id: Str<'a>,
+    #[serde(borrow)]
+    pub name: Str<'a>,
+    #[serde(borrow)]
+    pub input: Obj<SpawnInput<'a>>,
+    #[serde(borrow)]
+    pub tool_use_id: Str<'a>,
+    /// A tool result's content (a string or a list of blocks), raw: read again only for the
+    /// result of a spawn call.
+    #[serde(borrow)]
+    pub content: Option<Raw<'a>>,
+    pub is_error: Flag,
+}
+
+/// The input of a `Task`/`Agent` call, as far as linking needs it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct SpawnInput<'a> {
+    #[serde(borrow)]
+    pub prompt: Option<Raw<'a>>,
+    pub run_in_background: Flag,
+    #[serde(borrow)]
+    pub description: Str<'a>,
+    #[serde(borrow)]
+    pub subagent_type: Str<'a>,
+}
+
+/// A tool result line's `toolUseResult`, as far as linking needs it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct ToolUseResult<'a> {
+    #[serde(borrow, rename = "agentId")]
+    pub agent_id: Str<'a>,
+    #[serde(borrow)]
+    pub status: Str<'a>,
+    #[serde(rename = "isAsync")]
+    pub is_async: Flag,
+}
+
+/// An `attachment` line's payload (a queued command is a `<task-notification>` copy).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Attachment<'a> {
+    #[serde(borrow)]
+    pub prompt: Option<Raw<'a>>,
+    #[serde(borrow)]
+    pub content: Option<Raw<'a>>,
+}
+
+/// The spawn tool's names: `Task` up to 2.0, `Agent` since (FIELD-NOTES 1).
+pub fn is_spawn_tool(name: &str) -> bool {
+    name == "Task" || name == "Agent"
+}
+
+/// A text hash that ignores whitespace or not, over the decoded characters of one or more JSON
+/// strings read in order: `h = h·B + byte`, wrapping. Two texts that differ only in whitespace
+/// hash alike in the loose form. It decides only `subagent-reply-differs` (info) and prompt
+/// equality, so a 64-bit polynomial hash is enough; nothing is ever decoded into memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TextHash {
+    pub h: u64,
+    pub len: u64,
+}
+
+const BASE: u64 = 0x100_0000_01b3;
+
+impl Default for TextHash {
+    fn default() -> Self {
+        TextHash { h: 0, len: 0 }
+    }
+}
+
+impl TextHash {
+    /// The hash of this text followed by `next`'s.
+    pub fn then(self, next: TextHash) -> TextHash {
+        let (mut pow, mut base, mut e) = (1u64, BASE, next.len);
+        while e > 0 {
+            if e & 1 == 1 {
+                pow = pow.wrapping_mul(base);
+            }
+            base = base.wrapping_mul(base);
+            e >>= 1;
+        }
+        TextHash { h: self.h.wrapping_mul(pow).wrapping_add(next.h), len: self.len + next.len }
+    }
+
+    #[inline]
+    fn byte(&mut self, b: u8) {
+        self.h = self.h.wrapping_mul(BASE).wrapping_add(u64::from(b) + 1);
+        self.len += 1;
+    }
+
+    fn char(&mut self, c: char, loose: bool) {
+        if loose && c.is_whitespace() {
+            return;
+        }
+        let mut buf = [0u8; 4];
+        for &b in c.encode_utf8(&mut buf).as_bytes() {
+            self.byte(b);
+        }
+    }
+
+    /// Add a decoded text. The hash is over its UTF-8 bytes (in the loose form, without the
+    /// whitespace characters): ASCII, the most of it, is hashed byte by byte.
+    pub fn text(&mut self, s: &str, loose: bool) {
+        if !loose {
+            for &b in s.as_bytes() {
+                self.byte(b);
+            }
+            return;
+        }
+        let bytes = s.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if b.is_ascii() {
+                // As `char::is_whitespace` says of ASCII (vertical tab included).
+                if !matches!(b, b' ' | b'\t'..=b'\r') {
+                    self.byte(b);
+                }
+                i += 1;
+            } else {
+                let c = s[i..].chars().next().unwrap_or('\u{fffd}');
+                self.char(c, true);
+                i += c.len_utf8();
+            }
+        }
+    }
+
+    /// Add the value of a raw JSON string (quotes included), decoding its escapes as it goes;
+    /// a raw value that is not a string adds nothing.
+    pub fn json(&mut self, raw: &str, loose: bool) {
+        let Some(body) = raw.strip_prefix('"').and_then(|b| b.strip_suffix('"')) else { return };
+        self.json_body(body, loose);
+    }
+
+    /// As `json`, for the text between a string's quotes (or a part of it that does not cut an
+    /// escape).
+    pub fn json_body(&mut self, body: &str, loose: bool) {
+        let b = body.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            let j = memchr::memchr(b'\\', &b[i..]).map_or(b.len(), |k| i + k);
+            self.text(&body[i..j], loose);
+            if j >= b.len() {
+                break;
+            }
+            let (c, len) = unescape(b, j);
+            self.char(c, loose);
+            i = j + len;
+        }
+    }
+}
+
+/// The character of the escape at `b[at]` (a backslash) and the escape's length; a broken escape
+/// reads as U+FFFD over its two bytes.
+fn unescape(b: &[u8], at: usize) -> (char, usize) {
+    let hex = |from: usize| -> Option<u32> {
+        let h = b.get(from..from + 4)?;
+        std::str::from_utf8(h).ok().and_then(|h| u32::from_str_radix(h, 16).ok())
+    };
+    match b.get(at + 1) {
+        Some(b'n') => ('\n', 2),
+        Some(b't') => ('\t', 2),
+        Some(b'r') => ('\r', 2),
+        Some(b'b') => ('\u{8}', 2),
+        Some(b'f') => ('\u{c}', 2),
+        Some(b'u') => match hex(at + 2) {
+            Some(hi @ 0xD800..=0xDBFF) => match (b.get(at + 6..at + 8), hex(at + 8)) {
+                (Some(b"\\u"), Some(lo @ 0xDC00..=0xDFFF)) => {
+                    (char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)).unwrap_or('\u{fffd}'), 12)
+                }
+                _ => ('\u{fffd}', 6),
+            },
+            Some(n) => (char::from_u32(n).unwrap_or('\u{fffd}'), 6),
+            None => ('\u{fffd}', 2),
+        },
+        Some(&c) if c.is_ascii() => (c as char, 2),
+        _ => ('\u{fffd}', 1),
+    }
+}
+
+/// The value of the first `<name>…</name>` in a text.
+pub fn tag<'a>(text: &'a str, name: &str) -> Option<&'a str> {
+    let open = format!("<{name}>");
+    let close = format!("</{name}>");
+    let start = memchr::memmem::find(text.as_bytes(), open.as_bytes())? + open.len();
+    let len = memchr::memmem::find(&text.as_bytes()[start..], close.as_bytes())?;
+    Some(&text[start..start + len])
+}
+
+/// From the first `<name>` to the last `</name>`: a result body may quote tags of its own.
+fn tag_last<'a>(text: &'a str, name: &str) -> Option<&'a str> {
+    let open = format!("<{name}>");
+    let close = format!("</{name}>");
+    let start = memchr::memmem::find(text.as_bytes(), open.as_bytes())? + open.len();
+    let end = memchr::memmem::rfind(&text.as_bytes()[start..], close.as_bytes())? + start;
+    Some(&text[start..end])
+}
+
+/// Whether a raw JSON string is a `<task-notification>` (after leading whitespace).
+pub fn is_task_notification(raw: &str) -> bool {
+    let body = raw.strip_prefix('"').unwrap_or(raw);
+    let mut rest = body;
+    loop {
+        let t = rest.trim_start_matches([' ', '\t']);
+        match t.strip_prefix("\\n").or_else(|| t.strip_prefix("\\r")).or_else(|| t.strip_prefix("\\t")) {
+            Some(r) => rest = r,
+            None => return t.starts_with("<task-notification>"),
+        }
+    }
+}
+
+/// The id after `agentId: ` in a raw JSON text (a tool result's `agentId: <id> (use SendMessage
+/// …)` tail), when there is one.
+pub fn agent_id_in_text(raw: &str) -> Option<&str> {
+    let at = memchr::memmem::find(raw.as_bytes(), b"agentId: ")? + "agentId: ".len();
+    let rest = &raw[at..];
+    let len = rest.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_').count();
+    (len > 0).then(|| &rest[..len])
+}
+
+/// What a parent received in a tool result, as `subagent-reply-differs` compares it (SPEC 2.4):
+/// the text blocks, without those the harness appends (`agentId: …`, `<usage>…</usage>`) and
+/// without the same lines at the end of the text, whitespace ignored. `None` when the content
+/// holds no text.
+pub fn received_hash(content: &str) -> Option<TextHash> {
+    /// Texts longer than this are hashed whole, never decoded into memory to cut their tail.
+    const CUT_LIMIT: usize = 8 << 20;
+    #[derive(Deserialize)]
+    struct TextBlock<'a> {
+        #[serde(borrow, rename = "type", default)]
+        kind: Str<'a>,
+        #[serde(borrow, default)]
+        text: Option<Raw<'a>>,
+    }
+    let pieces: Vec<&str> = match content.as_bytes().first() {
+        Some(b'"') => vec![content],
+        Some(b'[') => serde_json::from_str::<List<TextBlock>>(content)
+            .ok()?
+            .0
+            .into_iter()
+            .filter(|b| b.kind.as_str() == Some("text"))
+            .filter_map(|b| b.text.map(|t| t.0))
+            .collect(),
+        _ => return None,
+    };
+    if pieces.is_empty() {
+        return None;
+    }
+    let mut h = TextHash::default();
+    if pieces.iter().map(|p| p.len()).sum::<usize>() > CUT_LIMIT {
+        for p in pieces {
+            h.json(p, true);
+        }
+        return Some(h);
+    }
+    let mut text = String::new();
+    for p in pieces {
+        let Ok(t) = serde_json::from_str::<std::borrow::Cow<str>>(p) else { continue };
+        if t.trim_start().starts_with("agentId:") {
+            continue;
+        }
+        text.push_str(&t);
+    }
+    h.text(cut_appended(&text), true);
+    Some(h)
+}
+
+/// `text` without the `<usage>…</usage>` block and `agentId:` lines the harness appends at its end.
+pub fn cut_appended(text: &str) -> &str {
+    let mut t = text.trim_end();
+    loop {
+        if t.ends_with("</usage>") {
+            if let Some(i) = t.rfind("<usage>") {
+                t = t[..i].trim_end();
+                continue;
+            }
+        }
+        let line_start = t.rfind('\n').map_or(0, |i| i + 1);
+        if t[line_start..].trim_start().starts_with("agentId:") {
+            t = t[..line_start].trim_end();
+            continue;
+        }
+        return t;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loose_hashes_ignore_whitespace_and_escapes_decode() {
+        let mut a = TextHash::default();
+        a.json(r#""BANANA\n é\u00e9 \ud83d\ude00""#, true);
+        let mut b = TextHash::default();
+        b.text("BANANA éé😀", true);
+        assert_eq!(a, b);
+        let (mut v1, mut v2) = (TextHash::default(), TextHash::default());
+        v1.text("a\u{b}b\u{a0}c", true);
+        v2.json(r#""a\u000bb\u00a0c""#, true);
+        assert_eq!(v1, v2, "decoded and escaped whitespace are the same whitespace");
+        let mut c = TextHash::default();
+        c.text("BANANAS", true);
+        assert_ne!(a, c);
+        let (mut e1, mut e2) = (TextHash::default(), TextHash::default());
+        e1.json(r#""a b""#, false);
+        e2.json(r#""ab""#, false);
+        assert_ne!(e1, e2, "the exact form keeps whitespace");
+        let (mut x, mut y, mut xy) = (TextHash::default(), TextHash::default(), TextHash::default());
+        x.text("héllo ", false);
+        y.text("wörld", false);
+        xy.text("héllo wörld", false);
+        assert_eq!(x.then(y), xy);
+    }
+
+    #[test]
+    fn the_appended_agent_id_and_usage_are_not_part_of_what_was_received() {
+        let two_blocks = r#"[{"type":"text","text":"BANANA"},{"type":"text","text":"agentId: aa2 (use SendMessage with to: 'aa2')\n<usage>subagent_tokens: 26678\ntool_uses: 0</usage>"}]"#;
+        let one_string = r#""BANANA\n\nagentId: aa2 (use SendMessage)\n<usage>total_tokens: 5</usage>""#;
+        let mut want = TextHash::default();
+        want.text("BANANA", true);
+        assert_eq!(received_hash(two_blocks), Some(want));
+        assert_eq!(received_hash(one_string), Some(want));
+        assert_eq!(received_hash(r#"[{"type":"image"}]"#), None);
+        assert_eq!(agent_id_in_text(two_blocks), Some("aa2"));
+        assert_eq!(cut_appended("x\nagentId: 1\n<usage>a\nb</usage>\n"), "x");
+    }
+
+    #[test]
+    fn notifications_and_their_tags_are_found_in_the_text() {
+        let raw = r#""\n<task-notification>\n<task-id>a8b</task-id>\n<tool-use-id>toolu_9</tool-use-id><status>completed</status><result>done <status>x</status> \"ok\"</result></task-notification>""#;
+        assert!(is_task_notification(raw));
+        assert!(!is_task_notification(r#""hello <task-notification>""#));
+        let n = Notice::of_raw(raw).unwrap();
+        assert_eq!(n.tool_use_id.as_deref(), Some("toolu_9"));
+        assert_eq!((n.task_id.as_deref(), n.status.as_deref()), (Some("a8b"), Some("completed")));
+        let mut want = TextHash::default();
+        want.text("done <status>x</status> \"ok\"", true);
+        assert_eq!(n.result, Some(want));
+    }
+
+    #[test]
+    fn a_line_of_surprising_types_still_reads() {
+        let l = parse(r#"{"type":"user","uuid":5,"message":{"content":7,"usage":"x"},"isSidechain":"yes"}"#).unwrap();
+        assert_eq!(l.kind.as_str(), Some("user"));
+        assert!(l.uuid.as_str().is_none() && l.is_sidechain.0.is_none());
+        assert!(matches!(l.message.0.unwrap().content, Content::None));
+        let l = parse(r#"{"type":"user","message":{"content":"a\nb"}}"#).unwrap();
+        let mut h = TextHash::default();
+        h.text("a\nb", false);
+        assert_eq!(l.message.0.unwrap().content.exact_hash(), Some(h));
+        assert!(parse("[1,2]").is_none());
+        assert!(parse(r#"{"type":"a","type":"b"}"#).is_none());
+    }
+}
+

@@ -1,0 +1,209 @@
+//! `claude-code`: Claude Code transcripts (SPEC 2.4). A project folder holds one
+//! `<sessionId>.jsonl` per session; sub-agents are inline sidechains of it (1.0), `agent-<id>.jsonl`
+//! files beside it (2.0), or `<sessionId>/subagents/agent-<id>.jsonl` files with
+//! `agent-<id>.meta.json` sidecars (2.1, flat at any depth).
+//!
+//! This module owns what those files mean: which session each line is (a sub-agent is its
+//! `agentId`, never its `sessionId`, which every sub-agent line shares with the root), turns and
+//! steps (a prompt to the next prompt; one step per API message, which is split over lines that
+//! share `message.id`), replies, token usage counted once per `(message.id, requestId)`,
+//! replayed history, and every piece of evidence that ties a sub-agent to the call that spawned
+//! it. Parent links are resolved once every file is read (`settle`), strongest evidence first,
+//! each run keeping how it was linked; what the parent received from each run is read back from
+//! its line when the report is built. It does not own the record index, the graph or the report.
+//!
+//! Files: `line` (the line shape and text tools), `file` (one file's state machine), `link` (the
+//! cross-file evidence and `settle`), `plan` (the files that come with an opened session).
+
+mod file;
+mod line;
+mod link;
+mod plan;
+
+use super::{FormatInfo, HeadLine, Reading};
+use crate::ctx::Ctx;
+use crate::wire::{List, Obj, Raw, Str};
+
+pub const FORMAT: FormatInfo = FormatInfo {
+    id: "claude-code",
+    description: "Claude Code transcripts (project folders, session files, sub-agent files and sidecars)",
+    reader: &ClaudeCode,
+};
+
+#[derive(Debug)]
+struct ClaudeCode;
+
+/// The line types of a transcript (SPEC 1's detection line).
+const TYPES: &[&str] =
+    &["user", "assistant", "system", "summary", "progress", "attachment", "queue-operation", "file-history-snapshot"];
+
+impl super::Format for ClaudeCode {
+    fn plan(&self, plan: &mut super::Plan) {
+        plan::plan(plan);
+    }
+
+    /// A transcript line (a known `type` with `uuid`, `parentUuid` or `sessionId`), or a sidecar
+    /// (no `type`; a `toolUseId`, or an `agentType` with a `spawnDepth` or `description`).
+    fn vote(&self, head: &HeadLine) -> bool {
+        let Ok(text) = std::str::from_utf8(head.bytes()) else { return false };
+        let Some(l) = line::parse(text) else { return false };
+        match l.kind.as_str() {
+            Some(t) => {
+                TYPES.contains(&t) && (l.uuid.present() || l.parent_uuid.present() || l.session_id.present())
+            }
+            None => is_sidecar(&l),
+        }
+    }
+
+    fn read(&self, file: Reading<'_>) -> bool {
+        let state = file::ClaudeFile::new(file.display(), file.head_lines());
+        file.route(state)
+    }
+
+    fn settle(&self, cx: &mut Ctx) {
+        link::settle(cx);
+    }
+
+    /// The text blocks of an assistant line (its string content, when it is one).
+    fn reply_text(&self, line: &[u8]) -> String {
+        let Some(back) = Back::of(line) else { return String::new() };
+        back.message.0.map_or_else(String::new, |m| text_of(m.content))
+    }
+
+    /// What a parent received: the text of the tool result answering call `key`; for a background
+    /// spawn, the `<result>` of its `<task-notification>`.
+    fn received_text(&self, line: &[u8], key: Option<&str>) -> String {
+        let Some(back) = Back::of(line) else { return String::new() };
+        let content = back.message.0.and_then(|m| m.content);
+        if let (Some(c), Some(key)) = (content, key) {
+            if let Ok(blocks) = serde_json::from_str::<List<BackBlock>>(c.0) {
+                let result = blocks.0.iter().find(|b| {
+                    b.kind.as_str() == Some("tool_result") && b.tool_use_id.as_str() == Some(key)
+                });
+                if let Some(r) = result {
+                    return text_of(r.content);
+                }
+            }
+        }
+        let text = text_of(content.or(back.content).or(back.attachment.0.and_then(|a| a.prompt)));
+        match line::Notice::of(&text) {
+            Some(_) => notice_result(&text).to_owned(),
+            None => text,
+        }
+    }
+}
+
+/// A line as it is read back for a text: the raw content, decoded only where it is asked for.
+#[derive(Default, serde::Deserialize)]
+#[serde(default)]
+struct Back<'a> {
+    #[serde(borrow)]
+    message: Obj<BackMessage<'a>>,
+    #[serde(borrow)]
+    content: Option<Raw<'a>>,
+    #[serde(borrow)]
+    attachment: Obj<BackAttachment<'a>>,
+}
+
+impl<'a> Back<'a> {
+    fn of(line: &'a [u8]) -> Option<Back<'a>> {
+        let text = std::str::from_utf8(line).ok()?;
+        serde_json::from_str(text).ok()
+    }
+}
+
+#[derive(Default, serde::Deserialize)]
+#[serde(default)]
+struct BackMessage<'a> {
+    #[serde(borrow)]
+    content: Option<Raw<'a>>,
+}
+
+#[derive(Default, serde::Deserialize)]
+#[serde(default)]
+struct BackAttachment<'a> {
+    #[serde(borrow)]
+    prompt: Option<Raw<'a>>,
+}
+
+#[derive(Default, serde::Deserialize)]
+#[serde(default)]
+struct BackBlock<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: Str<'a>,
+    #[serde(borrow)]
+    text: Option<Raw<'a>>,
+    #[serde(borrow)]
+    tool_use_id: Str<'a>,
+    #[serde(borrow)]
+    content: Option<Raw<'a>>,
+}
+
+/// A sidecar's one object: no `type`, and the fields only a sidecar has.
+fn is_sidecar(l: &line::Line) -> bool {
+    !l.kind.present()
+        && !l.uuid.present()
+        && (l.tool_use_id.as_str().is_some()
+            || (l.agent_type.as_str().is_some() && (l.spawn_depth.get().is_some() || l.description.present())))
+}
+
+/// A content value's text: a string, or its text blocks concatenated without a separator.
+fn text_of(content: Option<Raw>) -> String {
+    let decode = |raw: &str| serde_json::from_str::<std::borrow::Cow<str>>(raw).map(|t| t.into_owned()).ok();
+    match content.map(|c| c.0) {
+        Some(raw) if raw.starts_with('"') => decode(raw).unwrap_or_default(),
+        Some(raw) if raw.starts_with('[') => serde_json::from_str::<List<BackBlock>>(raw)
+            .map(|blocks| {
+                blocks
+                    .0
+                    .iter()
+                    .filter(|b| b.kind.as_str() == Some("text"))
+                    .filter_map(|b| b.text.and_then(|t| decode(t.0)))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        _ => String::new(),
+    }
+}
+
+/// The `<result>` of a notification's text, trimmed; the whole text when it has none.
+fn notice_result(text: &str) -> &str {
+    let open = "<result>";
+    match (text.find(open), text.rfind("</result>")) {
+        (Some(a), Some(b)) if b >= a + open.len() => text[a + open.len()..b].trim(),
+        _ => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Format;
+    use super::*;
+
+    fn votes(l: &str) -> bool {
+        ClaudeCode.vote(&HeadLine::new(l.as_bytes()))
+    }
+
+    #[test]
+    fn transcript_lines_and_sidecars_vote_and_their_look_alikes_do_not() {
+        assert!(votes(r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","message":{"content":"hi"}}"#));
+        assert!(votes(r#"{"type":"queue-operation","operation":"enqueue","sessionId":"s"}"#));
+        assert!(votes(r#"{"agentType":"general-purpose","description":"x","toolUseId":"toolu_1","spawnDepth":1}"#));
+        assert!(votes(r#"{"agentType":"Explore","spawnDepth":2}"#));
+        assert!(!votes(r#"{"type":"user","message":{"role":"user"}}"#), "no uuid, parentUuid or sessionId");
+        assert!(!votes(r#"{"type":"session_meta","payload":{"id":"x"},"sessionId":"s"}"#));
+        assert!(!votes(r#"{"type":"summary","summary":"s","leafUuid":"u"}"#));
+        assert!(!votes(r#"{"agentType":"x"}"#));
+        assert!(!votes("[1]"));
+    }
+
+    #[test]
+    fn received_text_is_the_result_of_the_call_or_the_notification() {
+        let line = br#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t0","content":"no"},{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"A"},{"type":"text","text":"B"}]}]}}"#;
+        assert_eq!(ClaudeCode.received_text(line, Some("t1")), "AB");
+        assert_eq!(ClaudeCode.received_text(line, Some("t0")), "no");
+        let n = br#"{"type":"user","message":{"content":"<task-notification><tool-use-id>t2</tool-use-id><result>\nDONE\n</result></task-notification>"}}"#;
+        assert_eq!(ClaudeCode.received_text(n, Some("t2")), "DONE");
+        assert_eq!(ClaudeCode.reply_text(br#"{"message":{"content":[{"type":"thinking"},{"type":"text","text":"hi"}]}}"#), "hi");
+    }
+}

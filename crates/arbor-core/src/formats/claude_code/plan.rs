@@ -1,0 +1,218 @@
+//! The files that come with an opened Claude Code session (SPEC 2.4: opening one session file
+//! also reads its own sub-agent files and sidecars), the sidecars this format claims by their
+//! place, and the order that puts a folder's sessions before its sub-agents.
+
+use super::super::{Plan, Planned};
+use crate::intern::{HashMap, HashSet};
+use crate::reader::InputFile;
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+
+pub(super) fn plan(plan: &mut Plan) {
+    add_own_files(plan);
+    claim_sidecars(plan);
+    parents_first(plan);
+    originals_first(plan);
+}
+
+/// A file's name, from its display path.
+fn name_of(display: &str) -> &str {
+    display.rsplit('/').next().unwrap_or(display)
+}
+
+fn dir_of(display: &str) -> &str {
+    display.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// After each session file opened by itself (not found in a folder), the files of its own
+/// sub-agents: everything under `<stem>/subagents/` beside it (2.1), and the `agent-*.jsonl`
+/// beside it whose first line names it as their `sessionId` (2.0).
+fn add_own_files(plan: &mut Plan) {
+    let mut present: HashSet<PathBuf> = plan.files.iter().map(|f| f.input.path.clone()).collect();
+    let mut out = Vec::with_capacity(plan.files.len());
+    for planned in std::mem::take(&mut plan.files) {
+        let extra = if planned.input.from_folder || planned.skip.is_some() { Vec::new() } else { own_files(&planned.input) };
+        out.push(planned);
+        for input in extra {
+            if present.insert(input.path.clone()) {
+                out.push(Planned { input, skip: None, format: None });
+            }
+        }
+    }
+    plan.files = out;
+}
+
+fn own_files(input: &InputFile) -> Vec<InputFile> {
+    let mut files = Vec::new();
+    let Some(name) = input.path.file_name().and_then(|n| n.to_str()) else { return files };
+    let Some(stem) = name.strip_suffix(".jsonl") else { return files };
+    if stem.is_empty() || stem.starts_with("agent-") {
+        return files;
+    }
+    let dir = input.path.parent().unwrap_or(Path::new(""));
+    let shown_dir = match input.display.rsplit_once('/') {
+        Some((d, _)) => format!("{d}/"),
+        None => String::new(),
+    };
+    let subagents = dir.join(stem).join("subagents");
+    if subagents.is_dir() {
+        let (found, _) = crate::reader::expand(std::slice::from_ref(&subagents));
+        for f in found {
+            files.push(InputFile {
+                path: f.path,
+                display: format!("{shown_dir}{stem}/subagents/{}", f.display),
+                from_folder: true,
+            });
+        }
+    }
+    let Ok(entries) = std::fs::read_dir(if dir.as_os_str().is_empty() { Path::new(".") } else { dir }) else {
+        return files;
+    };
+    let mut beside: Vec<(String, PathBuf)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let n = e.file_name().to_str()?.to_owned();
+            (n.starts_with("agent-") && n.ends_with(".jsonl") && e.file_type().ok()?.is_file()).then(|| (n, e.path()))
+        })
+        .collect();
+    beside.sort();
+    for (n, path) in beside {
+        if first_session_id(&path).as_deref() == Some(stem) {
+            files.push(InputFile { path, display: format!("{shown_dir}{n}"), from_folder: true });
+        }
+    }
+    files
+}
+
+/// The `sessionId` of a file's first line (read up to 1 MiB; a longer line says nothing).
+fn first_session_id(path: &Path) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct First {
+        #[serde(rename = "sessionId")]
+        session_id: Option<String>,
+    }
+    let f = std::fs::File::open(path).ok()?;
+    let mut line = Vec::new();
+    std::io::BufReader::new(f).take(1 << 20).read_until(b'\n', &mut line).ok()?;
+    serde_json::from_slice::<First>(&line).ok()?.session_id
+}
+
+use std::io::{Read, Seek};
+
+/// A sidecar `agent-<id>.meta.json` beside its transcript `agent-<id>.jsonl` is this format's,
+/// even when it is not JSON: it is read as one, and a line that does not parse is a finding
+/// (`malformed-line`) rather than an `unknown-format` file.
+fn claim_sidecars(plan: &mut Plan) {
+    let transcripts: HashSet<String> = plan
+        .files
+        .iter()
+        .map(|f| f.input.display.as_str())
+        .filter(|d| name_of(d).starts_with("agent-") && d.ends_with(".jsonl"))
+        .map(|d| d.trim_end_matches(".jsonl").to_owned())
+        .collect();
+    for f in &mut plan.files {
+        let d = f.input.display.as_str();
+        if f.skip.is_some() || f.format.is_some() || !name_of(d).starts_with("agent-") {
+            continue;
+        }
+        if let Some(base) = d.strip_suffix(".meta.json") {
+            if transcripts.contains(base) {
+                f.format = Some(&super::FORMAT);
+            }
+        }
+    }
+}
+
+/// A folder's `agent-*` files after its other files (sessions before their sub-agents, in wire
+/// order too); everything else keeps its place.
+fn parents_first(plan: &mut Plan) {
+    let is_agent = |f: &Planned| name_of(&f.input.display).starts_with("agent-");
+    let mut last_other: HashMap<String, usize> = HashMap::default();
+    for (i, f) in plan.files.iter().enumerate() {
+        if !is_agent(f) {
+            last_other.insert(dir_of(&f.input.display).to_owned(), i);
+        }
+    }
+    let mut deferred: HashMap<String, Vec<Planned>> = HashMap::default();
+    let mut out = Vec::with_capacity(plan.files.len());
+    for (i, f) in std::mem::take(&mut plan.files).into_iter().enumerate() {
+        let dir = dir_of(&f.input.display).to_owned();
+        let last = last_other.get(&dir).copied();
+        if is_agent(&f) && last.is_some_and(|j| j > i) {
+            deferred.entry(dir).or_default().push(f);
+            continue;
+        }
+        let flush = !is_agent(&f) && last == Some(i);
+        out.push(f);
+        if flush {
+            out.extend(deferred.remove(&dir).unwrap_or_default());
+        }
+    }
+    plan.files = out;
+}
+
+/// A folder's session files in the order they were written (by their first line's time, then
+/// their last's, then name), each in one of the places they held: a resumed session's file
+/// replays its original's lines, and a line is counted where it is read first (SPEC 2.4), so the
+/// original, which ends before its resumption, must be read before it. Files whose first lines
+/// are not Claude Code lines keep their places.
+fn originals_first(plan: &mut Plan) {
+    let mut by_dir: HashMap<String, Vec<(usize, (String, String))>> = HashMap::default();
+    for (i, f) in plan.files.iter().enumerate() {
+        let d = &f.input.display;
+        let name = name_of(d);
+        if f.skip.is_some() || name.starts_with("agent-") || !name.ends_with(".jsonl") {
+            continue;
+        }
+        if let Some(span) = time_span(&f.input.path) {
+            by_dir.entry(dir_of(d).to_owned()).or_default().push((i, span));
+        }
+    }
+    let mut moves: Vec<(usize, usize)> = Vec::new();
+    for (_, mut files) in by_dir {
+        if files.len() < 2 {
+            continue;
+        }
+        let slots: Vec<usize> = files.iter().map(|f| f.0).collect();
+        files.sort_by(|a, b| a.1.cmp(&b.1).then(plan.files[a.0].input.display.cmp(&plan.files[b.0].input.display)));
+        moves.extend(slots.into_iter().zip(files.into_iter().map(|f| f.0)));
+    }
+    if moves.iter().all(|(to, from)| to == from) {
+        return;
+    }
+    let mut old: Vec<Option<Planned>> = std::mem::take(&mut plan.files).into_iter().map(Some).collect();
+    let mut placed: Vec<Option<Planned>> = (0..old.len()).map(|_| None).collect();
+    for (to, from) in moves {
+        placed[to] = old[from].take();
+    }
+    plan.files = placed.into_iter().zip(old).filter_map(|(p, o)| p.or(o)).collect();
+}
+
+/// The `timestamp` of a file's first and last Claude Code lines (within its first and last
+/// 64 KiB), when its first lines are Claude Code's.
+fn time_span(path: &Path) -> Option<(String, String)> {
+    const WINDOW: u64 = 64 << 10;
+    #[derive(serde::Deserialize)]
+    struct Stamp {
+        #[serde(rename = "type")]
+        kind: Option<String>,
+        timestamp: Option<String>,
+        #[serde(rename = "sessionId")]
+        session_id: Option<String>,
+    }
+    let stamp = |line: &[u8]| -> Option<String> {
+        let s: Stamp = serde_json::from_slice(line).ok()?;
+        let claude = s.kind.is_some_and(|k| super::TYPES.contains(&k.as_str())) && s.session_id.is_some();
+        claude.then_some(s.timestamp).flatten()
+    };
+    let mut f = std::fs::File::open(path).ok()?;
+    let len = f.metadata().ok()?.len();
+    let mut head = Vec::new();
+    (&mut f).take(WINDOW).read_to_end(&mut head).ok()?;
+    let first = head.split(|&b| b == b'\n').find_map(stamp)?;
+    let mut tail = Vec::new();
+    f.seek(std::io::SeekFrom::Start(len.saturating_sub(WINDOW))).ok()?;
+    f.take(WINDOW).read_to_end(&mut tail).ok()?;
+    let last = tail.split(|&b| b == b'\n').rev().find_map(stamp).unwrap_or_else(|| first.clone());
+    Some((first, last))
+}
