@@ -1,10 +1,10 @@
-// The app's end-to-end tests: a tiny W3C WebDriver client (plain fetch, no dependencies) talking to
-// WebKitWebDriver, which launches the real app binary and attaches to its webview.
+// The app's end-to-end tests: the real app binary, launched and driven by WebKitWebDriver through
+// the WebDriver client in client.mjs.
 // Run through tests/e2e/run, which provides the display, a clean user and these variables.
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
+import { Session, sleep, startDriver, waitFor } from "./client.mjs";
 
 const APP = process.env.ARBOR_E2E_APP;
 const OUT = process.env.ARBOR_E2E_OUT;
@@ -32,128 +32,6 @@ function caseInput(name, file) {
 const MARKUP =
   "<img src=x onerror=document.title=1><b>Plan</b><script>document.title=2</script>" +
   "<a href=javascript:document.title=3>go</a>\u001b[31mred\u001b[0m\u001b]0;pwned\u0007";
-
-const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** One WebDriver HTTP call; throws with the driver's message on an error answer. */
-async function wd(base, method, path, body, timeoutMs = 60_000) {
-  const res = await fetch(base + path, {
-    method,
-    headers: { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(timeoutMs),
-  });
-  const json = await res.json().catch(() => ({}));
-  if (!res.ok) {
-    const v = json.value ?? {};
-    throw new Error(`${method} ${path}: ${res.status} ${v.error ?? ""} ${v.message ?? ""}`);
-  }
-  return json.value;
-}
-
-/** Polls `probe` until it returns a truthy value; fails with `what` after `ms`. */
-async function waitFor(what, probe, ms = 30_000) {
-  const end = Date.now() + ms;
-  let last;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ""}`);
-    await sleep(250);
-  }
-}
-
-class Session {
-  constructor(base, id) {
-    this.base = base;
-    this.id = id;
-  }
-  static async start(base, args) {
-    const value = await wd(base, "POST", "/session", {
-      capabilities: {
-        alwaysMatch: { "webkitgtk:browserOptions": { binary: APP, args } },
-      },
-    });
-    return new Session(base, value.sessionId);
-  }
-  call(method, path, body) {
-    return wd(this.base, method, `/session/${this.id}${path}`, body);
-  }
-  /** The page's visible text (what a user reads). */
-  text() {
-    return this.call("POST", "/execute/sync", {
-      script: "return document.body ? document.body.innerText : ''",
-      args: [],
-    });
-  }
-  async waitForText(needles, ms) {
-    let seen = "";
-    try {
-      await waitFor(
-        `text ${JSON.stringify(needles)}`,
-        async () => {
-          seen = await this.text();
-          return needles.every((n) => seen.includes(n));
-        },
-        ms,
-      );
-    } catch (e) {
-      throw new Error(`${e.message}\n--- page text ---\n${seen.slice(0, 2000)}`);
-    }
-    return seen;
-  }
-  /** The values of `attribute` on every element matching `css`, in document order. */
-  attributes(css, attribute) {
-    return this.call("POST", "/execute/sync", {
-      script: "return [...document.querySelectorAll(arguments[0])].map((e) => e.getAttribute(arguments[1]));",
-      args: [css, attribute],
-    });
-  }
-  async type(css, text) {
-    const found = await waitFor(`an element ${css}`, () => this.call("POST", "/element", { using: "css selector", value: css }), 10_000);
-    await this.call("POST", `/element/${found[ELEMENT]}/value`, { text });
-  }
-  async click(css) {
-    const found = await waitFor(`an element ${css}`, () => this.call("POST", "/element", { using: "css selector", value: css }), 10_000);
-    await this.call("POST", `/element/${found[ELEMENT]}/click`, {});
-  }
-  /** Saves both the whole virtual screen (as a user sees it) and the webview's own capture. */
-  async screenshot(name) {
-    const screen = join(OUT, `${name}.png`);
-    // Let WebKit paint the last DOM change to the X window before the screen is captured.
-    await this.call("POST", "/execute/async", {
-      script: "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => done(true)));",
-      args: [],
-    });
-    await sleep(500);
-    execFileSync("import", ["-window", "root", screen], { timeout: 20_000 });
-    const png = await this.call("GET", "/screenshot");
-    writeFileSync(join(OUT, `${name}-webview.png`), Buffer.from(png, "base64"));
-    console.log(`  screenshot: ${screen}`);
-  }
-  async stop() {
-    await wd(this.base, "DELETE", `/session/${this.id}`, undefined, 10_000).catch((e) =>
-      console.error(`  (closing the session: ${e.message})`),
-    );
-  }
-}
 
 const TESTS = [
   {
@@ -320,18 +198,15 @@ const TESTS = [
   },
 ];
 
-const port = await freePort();
-const base = `http://127.0.0.1:${port}`;
-const driver = spawn("WebKitWebDriver", [`--port=${port}`], { stdio: ["ignore", "inherit", "inherit"] });
+const { base, driver } = await startDriver();
 let passed = 0;
 let failed = 0;
 try {
-  await waitFor("WebKitWebDriver to listen", () => wd(base, "GET", "/status", undefined, 2_000), 20_000);
   for (const t of TESTS) {
     const t0 = Date.now();
     let session;
     try {
-      session = await Session.start(base, t.args);
+      session = await Session.start(base, APP, t.args, OUT);
       await t.run(session);
       passed++;
       console.log(`ok   ${t.name} (${Date.now() - t0} ms)`);
