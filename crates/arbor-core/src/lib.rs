@@ -6,6 +6,8 @@
 //! - `dsh` and `copilot` are the format modules: routing, root turns, waits, the sub-agent tree.
 //! - `boundary` is the turn/step invariant checker; `graph` holds sessions and runs in petgraph.
 //! - `analysis` drives a run and builds the `report`, the plain data every consumer reads.
+//! - `view` keeps a report for a viewer and answers it a page at a time (tree rows, timeline
+//!   windows, findings, waits, replies, search hits).
 //!
 //! Parsing never fails: every input problem is a `Finding` with its place, and loading goes on.
 
@@ -24,6 +26,7 @@ pub(crate) mod report_json;
 pub mod report_parts;
 pub mod sample;
 mod scan;
+pub mod view;
 pub mod wire;
 
 use std::path::PathBuf;
