@@ -202,7 +202,8 @@ const { base, driver } = await startDriver();
 let passed = 0;
 let failed = 0;
 try {
-  for (const t of TESTS) {
+  // ARBOR_E2E_ONLY=words runs only the tests whose name contains them.
+  for (const t of TESTS.filter((t) => t.name.includes(process.env.ARBOR_E2E_ONLY ?? ""))) {
     const t0 = Date.now();
     let session;
     try {
