@@ -2,7 +2,7 @@
 // the WebDriver client in client.mjs.
 // Run through tests/e2e/run, which provides the display, a clean user and these variables.
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Session, sleep, startDriver, waitFor } from "./client.mjs";
 
@@ -32,6 +32,21 @@ function caseInput(name, file) {
 const MARKUP =
   "<img src=x onerror=document.title=1><b>Plan</b><script>document.title=2</script>" +
   "<a href=javascript:document.title=3>go</a>\u001b[31mred\u001b[0m\u001b]0;pwned\u0007";
+
+/**
+ * A log of about `lines` lines: the two-level case repeated with fresh session ids (the root,
+ * kid and grand of copy k are root-k, kid-k and grand-k), written under OUT.
+ */
+function largeLog(name, lines) {
+  const base = readFileSync(caseInput("dsh-rpc-two-level", "run.jsonl"), "utf8").trimEnd().split("\n");
+  const copies = [];
+  for (let k = 0; copies.length * base.length < lines; k++) {
+    copies.push(base.map((l) => l.replace(/"(root|kid|grand)"/g, `"$1-${k}"`)).join("\n"));
+  }
+  const path = join(OUT, name);
+  writeFileSync(path, copies.join("\n") + "\n");
+  return path;
+}
 
 const TESTS = [
   {
@@ -158,16 +173,7 @@ const TESTS = [
   {
     name: "a large log streams its first sessions and progress, and Cancel stops it",
     get args() {
-      // About 60 MB: the two-level case repeated with fresh session ids, so the reader is still
-      // busy when the test looks (the engine reports its first sessions after the first chunks).
-      const lines = readFileSync(caseInput("dsh-rpc-two-level", "run.jsonl"), "utf8").trimEnd().split("\n");
-      const copies = [];
-      for (let k = 0; copies.length * lines.length < 600_000; k++) {
-        copies.push(lines.map((l) => l.replace(/"(root|kid|grand)"/g, `"$1-${k}"`)).join("\n"));
-      }
-      const path = join(OUT, "large.jsonl");
-      writeFileSync(path, copies.join("\n") + "\n");
-      return [path];
+      return [largeLog("large.jsonl", 600_000)];
     },
     async run(s) {
       await waitFor("the loading panel with streamed sessions", async () => {
@@ -177,13 +183,10 @@ const TESTS = [
       await s.waitForText(["Reading", "large.jsonl", "records", "Cancel"]);
       // A figure, never judged: from the open command to the first streamed sessions on screen.
       // The measure lands a frame after the rows: wait for it rather than race it.
-      await waitFor("the first-sessions measure", async () =>
-        (await s.call("POST", "/execute/sync", { script: "return performance.getEntriesByName('arbor-first-sessions').length;", args: [] })) > 0,
-      10_000);
-      const [deltaMs, firstMs] = await s.call("POST", "/execute/sync", {
-        script: "return ['arbor-first-delta', 'arbor-first-sessions'].map((n) => performance.getEntriesByName(n)[0]?.duration);",
-        args: [],
-      });
+      await waitFor("the first-sessions measure", async () => (await s.run("return performance.getEntriesByName('arbor-first-sessions').length;")) > 0, 10_000);
+      const [deltaMs, firstMs] = await s.run(
+        "return ['arbor-first-delta', 'arbor-first-sessions'].map((n) => performance.getEntriesByName(n)[0]?.duration);",
+      );
       if (typeof firstMs !== "number") throw new Error("the UI did not mark its first sessions");
       console.log(
         `  first sessions: in the page ${deltaMs.toFixed(0)} ms, on screen ${firstMs.toFixed(0)} ms after the open (95 MB log, real webview)`,
@@ -193,7 +196,50 @@ const TESTS = [
       await waitFor("the loading panel to close", async () => (await s.attributes('[data-testid="loading"]', "class")).length === 0, 10_000);
       const text = await s.text();
       if (/Could not open/.test(text)) throw new Error(`a cancel is not an error:\n${text.slice(0, 500)}`);
+      // A figure, never judged: from the click to the load's answer that it stopped.
+      const stopped = await waitFor("the cancelled load's answer", () => s.run("return performance.getEntriesByName('arbor-cancelled')[0]?.duration ?? null;"), 10_000);
+      console.log(`  the cancelled load answered ${stopped.toFixed(0)} ms after the click`);
+      // The app is still there: the sample opens.
+      await s.click('[data-testid="sample"]');
+      await s.waitForText(["built-in sample", "delegation.jsonl"]);
       rmSync(join(OUT, "large.jsonl"), { force: true });
+    },
+  },
+  {
+    name: "a large log opens fully and every view works on it",
+    get args() {
+      return [largeLog("big.jsonl", 300_000)];
+    },
+    async run(s) {
+      const loaded = await waitFor("the log fully loaded", () => s.run("return performance.getEntriesByName('arbor-loaded')[0]?.duration ?? null;"), 120_000);
+      const mb = (statSync(join(OUT, "big.jsonl")).size / 1e6).toFixed(0);
+      console.log(`  fully loaded ${loaded.toFixed(0)} ms after the open (${mb} MB log, real webview)`);
+      const text = await s.waitForText(["big.jsonl", "dsh-rpc", "sessions", "Findings"]);
+      const sessions = Number(/([\d,]+) sessions/.exec(text)[1].replace(/,/g, ""));
+      if (sessions < 20_000) throw new Error(`the summary counts ${sessions} sessions`);
+      // The tree: rows far down are asked for as it scrolls; a click shows the row's line.
+      await s.run("const t = document.querySelector('[role=tree]'); t.scrollTop = t.scrollHeight / 2; t.dispatchEvent(new Event('scroll'));");
+      const mid = await waitFor("rows half way down the tree", async () => {
+        const ids = await s.attributes('[role="tree"] [data-session]', "data-session");
+        return ids.some((id) => /-\d{4,}$/.test(id)) ? ids : null;
+      }, 10_000);
+      await s.click(`[data-session="${mid.find((id) => /^kid-/.test(id))}"]`);
+      await s.waitForText(["big.jsonl:", '"method"']);
+      // Replies: a page of the root waits, with the naive reading beside each.
+      await s.click('[data-testid="tab-replies"]');
+      await s.waitForText(["waits 1–100 of", "Correct reading", "Naive reading"]);
+      // Search: hits stream in with a status line; at the limit it says so and offers more.
+      await s.click('[data-testid="tab-search"]');
+      await s.type('input[aria-label="Search the log"]', "grand");
+      await waitFor("the search to stop at its limit", async () => /Stopped after 200 hits/.test(await s.text()), 30_000);
+      await s.click('[data-testid="search-more"]');
+      await waitFor("more hits", async () => /Stopped after 400 hits/.test(await s.text()), 30_000);
+      // The timeline opens on its first window.
+      await s.click('[data-testid="tab-timeline"]');
+      const opened = await waitFor("the timeline's first window drawn", () => s.run("return document.querySelector('[data-testid=timeline-canvas]')?.dataset.ready === '1';"), 30_000);
+      if (!opened) throw new Error("the timeline did not draw");
+      await s.screenshot("big-loaded");
+      rmSync(join(OUT, "big.jsonl"), { force: true });
     },
   },
 ];

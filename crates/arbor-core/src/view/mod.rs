@@ -439,4 +439,32 @@ pub(crate) mod tests {
         assert_eq!((summary.waits as usize, summary.replies as usize), (report.waits.len(), report.replies.len()));
         assert_eq!(summary.inputs, report.inputs);
     }
+
+    /// A view stops being made as soon as it is told to, at any stage, and is made whole when it
+    /// is not.
+    #[test]
+    fn making_a_view_stops_when_told_to_at_every_stage() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = crate::sample::write_to(dir.path()).unwrap();
+        let analysis = crate::analyze(&[folder], &mut ());
+        let asked = std::cell::Cell::new(0u32);
+        let whole = View::of_analysis(&analysis, 7, &|| {
+            asked.set(asked.get() + 1);
+            true
+        })
+        .expect("made when never stopped");
+        assert_eq!(whole.summary(), View::from_report(analysis.report(), 7).summary());
+        // Told to stop at the n-th time it asks, for every n up to the number of times it asks.
+        let n = asked.get();
+        assert!(n >= 7, "it asks between the stages and items: {n}");
+        for stop_at in 1..=n {
+            let k = std::cell::Cell::new(0u32);
+            let view = View::of_analysis(&analysis, 7, &|| {
+                k.set(k.get() + 1);
+                k.get() < stop_at
+            });
+            assert!(view.is_none(), "stopped at ask {stop_at} of {n}");
+            assert_eq!(k.get(), stop_at, "and asks no more after it was told to stop");
+        }
+    }
 }
