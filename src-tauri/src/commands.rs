@@ -124,6 +124,11 @@ impl Reading {
             for e in &d.edges {
                 tree.edge(&e.child, e.parent.as_deref());
             }
+            for f in &d.findings {
+                if let Some(s) = &f.session {
+                    tree.finding(s, f.severity);
+                }
+            }
         }
         tree
     }
@@ -205,7 +210,7 @@ impl Observer for Forward<'_> {
     }
 
     fn delta(&mut self, d: Delta) -> bool {
-        if !d.sessions.is_empty() || !d.edges.is_empty() {
+        if !d.sessions.is_empty() || !d.edges.is_empty() || !d.findings.is_empty() {
             self.sessions += d.sessions.len();
             self.untold = true;
             lock(&self.reading.pending).push(d);

@@ -153,22 +153,6 @@ export async function browserTest(name, body) {
   console.log(`PASS: ${name}`);
 }
 
-/** The commands the view host answers, as the app's view does (src-tauri/src/commands.rs). */
-const VIEW_COMMANDS = [
-  "tree_rows",
-  "tree_set_open",
-  "tree_reveal",
-  "findings_page",
-  "findings_at",
-  "session_detail",
-  "waits_page",
-  "replies_page",
-  "timeline_info",
-  "timeline_window",
-  "timeline_hit",
-  "timeline_locate",
-];
-
 let pages = 0;
 
 /**
@@ -192,7 +176,7 @@ export async function mockIpc(page, { report, build, files, launch, hits, droppe
     cmd === "open" ? view.call(key, "open", { report: log }) : view.call(key, cmd, args),
   );
   await page.addInitScript(
-    ({ files, launch, hits, dropped, answers, viewCommands }) => {
+    ({ files, launch, hits, dropped, answers }) => {
       let next = 1;
       const lines = Object.fromEntries(Object.entries(files).map(([name, text]) => [name, text.split("\n").filter((l) => l !== "")]));
       const record = (file, line) => {
@@ -262,7 +246,6 @@ export async function mockIpc(page, { report, build, files, launch, hits, droppe
         "plugin:event|listen": () => next++,
         "plugin:event|unlisten": () => null,
       };
-      for (const cmd of viewCommands) commands[cmd] = (a) => ask(cmd, a);
       window.__TAURI_EVENT_PLUGIN_INTERNALS__ = { unregisterListener() {} };
       window.__TAURI_INTERNALS__ = {
         metadata: { currentWindow: { label: "main" }, currentWebview: { windowLabel: "main", label: "main" } },
@@ -285,11 +268,12 @@ export async function mockIpc(page, { report, build, files, launch, hits, droppe
             if (a && typeof a === "object" && "reject" in a) throw a.reject;
             return a;
           }
-          const f = commands[cmd];
-          return f ? f(args ?? {}) : null;
+          // The app's other commands ask the open log's view: the view host answers them.
+          if (!Object.hasOwn(commands, cmd)) return cmd.startsWith("plugin:") ? null : ask(cmd, args ?? {});
+          return commands[cmd](args ?? {});
         },
       };
     },
-    { files: files ?? {}, launch: launch ?? [], hits: hits ?? [], dropped: dropped ?? [], answers: answers ?? {}, viewCommands: VIEW_COMMANDS },
+    { files: files ?? {}, launch: launch ?? [], hits: hits ?? [], dropped: dropped ?? [], answers: answers ?? {} },
   );
 }

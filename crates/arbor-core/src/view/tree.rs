@@ -335,6 +335,8 @@ pub struct Growing {
     id: Vec<u32>,
     parent: Vec<u32>,
     label: Vec<u32>,
+    /// Per node: its findings so far.
+    findings: Vec<SeverityCounts>,
     /// Per symbol of `ids`: its node, or `NONE` (a parent not seen as a session yet).
     node_of: Vec<u32>,
     tree: Tree,
@@ -357,6 +359,7 @@ impl Growing {
             self.id.push(sym);
             self.parent.push(NONE);
             self.label.push(NONE);
+            self.findings.push(SeverityCounts::default());
         }
         self.node_of[sym as usize] as usize
     }
@@ -371,6 +374,12 @@ impl Growing {
             self.label[n] = l;
         }
         self.stale = true;
+    }
+
+    /// A finding of `session`: counted in its row's badges.
+    pub fn finding(&mut self, session: &str, severity: crate::report::Severity) {
+        let n = self.node(session);
+        self.findings[n].add(severity);
     }
 
     /// A run edge: `child` now hangs under `parent`.
@@ -418,7 +427,7 @@ impl Growing {
                 events: None,
                 outcome: None,
                 any_error: false,
-                findings: SeverityCounts::default(),
+                findings: self.findings[r.node as usize],
                 place: None,
             })
             .collect();
@@ -545,10 +554,12 @@ mod tests {
         g.session("root", None, None);
         g.session("kid", Some("root"), Some("task"));
         g.session("other", None, None);
+        g.finding("kid", crate::report::Severity::Warning);
         let ids = |p: &TreePage| p.rows.iter().map(|r| (r.id.clone(), r.depth)).collect::<Vec<_>>();
         let page = g.page(1, 0, 10);
         assert_eq!(ids(&page), [("root".into(), 0), ("kid".into(), 1), ("other".into(), 0)]);
         assert_eq!(page.rows[1].label.as_deref(), Some("task"));
+        assert_eq!(page.rows[1].findings, SeverityCounts { error: 0, warning: 1, info: 0 });
         assert_eq!(g.set_open("root", Some(false)), TreeSpot { index: Some(0), total: 2 });
         g.edge("other", Some("kid"));
         g.session("late", Some("other"), None);
