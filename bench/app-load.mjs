@@ -48,7 +48,7 @@ function residentOfDescendants(pid) {
       const status = readFileSync(`/proc/${p}/status`, "utf8");
       const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
       kb += rss;
-      names.push(/Name:\s+(\S+)/.exec(status)?.[1] ?? "?");
+      names.push(`${/Name:\s+(\S+)/.exec(status)?.[1] ?? "?"} ${Math.round(MB(rss))}`);
     } catch {
       // ended meanwhile
     }
@@ -70,7 +70,7 @@ function sampler(pid) {
   return {
     stop() {
       clearInterval(timer);
-      return { mb: MB(peak), names: [...new Set(names)].sort() };
+      return { mb: MB(peak), names: [...names].sort() };
     },
   };
 }
@@ -217,7 +217,7 @@ try {
   }
   for (const [build, app] of APPS) {
     const idle = await appRun(at, app, [], { probes: false });
-    console.log(`[${build}] idle app (the built-in sample open): ${fmt(idle.memory.mb, 0)} MB (${idle.memory.names.join(", ")})`);
+    console.log(`[${build}] idle app (the built-in sample open): ${fmt(idle.memory.mb, 0)} MB (${idle.memory.names.join(", ")} MB)`);
     for (const log of LOGS) {
       const runs = [];
       for (let i = 0; i < REPEAT; i++) runs.push(await appRun(at, app, [log], { probes: i === 0 }));
@@ -238,7 +238,7 @@ try {
       }
       if (probe.after) console.log(`[${build}] ${name}: longest frame after the load ${fmt(probe.after.max, 0)} ms (${probe.after.over100} over 100 ms)`);
       const budget = 2 * c.mb + idle.memory.mb;
-      console.log(`[${build}] ${name}: memory target 2 × cli + idle = ${fmt(budget, 0)} MB: ${mb <= budget ? "within" : "over"}`);
+      console.log(`[${build}] ${name}: memory target 2 × cli + idle = ${fmt(budget, 0)} MB: ${mb <= budget ? "within" : "over"}; at the peak (MB): ${probe.memory.names.join(", ")}`);
       lines.push(
         `app-load ${name}${build === "dev" ? " (dev build)" : ""}: app ${fmt(best.loaded)} s, cli ${fmt(c.wall)} s, ratio ${fmt(best.loaded / c.wall)}; ` +
           `memory app+webkit ${fmt(mb, 0)} MB, cli ${fmt(c.mb, 0)} MB, ratio ${fmt(mb / c.mb)}`,

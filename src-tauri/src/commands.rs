@@ -110,9 +110,19 @@ impl Open {
 struct Reading {
     pending: Mutex<Vec<Delta>>,
     tree: Mutex<Growing>,
+    /// The reading is over: the tree is let go while the view is made (the page keeps the rows it
+    /// has until the log opens).
+    done: std::sync::atomic::AtomicBool,
 }
 
 impl Reading {
+    /// The reading is over: the tree goes (it is made again as the open log's).
+    fn finish(&self) {
+        self.done.store(true, Ordering::SeqCst);
+        *lock(&self.tree) = Growing::default();
+        lock(&self.pending).clear();
+    }
+
     /// The tree with every delta received so far folded in.
     fn tree(&self) -> MutexGuard<'_, Growing> {
         let mut tree = self.tree.lock().unwrap_or_else(|e| e.into_inner());
@@ -164,7 +174,10 @@ impl Opened {
     }
 
     fn reading(&self) -> Result<Arc<Reading>, CommandError> {
-        lock(&self.reading).clone().ok_or_else(|| CommandError::new("not-loading", "no log is being read"))
+        lock(&self.reading)
+            .clone()
+            .filter(|r| !r.done.load(Ordering::SeqCst))
+            .ok_or_else(|| CommandError::new("not-loading", "no log is being read"))
     }
 }
 
@@ -248,7 +261,7 @@ async fn load_into(
                 untold: false,
             };
             let analysis = engine::load(&paths, &mut forward)?;
-            forward.tell_changed(true);
+            read.finish();
             let wanted = || generation.load(Ordering::SeqCst) == mine;
             let rev = revision.fetch_add(1, Ordering::SeqCst) + 1;
             let view = engine::view_of(&analysis, rev, &wanted).ok_or(LoadFailure::Cancelled)?;

@@ -1114,7 +1114,7 @@ pub(crate) fn snippet(text: &str, q: &str, width: usize) -> String {
 /// A reply's text from its line: the text blocks of a dsh `assistant/message` (`""` when it has
 /// none), or a Copilot `assistant.message`'s content; the event may be wrapped in an RPC
 /// notification's `params.event`.
-fn reply_text(bytes: &[u8]) -> String {
+pub(crate) fn reply_text(bytes: &[u8]) -> String {
     let Some(line) = crate::wire::parse_line(bytes) else { return String::new() };
     let event = line.params.0.as_deref().and_then(|p| p.event.0.as_deref()).unwrap_or(&line);
     let Some(data) = event.data.0.as_ref() else { return String::new() };

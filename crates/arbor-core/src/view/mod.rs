@@ -128,6 +128,9 @@ pub struct View {
     timeline: [Option<timeline::Model>; 2],
 }
 
+/// Where a reply's line starts in its file (to read its text back), by the reply's place.
+type ReplyOffset<'a> = dyn Fn(&Place) -> Option<u64> + 'a;
+
 /// Items between two looks at whether to go on.
 const STRIDE: usize = 4096;
 
@@ -162,7 +165,7 @@ impl View {
     /// `go_on` said to stop (it is asked every few thousand items and between stages).
     pub fn of_analysis(analysis: &Analysis, revision: u64, go_on: &dyn Fn() -> bool) -> Option<View> {
         let parts = ReportParts::new(analysis);
-        std::thread::scope(|scope| {
+        let store = std::thread::scope(|scope| {
             // The replies' texts are read back (on threads of their own) while the sessions and
             // turns are kept: the first reply asked for reads them all.
             let warm = std::thread::Builder::new().name("arbor-view-texts".into()).spawn_scoped(scope, || {
@@ -176,10 +179,21 @@ impl View {
                 waits: parts.waits().map(Into::into),
                 diagnostics: parts.diagnostics().map(Into::into),
             };
-            let view = View::build(items, revision, go_on);
+            // The replies' texts are read back from the files a page at a time, not kept: a
+            // gigabyte log's are tens of megabytes.
+            let paths = analysis.files.iter().map(|f| (f.display.clone(), f.path.clone()));
+            let offset = |p: &Place| {
+                let i = analysis.find_record(&p.file, p.line)?;
+                analysis.records().get(i).map(|r| r.offset())
+            };
+            let store = View::store_of(items, go_on, Some((paths, &offset)));
             drop(warm);
-            view
-        })
+            store
+        })?;
+        // The parts (and the reply texts they read back) go before the tree and the timeline are
+        // made: the two together were the peak of memory.
+        drop(parts);
+        View::of_store(store, revision, go_on)
     }
 
     /// A view of a report given as its items, each dropped once kept; `None` when `go_on` said
@@ -192,14 +206,42 @@ impl View {
         W: Iterator<Item = report::Wait>,
         D: Iterator<Item = report::Diagnostic>,
     {
+        let store =
+            View::store_of(items, go_on, None::<(std::iter::Empty<(String, std::path::PathBuf)>, &ReplyOffset<'_>)>)?;
+        View::of_store(store, revision, go_on)
+    }
+
+    /// The tables of a report given as its items, the replies' texts read back from the inputs'
+    /// files (named by the report's file names) at the offsets `texts` gives, when it does,
+    /// instead of kept.
+    fn store_of<S, T, R, W, D, P>(
+        items: Items<S, T, R, W, D>,
+        go_on: &dyn Fn() -> bool,
+        texts: Option<(P, &ReplyOffset<'_>)>,
+    ) -> Option<Store>
+    where
+        S: Iterator<Item = report::Session>,
+        T: Iterator<Item = report::Turn>,
+        R: Iterator<Item = report::Reply>,
+        W: Iterator<Item = report::Wait>,
+        D: Iterator<Item = report::Diagnostic>,
+        P: Iterator<Item = (String, std::path::PathBuf)>,
+    {
         let mut store = Store::new(items.inputs);
+        let offset: Option<&ReplyOffset<'_>> = texts.map(|(paths, offset)| {
+            store.set_paths(paths);
+            offset
+        });
         feed(items.sessions, go_on, |s| store.add_session(s))?;
         feed(items.turns, go_on, |t| store.add_turn(t))?;
         feed(items.diagnostics, go_on, |d| store.add_diagnostic(d))?;
-        feed(items.replies, go_on, |r| store.add_reply(r))?;
+        feed(items.replies, go_on, |r| {
+            let at = offset.and_then(|o| o(&r.at));
+            store.add_reply(r, at)
+        })?;
         feed(items.waits, go_on, |w| store.add_wait(w))?;
         store.finish();
-        View::of_store(store, revision, go_on)
+        Some(store)
     }
 
     fn of_store(store: Store, revision: u64, go_on: &dyn Fn() -> bool) -> Option<View> {
@@ -465,6 +507,37 @@ pub(crate) mod tests {
             });
             assert!(view.is_none(), "stopped at ask {stop_at} of {n}");
             assert_eq!(k.get(), stop_at, "and asks no more after it was told to stop");
+        }
+    }
+
+    /// A view of an analysis keeps no reply texts: it reads a page's back from the files, and
+    /// they are the report's, for every format and for a compressed file.
+    #[test]
+    fn the_replies_read_back_are_the_reports() {
+        let dir = tempfile::tempdir().unwrap();
+        let two = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/conformance/cases/dsh-rpc-two-level/input/run.jsonl");
+        let zst = dir.path().join("run.jsonl.zst");
+        std::fs::write(&zst, zstd::encode_all(&std::fs::read(&two).unwrap()[..], 3).unwrap()).unwrap();
+        let sample = crate::sample::write_to(dir.path()).unwrap();
+        let cases = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/conformance/cases");
+        for input in [sample, zst, cases.join("copilot-events-saved/input"), cases.join("dsh-session-folder/input")] {
+            let analysis = crate::analyze(std::slice::from_ref(&input), &mut ());
+            let report = analysis.report();
+            let view = View::of_analysis(&analysis, 1, &|| true).unwrap();
+            assert!(view.store.replies.iter().all(|r| r.text == NONE), "{input:?}: no reply's text is kept");
+            let read: Vec<report::Reply> = view.replies(0, 10_000).groups.into_iter().flat_map(|g| g.replies).collect();
+            let kept: Vec<report::Reply> = View::from_report(report.clone(), 1)
+                .replies(0, 10_000)
+                .groups
+                .into_iter()
+                .flat_map(|g| g.replies)
+                .collect();
+            assert!(!read.is_empty(), "{input:?}");
+            assert_eq!(read, kept, "{input:?}");
+            // A page in the middle reads only its own.
+            let page: Vec<report::Reply> = view.replies(1, 2).groups.into_iter().flat_map(|g| g.replies).collect();
+            assert_eq!(page[..], kept[1..3.min(kept.len())], "{input:?}");
         }
     }
 }

@@ -300,8 +300,8 @@ pub(crate) fn reply_order(store: &Store, rank: impl Fn(Sym) -> Option<u32>) -> V
 
 pub(crate) fn replies_page(store: &Store, order: &[u32], revision: u64, offset: u32, limit: u32) -> RepliesPage {
     let mut groups: Vec<ReplyGroup> = Vec::new();
-    for &i in order.iter().skip(offset as usize).take(limit as usize) {
-        let Some(reply) = store.reply(i) else { continue };
+    let page: Vec<u32> = order.iter().skip(offset as usize).take(limit as usize).copied().collect();
+    for reply in store.replies_of(&page) {
         match groups.last_mut() {
             Some(g) if g.session == reply.session => g.replies.push(reply),
             _ => groups.push(ReplyGroup { session: reply.session.clone(), replies: vec![reply] }),

@@ -109,6 +109,7 @@ pub(crate) struct ReplyRow {
     pub root: bool,
     pub turn: TurnKey,
     pub run: u32,
+    /// The text (in `texts`), or `NONE` when it is read back from the file (`reply_offsets`).
     pub text: u32,
     pub at: At,
 }
@@ -190,6 +191,11 @@ pub(crate) struct Store {
     pub diagnostics: Vec<DiagRow>,
     /// A session's index in `sessions` by its id's symbol (the first, when an id repeats).
     session_of: HashMap<Sym, u32>,
+    /// Where the inputs are, by file index, when reply texts are read back from them.
+    pub paths: Vec<Option<std::path::PathBuf>>,
+    /// Per reply, when reply texts are read back: the byte offset of its line (`u64::MAX` for a
+    /// reply whose text is kept).
+    pub reply_offsets: Vec<u64>,
 }
 
 fn time(t: Option<f64>) -> f64 {
@@ -299,16 +305,37 @@ impl Store {
         self.step_start.push(self.steps.len() as u32);
     }
 
-    pub fn add_reply(&mut self, r: report::Reply) {
+    /// A reply; with `offset` (of its line in its file), its text is not kept but read back.
+    pub fn add_reply(&mut self, r: report::Reply, offset: Option<u64>) {
+        let at = self.at(Some(&r.at));
+        let text = match offset {
+            Some(o) if self.paths.get(at.file as usize).is_some_and(Option::is_some) => {
+                self.reply_offsets.resize(self.replies.len(), u64::MAX);
+                self.reply_offsets.push(o);
+                NONE
+            }
+            _ => self.texts.push(&r.text),
+        };
         let row = ReplyRow {
             session: self.ids.intern(&r.session),
             root: r.root,
             turn: self.turn_key(&r.turn),
             run: r.run.unwrap_or(NONE),
-            text: self.texts.push(&r.text),
-            at: self.at(Some(&r.at)),
+            text,
+            at,
         };
         self.replies.push(row);
+    }
+
+    /// The inputs' paths, by their names, so that reply texts can be read back from them.
+    pub fn set_paths(&mut self, paths: impl IntoIterator<Item = (String, std::path::PathBuf)>) {
+        for (name, path) in paths {
+            let f = self.file(&name) as usize;
+            if self.paths.len() <= f {
+                self.paths.resize(f + 1, None);
+            }
+            self.paths[f] = Some(path);
+        }
     }
 
     pub fn add_wait(&mut self, w: report::Wait) {
@@ -355,6 +382,7 @@ impl Store {
         self.turns.shrink_to_fit();
         self.steps.shrink_to_fit();
         self.replies.shrink_to_fit();
+        self.reply_offsets.shrink_to_fit();
         self.waits.shrink_to_fit();
         self.diagnostics.shrink_to_fit();
     }
@@ -419,16 +447,45 @@ impl Store {
         }
     }
 
-    pub fn reply(&self, i: u32) -> Option<Reply> {
-        let r = self.replies.get(i as usize)?;
-        Some(Reply {
-            session: self.ids.name(r.session).to_owned(),
-            root: r.root,
-            turn: self.turn_value(r.turn),
-            run: (r.run != NONE).then_some(r.run),
-            text: self.texts.get(r.text).to_owned(),
-            at: self.place(r.at)?,
-        })
+    /// Replies `list` (indices), their texts read back from the files where they are not kept
+    /// (one pass a file); in the order given.
+    pub fn replies_of(&self, list: &[u32]) -> Vec<Reply> {
+        let mut texts: HashMap<u32, String> = HashMap::default();
+        let mut wanted: Vec<(u32, u64, u32)> = list
+            .iter()
+            .filter_map(|&i| {
+                let r = self.replies.get(i as usize)?;
+                (r.text == NONE).then(|| Some((r.at.file, *self.reply_offsets.get(i as usize)?, i))).flatten()
+            })
+            .collect();
+        wanted.sort_unstable();
+        for group in wanted.chunk_by(|a, b| a.0 == b.0) {
+            let Some(Some(path)) = self.paths.get(group[0].0 as usize) else { continue };
+            let pieces: Vec<(u64, crate::reader::Piece)> =
+                group.iter().map(|w| (w.1, crate::reader::Piece::Line)).collect();
+            // A file that cannot be read again gives empty texts, as the report's read back does.
+            let _ = crate::reader::each_piece_at(path, &pieces, |k, bytes| {
+                texts.insert(group[k].2, bytes.map(crate::analysis::reply_text).unwrap_or_default());
+            });
+        }
+        list.iter()
+            .filter_map(|&i| {
+                let r = self.replies.get(i as usize)?;
+                let text = if r.text == NONE {
+                    texts.remove(&i).unwrap_or_default()
+                } else {
+                    self.texts.get(r.text).to_owned()
+                };
+                Some(Reply {
+                    session: self.ids.name(r.session).to_owned(),
+                    root: r.root,
+                    turn: self.turn_value(r.turn),
+                    run: (r.run != NONE).then_some(r.run),
+                    text,
+                    at: self.place(r.at)?,
+                })
+            })
+            .collect()
     }
 
     pub fn wait(&self, i: u32) -> Option<Wait> {
@@ -480,7 +537,7 @@ mod tests {
             store.add_turn(t);
         }
         for r in report.replies.clone() {
-            store.add_reply(r);
+            store.add_reply(r, None);
         }
         for w in report.waits.clone() {
             store.add_wait(w);
@@ -489,7 +546,7 @@ mod tests {
             store.add_diagnostic(d);
         }
         store.finish();
-        let replies: Vec<Reply> = (0..store.replies.len() as u32).filter_map(|i| store.reply(i)).collect();
+        let replies: Vec<Reply> = store.replies_of(&(0..store.replies.len() as u32).collect::<Vec<_>>());
         let waits: Vec<Wait> = (0..store.waits.len() as u32).filter_map(|i| store.wait(i)).collect();
         let diagnostics: Vec<Diagnostic> =
             (0..store.diagnostics.len() as u32).filter_map(|i| store.diagnostic(i)).collect();

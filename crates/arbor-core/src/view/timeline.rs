@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::store::{At, Store, TurnKey, NONE};
-use crate::intern::{HashMap, Sym};
+use crate::intern::Sym;
 use crate::report::{Outcome, Place, Severity};
 
 /// Time (epoch ms) or wire order (a record's position in the inputs, counted from 1).
@@ -402,8 +402,8 @@ fn severity_of(rank: usize) -> Severity {
 /// timed place at or before it in its file (the earliest one when there is none).
 #[derive(Debug, Default)]
 pub(crate) struct PlaceClock {
-    /// Per file: (line, time), sorted by line, the earliest time of a line kept.
-    files: Vec<Vec<(u32, f64)>>,
+    /// Per file: lines and their times, sorted by line, the earliest time of a line kept.
+    files: Vec<(Vec<u32>, Vec<f64>)>,
 }
 
 impl PlaceClock {
@@ -413,22 +413,29 @@ impl PlaceClock {
         }
         let f = at.file as usize;
         if self.files.len() <= f {
-            self.files.resize_with(f + 1, Vec::new);
+            self.files.resize_with(f + 1, Default::default);
         }
-        self.files[f].push((at.line, time));
+        self.files[f].0.push(at.line);
+        self.files[f].1.push(time);
     }
 
     fn finish(&mut self) {
-        for list in &mut self.files {
-            list.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
-            list.dedup_by_key(|p| p.0);
+        for (lines, times) in &mut self.files {
+            let mut order: Vec<u32> = (0..lines.len() as u32).collect();
+            order.sort_unstable_by(|&a, &b| {
+                let (a, b) = (a as usize, b as usize);
+                lines[a].cmp(&lines[b]).then(times[a].total_cmp(&times[b]))
+            });
+            order.dedup_by_key(|&mut i| lines[i as usize]);
+            *times = order.iter().map(|&i| times[i as usize]).collect();
+            *lines = order.iter().map(|&i| lines[i as usize]).collect();
         }
     }
 
     pub fn time_of(&self, at: At) -> Option<f64> {
-        let list = self.files.get(at.get()?.file as usize)?;
-        let i = list.partition_point(|p| p.0 <= at.line);
-        Some(if i == 0 { list.first()?.1 } else { list[i - 1].1 })
+        let (lines, times) = self.files.get(at.get()?.file as usize)?;
+        let i = lines.partition_point(|&l| l <= at.line);
+        Some(if i == 0 { *times.first()? } else { times[i - 1] })
     }
 }
 
@@ -455,7 +462,9 @@ pub(crate) struct Model {
     pub min: f64,
     pub max: f64,
     pub lanes: Vec<Lane>,
-    lane_of: HashMap<Sym, u32>,
+    /// The first session's lane (1 when the findings without a session have a lane of their
+    /// own): lanes are the sessions in report order after it.
+    first: u32,
     turns: SpanTable,
     steps: SpanTable,
     /// Per step (store index): its turn.
@@ -574,16 +583,11 @@ impl Model {
             lanes.push(Lane { session: NONE, depth: 0 });
         }
         let first = lanes.len() as u32;
-        let mut lane_of: HashMap<Sym, u32> = HashMap::default();
-        for (i, s) in store.sessions.iter().enumerate() {
-            lane_of.entry(s.id).or_insert(first + i as u32);
-        }
+        // A session's lane: the lane of the first session with its id.
+        let lane_of = |s: Sym| store.session_of_sym(s).map(|i| first + i);
         let parent_lane = |i: usize| {
             let s = &store.sessions[i];
-            match (s.parent != NONE && s.parent != s.id.0).then(|| lane_of.get(&Sym(s.parent))).flatten() {
-                Some(&l) => l,
-                None => NONE,
-            }
+            (s.parent != NONE && s.parent != s.id.0).then(|| lane_of(Sym(s.parent))).flatten().unwrap_or(NONE)
         };
         for (i, s) in store.sessions.iter().enumerate() {
             // A session with no reported depth sits one level under its parent's lane (a lane
@@ -605,7 +609,7 @@ impl Model {
         let (mut sl, mut ss, mut se, mut sitem) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut step_turn = vec![NONE; store.steps.len()];
         for (i, t) in store.turns.iter().enumerate() {
-            let Some(&lane) = lane_of.get(&t.session) else { continue };
+            let Some(lane) = lane_of(t.session) else { continue };
             if !t.start.is_some() && !t.end.is_some() {
                 continue;
             }
@@ -624,13 +628,13 @@ impl Model {
         }
         let (mut rl, mut rs, mut re, mut run_items) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (i, s) in store.sessions.iter().enumerate() {
-            let Some(&child) = lane_of.get(&s.id) else { continue };
+            let Some(child) = lane_of(s.id) else { continue };
             for (index, r) in store.runs_of(i as u32).iter().enumerate() {
                 if !r.start.is_some() && !r.end.is_some() {
                     continue;
                 }
                 // On the parent's lane; a run whose parent has no lane stays on the child's own.
-                let lane = (r.parent != NONE).then(|| lane_of.get(&Sym(r.parent)).copied()).flatten().unwrap_or(child);
+                let lane = (r.parent != NONE).then(|| lane_of(Sym(r.parent))).flatten().unwrap_or(child);
                 rl.push(lane);
                 rs.push(at.start_of(r.start, r.start_time, r.end, r.end_time));
                 re.push(if r.end.is_some() { at.end(r.end, r.end_time) } else { OPEN });
@@ -648,7 +652,7 @@ impl Model {
         clock.finish();
         let (mut ml, mut ma, mut mitem, mut sev) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (i, d) in store.diagnostics.iter().enumerate() {
-            let lane = (d.session != NONE).then(|| lane_of.get(&Sym(d.session)).copied()).flatten().unwrap_or(0);
+            let lane = (d.session != NONE).then(|| lane_of(Sym(d.session))).flatten().unwrap_or(0);
             let at = if wire {
                 ordinal(d.at) + 0.5
             } else if d.time.is_finite() {
@@ -710,7 +714,9 @@ impl Model {
                 child_lane[i] = run_items[runs.item[i] as usize].child;
             }
         }
-        let child_runs = SpanTable::build(n, &child_lane, &runs.start, &runs.end);
+        let mut child_runs = SpanTable::build(n, &child_lane, &runs.start, &runs.end);
+        // Only which runs each child lane has is read (their places are the runs table's).
+        (child_runs.start, child_runs.end, child_runs.max_end) = Default::default();
         let mut marks = SpanTable::build(n, &ml, &ma, &ma);
         let mark_sev: Vec<u8> = marks.item.iter().map(|&k| sev[k as usize]).collect();
         marks.item = marks.item.iter().map(|&k| mitem[k as usize]).collect();
@@ -729,7 +735,7 @@ impl Model {
             min,
             max,
             lanes,
-            lane_of,
+            first,
             turns,
             steps,
             step_turn,
@@ -742,6 +748,11 @@ impl Model {
             offsets,
             clock: (axis == Axis::Time).then_some(clock),
         }
+    }
+
+    /// A session's lane (the lane of the first session with its id).
+    fn lane_of(&self, store: &Store, s: Sym) -> Option<u32> {
+        store.session_of_sym(s).map(|i| self.first + i)
     }
 
     pub fn info(&self, store: &Store, revision: u64, clocked: bool) -> TimelineInfo {
@@ -930,7 +941,7 @@ impl Model {
 
     /// A session's lane and a place's position on the axis.
     pub fn locate(&self, store: &Store, session: Option<&str>, place: Option<&Place>) -> Located {
-        let lane = session.and_then(|s| store.ids.get(s)).and_then(|s| self.lane_of.get(&s).copied());
+        let lane = session.and_then(|s| store.ids.get(s)).and_then(|s| self.lane_of(store, s));
         let at = place.and_then(|p| store.at_of(p)).and_then(|a| match self.axis {
             Axis::Wire => Some(self.offsets.get(a.file as usize).copied().unwrap_or(0.0) + f64::from(a.line) + 0.5),
             Axis::Time => self.clock.as_ref()?.time_of(a),
@@ -1247,7 +1258,7 @@ mod tests {
     #[test]
     fn a_reused_child_ids_runs_are_drawn_on_each_parents_lane() {
         let (m, v) = model(sample_report(), Axis::Time);
-        let w = m.lane_of[&v.store.ids.get("worker-7").unwrap()] as usize;
+        let w = m.lane_of(&v.store, v.store.ids.get("worker-7").unwrap()).unwrap() as usize;
         let runs: Vec<usize> = (m.child_runs.lane_start[w]..m.child_runs.lane_start[w + 1])
             .map(|k| m.child_runs.item[k as usize] as usize)
             .collect();
