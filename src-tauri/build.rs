@@ -30,6 +30,7 @@ fn main() {
         "waits_page",
         "replies_page",
         "timeline_info",
+        "timeline_open",
         "timeline_window",
         "timeline_hit",
         "timeline_locate",

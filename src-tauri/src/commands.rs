@@ -20,7 +20,7 @@ use ts_rs::TS;
 use crate::engine::{
     self, Analysis, Axis, Cursor, Delta, Diagnostic, FindingsFilter, FindingsPage, Growing, HitQuery, LoadFailure,
     Located, Observer, Place, Progress, RecordPage, RecordView, RepliesPage, SearchEnd, SearchEvent, SessionDetail,
-    Summary, TimelineHit, TimelineInfo, TimelineWindow, TreePage, TreeSpot, View, WaitsPage, WindowQuery,
+    Summary, TimelineHit, TimelineInfo, TimelineOpen, TimelineWindow, TreePage, TreeSpot, View, WaitsPage, WindowQuery,
 };
 use crate::places::{self, FoundLog};
 use crate::settings::{RecentEntry, SettingsSlot, SettingsStore, SettingsView, Theme, ViewState};
@@ -569,6 +569,20 @@ pub async fn replies_page(offset: u32, limit: u32, opened: State<'_, Opened>) ->
 #[tauri::command]
 pub async fn timeline_info(axis: Axis, opened: State<'_, Opened>) -> Result<TimelineInfo, CommandError> {
     with_view(&opened, move |v| v.timeline_info(axis)).await
+}
+
+/// The timeline's axis and domain, and the window of lanes `first..last` (at most 500) over the
+/// whole domain at `width` pixels: what it draws as it opens, in one answer.
+#[tauri::command]
+pub async fn timeline_open(
+    axis: Axis,
+    first: u32,
+    last: u32,
+    width: f64,
+    opened: State<'_, Opened>,
+) -> Result<TimelineOpen, CommandError> {
+    let (last, width) = (last.min(first.saturating_add(500)), width.clamp(1.0, 20_000.0));
+    with_view(&opened, move |v| v.timeline_open(axis, first, last, width)).await
 }
 
 /// The lanes and rectangles of a window of the timeline, at its resolution (at most 500 lanes).

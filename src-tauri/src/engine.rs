@@ -7,7 +7,7 @@ pub use arbor_core::report::{Diagnostic, Place};
 pub use arbor_core::view::search::{Cursor, SearchEnd, SearchEvent};
 pub use arbor_core::view::{
     Axis, FindingsFilter, FindingsPage, Growing, HitQuery, Located, RepliesPage, SessionDetail, Summary, TimelineHit,
-    TimelineInfo, TimelineWindow, TreePage, TreeSpot, View, WaitsPage, WindowQuery,
+    TimelineInfo, TimelineOpen, TimelineWindow, TreePage, TreeSpot, View, WaitsPage, WindowQuery,
 };
 pub use arbor_core::{Analysis, Delta, LoadError, Observer, Progress, RecordPage, RecordView, Report};
 

@@ -46,6 +46,7 @@ pub fn app_builder<R: Runtime>(
             commands::waits_page,
             commands::replies_page,
             commands::timeline_info,
+            commands::timeline_open,
             commands::timeline_window,
             commands::timeline_hit,
             commands::timeline_locate,

@@ -55,6 +55,12 @@ fn answer(
         "waits_page" => json!(v.waits(a("offset")?, a("limit")?)),
         "replies_page" => json!(v.replies(a("offset")?, a("limit")?)),
         "timeline_info" => json!(v.timeline_info(arg::<Axis>(args, "axis").map_err(bad)?)),
+        "timeline_open" => json!(v.timeline_open(
+            arg(args, "axis").map_err(bad)?,
+            a("first")?,
+            a("last")?,
+            arg(args, "width").map_err(bad)?
+        )),
         "timeline_window" => json!(v.timeline_window(&arg::<WindowQuery>(args, "query").map_err(bad)?)),
         "timeline_hit" => json!(v.timeline_hit(&arg::<HitQuery>(args, "query").map_err(bad)?)),
         "timeline_locate" => {

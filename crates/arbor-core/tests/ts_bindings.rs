@@ -63,6 +63,7 @@ fn view_bindings() -> String {
         Axis::decl(&cfg),
         AxisInput::decl(&cfg),
         TimelineInfo::decl(&cfg),
+        TimelineOpen::decl(&cfg),
         WindowQuery::decl(&cfg),
         RunRect::decl(&cfg),
         MarkPoint::decl(&cfg),

@@ -18,6 +18,7 @@ import type {
   Summary,
   TimelineHit,
   TimelineInfo,
+  TimelineOpen,
   TimelineWindow,
   TreePage,
   TreeSpot,
@@ -71,6 +72,7 @@ interface Commands {
   waits_page: { args: { offset: number; limit: number }; answer: WaitsPage };
   replies_page: { args: { offset: number; limit: number }; answer: RepliesPage };
   timeline_info: { args: { axis: Axis }; answer: TimelineInfo };
+  timeline_open: { args: { axis: Axis; first: number; last: number; width: number }; answer: TimelineOpen };
   timeline_window: { args: { query: WindowQuery }; answer: TimelineWindow };
   timeline_hit: { args: { query: HitQuery }; answer: TimelineHit | null };
   timeline_locate: { args: { axis: Axis; session: string | null; place: Place | null }; answer: Located };
@@ -199,6 +201,11 @@ export function repliesPage(offset: number, limit: number): Promise<RepliesPage>
 /** The timeline's axis, domain and lane count. */
 export function timelineInfo(axis: Axis): Promise<TimelineInfo> {
   return call("timeline_info", { axis });
+}
+
+/** The timeline's axis and domain with the window of lanes `first..last` fitted to `width` pixels: what it draws as it opens. */
+export function timelineOpen(axis: Axis, first: number, last: number, width: number): Promise<TimelineOpen> {
+  return call("timeline_open", { axis, first, last, width });
 }
 
 /** Lanes and rectangles of a window of the timeline at its resolution. */

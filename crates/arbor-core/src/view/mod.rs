@@ -24,7 +24,7 @@ use ts_rs::TS;
 pub use pages::{FindingRow, FindingsFilter, FindingsPage, RepliesPage, ReplyGroup, WaitItem, WaitsPage};
 pub use timeline::{
     Axis, AxisInput, Band, Connector, HitQuery, LaneWindow, Located, MarkPoint, RunRect, TimelineHit, TimelineInfo,
-    TimelineWindow, WindowQuery,
+    TimelineOpen, TimelineWindow, WindowQuery,
 };
 pub use tree::{Growing, SeverityCounts, TreePage, TreeRow, TreeSpot};
 
@@ -382,6 +382,15 @@ impl View {
         let (revision, clocked) = (self.revision, self.clocked);
         let (m, s) = self.model(axis);
         m.info(s, revision, clocked)
+    }
+
+    /// The timeline's axis and domain with the fitted window of lanes `first..last` at `width`.
+    pub fn timeline_open(&mut self, axis: Axis, first: u32, last: u32, width: f64) -> TimelineOpen {
+        let (revision, clocked) = (self.revision, self.clocked);
+        let (m, s) = self.model(axis);
+        let info = m.info(s, revision, clocked);
+        let q = WindowQuery { axis: info.axis, first, last, start: info.min, end: info.max, width };
+        TimelineOpen { window: m.window(s, revision, &q), info }
     }
 
     pub fn timeline_window(&mut self, q: &WindowQuery) -> TimelineWindow {

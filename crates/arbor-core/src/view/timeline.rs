@@ -49,6 +49,15 @@ pub struct TimelineInfo {
     pub inputs: Vec<AxisInput>,
 }
 
+/// The timeline as it opens: its axis and domain, and the window of lanes `first..last` over
+/// the whole domain at `width` pixels (what a viewer that fits the domain draws first), in one
+/// answer.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct TimelineOpen {
+    pub info: TimelineInfo,
+    pub window: TimelineWindow,
+}
+
 /// Lanes `first..last` of the domain window `start..end` drawn `width` pixels wide.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, TS)]
 pub struct WindowQuery {
@@ -1309,6 +1318,14 @@ mod tests {
         let info = v.timeline_info(Axis::Time);
         assert_eq!((info.axis, info.lanes, info.min, info.max, info.clocked), (Axis::Wire, 2, 1.0, 101.0, false));
         assert_eq!(info.inputs, [AxisInput { file: "a.jsonl".into(), offset: 0.0 }]);
+        // Opening answers the same axis and the fitted window of the lanes asked for.
+        let opened = v.timeline_open(Axis::Time, 0, 1, 100.0);
+        assert_eq!(opened.info, info);
+        assert_eq!(
+            opened.window.query,
+            WindowQuery { axis: Axis::Wire, first: 0, last: 1, start: 1.0, end: 101.0, width: 100.0 }
+        );
+        assert_eq!(opened.window.lanes.len(), 1);
         // 100 records on 100 px: a pixel a record.
         let q = WindowQuery { axis: Axis::Wire, first: 0, last: 5, start: 1.0, end: 101.0, width: 100.0 };
         let w = v.timeline_window(&q);

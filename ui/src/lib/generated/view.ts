@@ -107,6 +107,8 @@ clocked: boolean, min: number, max: number, lanes: number,
  */
 inputs: Array<AxisInput>, };
 
+export type TimelineOpen = { info: TimelineInfo, window: TimelineWindow, };
+
 export type WindowQuery = { axis: Axis, first: number, last: number, start: number, end: number, width: number, };
 
 export type RunRect = { x0: number, x1: number, outcome: Outcome, };
