@@ -1,7 +1,7 @@
 // Frame time of the boundary timeline on synthetic reports, in headless Chromium with the IPC
 // mocked (tests/browser.mjs; the timeline's model and windows are the view host's, as the app's
 // are the Rust side's): 10,000 lanes (100 trees of 100 sessions) with 1.33 million spans and
-// markers, at devicePixelRatio 1 and 2, and one lane holding 1.2 million spans. Prints the time
+// markers, at devicePixelRatio 1 and 2, one lane holding 1.2 million spans, and 243,700 lanes. Prints the time
 // from the tab click to the first frame of an answered window, and p50/p95/max per frame of the
 // draw time (performance.now() around the renderers, the canvas's data-draw-ms) and of draw plus
 // raster (a one-pixel read makes the canvas rasterize) for zoom, pan and lane scrolling.
@@ -77,6 +77,7 @@ try {
     { name: "10,000 lanes, 1.33 M spans and markers", dpr: 1, opts: { trees: 100, turns: 40, steps: 2, findings: 12 } },
     { name: "10,000 lanes, 1.33 M spans and markers", dpr: 2, opts: { trees: 100, turns: 40, steps: 2, findings: 12 } },
     { name: "one lane, 400,000 turns with 2 steps each (1.2 M spans)", dpr: 1, opts: { trees: 1, turns: 400_000, steps: 2, findings: 0, single: true } },
+    { name: "243,700 lanes (as many as the 1 GiB Copilot log's sessions), 2 turns each", dpr: 1, opts: { trees: 2437, turns: 2, steps: 0, findings: 0 } },
   ];
   for (const { name, dpr, opts } of scenarios) {
     const page = await browser.newPage({ viewport: { width: 1600, height: 1000 }, deviceScaleFactor: dpr });

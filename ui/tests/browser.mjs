@@ -175,6 +175,8 @@ export async function mockIpc(page, { report, build, files, launch, hits, droppe
   await page.exposeBinding("__arborView", (_source, cmd, args) =>
     cmd === "open" ? view.call(key, "open", { report: log }) : view.call(key, cmd, args),
   );
+  // A closed page's view goes (a bench opens several large ones).
+  page.on("close", () => void view.call(key, "close", {}));
   await page.addInitScript(
     ({ files, launch, hits, dropped, answers }) => {
       let next = 1;
