@@ -19,6 +19,21 @@ fn main() {
         "view_state",
         "save_view_state",
         "naive_dropped",
+        "search_more",
+        "cancel_search",
+        "tree_rows",
+        "tree_set_open",
+        "tree_reveal",
+        "findings_page",
+        "findings_at",
+        "session_detail",
+        "waits_page",
+        "replies_page",
+        "timeline_info",
+        "timeline_open",
+        "timeline_window",
+        "timeline_hit",
+        "timeline_locate",
     ]);
     tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest))
         .expect("tauri-build failed (see tauri.conf.json and capabilities/)");

@@ -56,8 +56,22 @@ fn invoke(window: &WebviewWindow<MockRuntime>, cmd: &str, body: Value) -> Result
     get_ipc_response(window, request).map(|body| body.deserialize::<Value>().expect("a JSON answer"))
 }
 
-fn ids(report: &Value) -> Vec<&str> {
-    report["sessions"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap()).collect()
+/// Opens `paths` and answers the summary.
+fn open(window: &WebviewWindow<MockRuntime>, paths: &[PathBuf]) -> Value {
+    invoke(window, "open_paths", json!({"paths": paths, "onEvent": CHANNEL})).expect("open_paths is allowed")
+}
+
+/// The ids of the open tree's rows, in order.
+fn tree_ids(window: &WebviewWindow<MockRuntime>) -> Vec<String> {
+    let page =
+        invoke(window, "tree_rows", json!({"of": "open", "offset": 0, "limit": 500})).expect("tree_rows is allowed");
+    page["rows"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap().to_owned()).collect()
+}
+
+/// The start of a session's first run, as the inspector is shown it.
+fn first_run_start(window: &WebviewWindow<MockRuntime>, id: &str) -> Value {
+    let detail = invoke(window, "session_detail", json!({"id": id})).expect("session_detail is allowed");
+    detail["runs"][0]["start"].clone()
 }
 
 #[test]
@@ -78,16 +92,16 @@ fn launch_paths_hands_back_the_command_line_paths() {
 }
 
 #[test]
-fn open_paths_returns_the_report_and_raw_line_reads_its_places() {
+fn open_paths_keeps_the_log_open_and_raw_line_reads_its_places() {
     let (_app, window) = main_window(&[]);
     let file = case("dsh-rpc-two-level").join("run.jsonl");
-    let report =
-        invoke(&window, "open_paths", json!({"paths": [file], "onEvent": CHANNEL})).expect("open_paths is allowed");
-    assert_eq!(ids(&report), ["root", "kid", "grand"]);
-    assert_eq!(report["inputs"][0]["format"], "dsh-rpc");
+    let summary = open(&window, std::slice::from_ref(&file));
+    assert_eq!(summary["inputs"][0]["format"], "dsh-rpc");
+    assert_eq!((summary["sessions"].as_u64(), summary["waits"].as_u64()), (Some(3), Some(1)));
+    assert_eq!(tree_ids(&window), ["root", "kid", "grand"]);
 
     // A run's start place, as the tree hands it to the inspector, reads back the exact line.
-    let start = &report["sessions"][1]["runs"][0]["start"];
+    let start = &first_run_start(&window, "kid");
     let line = invoke(&window, "raw_line", json!({"file": start["file"], "line": start["line"]})).unwrap();
     let want = std::fs::read_to_string(&file)
         .unwrap()
@@ -104,9 +118,8 @@ fn records_around_names_the_neighbours_of_a_place() {
     let (_app, window) = main_window(&[]);
     let err = invoke(&window, "records_around", json!({"file": "run.jsonl", "line": 1, "before": 2, "after": 2}));
     assert_eq!(err.unwrap_err()["code"], "not-open");
-    let file = case("dsh-rpc-two-level").join("run.jsonl");
-    let report = invoke(&window, "open_paths", json!({"paths": [file], "onEvent": CHANNEL})).unwrap();
-    let start = &report["sessions"][1]["runs"][0]["start"];
+    open(&window, &[case("dsh-rpc-two-level").join("run.jsonl")]);
+    let start = &first_run_start(&window, "kid");
     let (name, line) = (start["file"].clone(), start["line"].as_u64().unwrap());
     let around =
         invoke(&window, "records_around", json!({"file": name, "line": line, "before": 2, "after": 3})).unwrap();
@@ -132,7 +145,7 @@ fn raw_line_refuses_files_that_are_not_open() {
     let (_app, window) = main_window(&[]);
     let err = invoke(&window, "raw_line", json!({"file": "/etc/passwd", "line": 1})).unwrap_err();
     assert_eq!(err["code"], "not-open");
-    invoke(&window, "open_paths", json!({"paths": [case("dsh-session-folder")], "onEvent": CHANNEL})).unwrap();
+    open(&window, &[case("dsh-session-folder")]);
     assert_eq!(invoke(&window, "raw_line", json!({"file": "/etc/passwd", "line": 1})).unwrap_err()["code"], "not-open");
     assert_eq!(
         invoke(&window, "raw_line", json!({"file": "../../../../Cargo.toml", "line": 1})).unwrap_err()["code"],
@@ -156,22 +169,83 @@ fn open_paths_errors_cross_as_code_and_message() {
 #[test]
 fn open_sample_shows_recursive_delegation_and_its_raw_lines() {
     let (_app, window) = main_window(&[]);
-    let report = invoke(&window, "open_sample", json!({"onEvent": CHANNEL})).expect("open_sample is allowed");
-    assert!(report["sessions"].as_array().unwrap().iter().any(|s| s["depth"].as_u64() >= Some(2)), "{report}");
-    let first = &report["inputs"][0]["file"];
+    let summary = invoke(&window, "open_sample", json!({"onEvent": CHANNEL})).expect("open_sample is allowed");
+    let rows = invoke(&window, "tree_rows", json!({"of": "open", "offset": 0, "limit": 100})).unwrap();
+    assert!(rows["rows"].as_array().unwrap().iter().any(|r| r["depth"].as_u64() >= Some(2)), "{rows}");
+    let first = &summary["inputs"][0]["file"];
     assert!(invoke(&window, "raw_line", json!({"file": first, "line": 1})).unwrap().is_string());
 }
 
 #[test]
-fn search_finds_sessions_and_records_of_what_is_open() {
+fn search_stops_at_its_limit_and_goes_on_when_asked() {
     let (_app, window) = main_window(&[]);
-    assert_eq!(invoke(&window, "search", json!({"query": "kid", "limit": 10})).unwrap_err()["code"], "not-open");
-    invoke(&window, "open_paths", json!({"paths": [case("dsh-rpc-two-level")], "onEvent": CHANNEL})).unwrap();
-    let hits = invoke(&window, "search", json!({"query": "kid", "limit": 10})).unwrap();
-    let hits = hits.as_array().unwrap();
-    assert!(hits.iter().any(|h| h["type"] == "session" && h["id"] == "kid"), "{hits:?}");
-    assert!(hits.iter().any(|h| h["type"] == "record"), "{hits:?}");
-    assert_eq!(invoke(&window, "search", json!({"query": "  ", "limit": 10})).unwrap(), json!([]));
+    let search = |query: &str, limit: u32| {
+        invoke(&window, "search", json!({"query": query, "limit": limit, "onEvent": CHANNEL}))
+    };
+    assert_eq!(search("kid", 10).unwrap_err()["code"], "not-open");
+    open(&window, &[case("dsh-rpc-two-level")]);
+    // "kid" is a session and a dozen lines: one hit, then more, then to the end.
+    assert_eq!(search("kid", 1).unwrap(), json!("limit"));
+    let more = |limit: u32| invoke(&window, "search_more", json!({"limit": limit, "onEvent": CHANNEL}));
+    assert_eq!(more(2).unwrap(), json!("limit"));
+    assert_eq!(more(1000).unwrap(), json!("done"));
+    assert_eq!(more(1).unwrap_err()["code"], "no-search", "nothing left to go on with");
+    assert_eq!(search("zzz-nothing", 10).unwrap(), json!("done"));
+    assert_eq!(search("  ", 10).unwrap(), json!("done"));
+    // A cancelled search cannot be gone on with.
+    assert_eq!(search("kid", 1).unwrap(), json!("limit"));
+    invoke(&window, "cancel_search", json!({})).expect("cancel_search is allowed");
+    assert_eq!(more(1).unwrap_err()["code"], "no-search");
+}
+
+#[test]
+fn the_open_log_answers_pages_of_its_views() {
+    let (_app, window) = main_window(&[]);
+    let ask = |cmd: &str, args: Value| invoke(&window, cmd, args);
+    assert_eq!(
+        ask("findings_page", json!({"filter": {"text": "", "hidden": [], "session": null}, "offset": 0, "limit": 10}))
+            .unwrap_err()["code"],
+        "not-open"
+    );
+    assert_eq!(
+        ask("tree_rows", json!({"of": "loading", "offset": 0, "limit": 10})).unwrap_err()["code"],
+        "not-loading"
+    );
+    open(&window, &[case("dsh-rpc-bad-ancestry")]);
+    let findings = ask(
+        "findings_page",
+        json!({"filter": {"text": "ancestry", "hidden": [], "session": null}, "offset": 0, "limit": 10}),
+    )
+    .unwrap();
+    assert!(findings["matched"].as_u64() > Some(0), "{findings}");
+    let item = findings["rows"].as_array().unwrap().iter().find(|r| r["kind"] == "item").unwrap();
+    let at = &item["diagnostic"]["at"];
+    let here = ask("findings_at", json!({"file": at["file"], "line": at["line"]})).unwrap();
+    assert!(here.as_array().unwrap().iter().any(|d| d["code"] == item["diagnostic"]["code"]), "{here}");
+    // Collapsing a root hides its subtree; revealing a descendant opens it again.
+    let rows = tree_ids(&window);
+    let spot = ask("tree_set_open", json!({"of": "open", "id": "x", "open": false})).unwrap();
+    assert_eq!(spot["index"], json!(rows.iter().position(|r| r == "x")));
+    assert!(!tree_ids(&window).contains(&"z".to_owned()));
+    let spot = ask("tree_reveal", json!({"of": "open", "id": "z"})).unwrap();
+    assert_eq!(spot["total"].as_u64(), Some(rows.len() as u64));
+    assert_eq!(tree_ids(&window), rows);
+    let waits = ask("waits_page", json!({"offset": 0, "limit": 10})).unwrap();
+    let replies = ask("replies_page", json!({"offset": 0, "limit": 10})).unwrap();
+    assert!(waits["total"].is_u64() && replies["total"].is_u64());
+    assert_eq!(ask("session_detail", json!({"id": "nobody"})).unwrap(), Value::Null);
+    // The timeline: its axis and domain, a window of its lanes, what is under a point, where a lane is.
+    let info = ask("timeline_info", json!({"axis": "time"})).unwrap();
+    assert_eq!(info["axis"], "wire");
+    let q = json!({"axis": "wire", "first": 0, "last": 50, "start": info["min"], "end": info["max"], "width": 800.0});
+    let window_ = ask("timeline_window", json!({"query": q})).unwrap();
+    assert_eq!(window_["lanes"].as_array().unwrap().len() as u64, info["lanes"].as_u64().unwrap());
+    let hit =
+        ask("timeline_hit", json!({"query": {"axis": "wire", "lane": 1, "x": null, "slop": 1.0, "band": "lane"}}))
+            .unwrap();
+    assert!(hit["text"].is_string(), "{hit}");
+    let located = ask("timeline_locate", json!({"axis": "wire", "session": "x", "place": null})).unwrap();
+    assert!(located["lane"].is_u64(), "{located}");
 }
 
 #[test]
@@ -179,9 +253,9 @@ fn naive_dropped_pages_the_notifications_a_direct_parent_filter_loses() {
     let (_app, window) = main_window(&[]);
     let args = json!({"root": "root", "file": "run.jsonl", "line": 2, "offset": 0, "limit": 5});
     assert_eq!(invoke(&window, "naive_dropped", args.clone()).unwrap_err()["code"], "not-open");
-    let report =
-        invoke(&window, "open_paths", json!({"paths": [case("dsh-rpc-two-level")], "onEvent": CHANNEL})).unwrap();
-    let wait = &report["waits"][0];
+    open(&window, &[case("dsh-rpc-two-level")]);
+    let waits = invoke(&window, "waits_page", json!({"offset": 0, "limit": 1})).unwrap();
+    let wait = &waits["items"][0]["wait"];
     let args = json!({"root": wait["root"], "file": wait["start"]["file"], "line": wait["start"]["line"], "offset": 3, "limit": 5});
     let page = invoke(&window, "naive_dropped", args).expect("naive_dropped is allowed");
     let dropped = wait["notifications"].as_u64().unwrap() - wait["naive"]["notifications"].as_u64().unwrap();

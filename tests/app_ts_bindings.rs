@@ -3,7 +3,7 @@
 //! test fails when the committed file differs from what the Rust types generate;
 //! `ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-app --test app_ts_bindings` rewrites it.
 
-use arbor_app::commands::{CommandError, EngineInfo, LoadEvent};
+use arbor_app::commands::{CommandError, EngineInfo, LoadEvent, TreeOf};
 use arbor_app::places::FoundLog;
 use arbor_app::settings::{RecentEntry, SettingsView, Theme, ViewState};
 use ts_rs::{Config, TS};
@@ -22,13 +22,14 @@ fn bindings() -> String {
         EngineInfo::decl(&cfg),
         CommandError::decl(&cfg),
         LoadEvent::decl(&cfg),
+        TreeOf::decl(&cfg),
         FoundLog::decl(&cfg),
         RecentEntry::decl(&cfg),
         Theme::decl(&cfg),
         ViewState::decl(&cfg),
         SettingsView::decl(&cfg),
     ];
-    ts_file::file_of(HEADER, "import type { Delta, FormatInfo, Progress } from \"./engine\";\n\n", &decls)
+    ts_file::file_of(HEADER, "import type { FormatInfo, Progress } from \"./engine\";\n\n", &decls)
 }
 
 #[test]

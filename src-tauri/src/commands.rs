@@ -1,19 +1,27 @@
 //! The IPC commands: the app's whole surface towards the web UI. Each command is a thin call into
 //! the engine (through `engine.rs`); the UI reaches them only through `ui/src/lib/ipc.ts`.
-//! Reading logs runs on a blocking thread so that the window stays responsive; while it reads,
-//! progress and partial results stream to the UI through a `Channel`, in batches.
+//!
+//! What is open stays here (`Opened`): the analysis and its view (`arbor_core::view`), which the
+//! page asks for what it draws, a page or a window at a time, never the whole report. Reading a
+//! log runs on a blocking thread at a lower priority; while it reads, progress and "the tree of
+//! what is read so far changed" stream to the page through a `Channel`, and the page asks for the
+//! rows of that tree it shows. Search streams its hits through a channel of its own.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, Runtime, State};
 use ts_rs::TS;
 
-use crate::engine::{self, Analysis, Delta, Hit, LoadFailure, Observer, Progress, RecordPage, RecordView, Report};
+use crate::engine::{
+    self, Analysis, Axis, Cursor, Delta, Diagnostic, FindingsFilter, FindingsPage, Growing, HitQuery, LoadFailure,
+    Located, Observer, Place, Progress, RecordPage, RecordView, RepliesPage, SearchEnd, SearchEvent, SessionDetail,
+    Summary, TimelineHit, TimelineInfo, TimelineOpen, TimelineWindow, TreePage, TreeSpot, View, WaitsPage, WindowQuery,
+};
 use crate::places::{self, FoundLog};
 use crate::settings::{RecentEntry, SettingsSlot, SettingsStore, SettingsView, Theme, ViewState};
 
@@ -50,13 +58,27 @@ impl From<LoadFailure> for CommandError {
     }
 }
 
-/// What streams to the UI while a log is read: progress (at most a few times a second) and
-/// deltas (new sessions, run edges and findings). The final report supersedes them all.
+/// What streams to the UI while a log is read: progress (at most ten times a second), and that
+/// the tree of what is read so far has grown to `sessions` (at most five times a second, the
+/// first sessions at once): the page then asks for the rows it shows (`tree_rows` of
+/// `loading`). Every change moves the revision on; the open log's answers carry it too.
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum LoadEvent {
     Progress(Progress),
-    Delta(Delta),
+    Changed {
+        #[ts(type = "number")]
+        revision: u64,
+        sessions: u32,
+    },
+}
+
+/// Which tree a page of rows is of: the open log's, or the one of the log being read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum TreeOf {
+    Open,
+    Loading,
 }
 
 /// The paths given on the command line (`arbor-app PATH...`), read once at start.
@@ -71,20 +93,91 @@ impl LaunchPaths {
     }
 }
 
-/// What is open now, and which load is the current one. Starting a load, or cancelling, moves
-/// the generation on; a load whose generation is no longer current stops at its next report.
+/// A log that is open: its analysis (the files it was read from, its records) and its view.
+pub struct Open {
+    analysis: Analysis,
+    view: Mutex<View>,
+}
+
+impl Open {
+    fn view(&self) -> MutexGuard<'_, View> {
+        self.view.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The tree of the log being read: the deltas not yet folded in, and the tree they grow.
+#[derive(Default)]
+struct Reading {
+    pending: Mutex<Vec<Delta>>,
+    tree: Mutex<Growing>,
+    /// The reading is over: the tree is let go while the view is made (the page keeps the rows it
+    /// has until the log opens).
+    done: std::sync::atomic::AtomicBool,
+}
+
+impl Reading {
+    /// The reading is over: the tree goes (it is made again as the open log's).
+    fn finish(&self) {
+        self.done.store(true, Ordering::SeqCst);
+        *lock(&self.tree) = Growing::default();
+        lock(&self.pending).clear();
+    }
+
+    /// The tree with every delta received so far folded in.
+    fn tree(&self) -> MutexGuard<'_, Growing> {
+        let mut tree = self.tree.lock().unwrap_or_else(|e| e.into_inner());
+        let pending = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
+        for d in pending {
+            for s in &d.sessions {
+                tree.session(&s.id, s.parent.as_deref(), s.label.as_deref());
+            }
+            for e in &d.edges {
+                tree.edge(&e.child, e.parent.as_deref());
+            }
+            for f in &d.findings {
+                if let Some(s) = &f.session {
+                    tree.finding(s, f.severity);
+                }
+            }
+        }
+        tree
+    }
+}
+
+/// A search that stopped at its limit, to go on with (`search_more`), and whose it is.
+struct Paused {
+    generation: u64,
+    cursor: Cursor,
+}
+
+/// What is open now, the log being read, and which load and search are the current ones.
+/// Starting a load, or cancelling, moves the load generation on; a load whose generation is no
+/// longer current stops at its next report. Searches have a generation of their own. Every
+/// change of what the page may show (a tree that grew, a log opened) moves the revision on.
 #[derive(Default)]
 pub struct Opened {
-    analysis: Mutex<Option<Arc<Analysis>>>,
+    open: Mutex<Option<Arc<Open>>>,
+    reading: Mutex<Option<Arc<Reading>>>,
     generation: Arc<AtomicU64>,
+    revision: Arc<AtomicU64>,
+    search_generation: Arc<AtomicU64>,
+    paused: Mutex<Option<Paused>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Opened {
-    fn current(&self) -> Option<Arc<Analysis>> {
-        self.analysis.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    fn current(&self) -> Result<Arc<Open>, CommandError> {
+        lock(&self.open).clone().ok_or_else(|| CommandError::new("not-open", "no log is open"))
     }
-    fn set(&self, analysis: Analysis) {
-        *self.analysis.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(analysis));
+
+    fn reading(&self) -> Result<Arc<Reading>, CommandError> {
+        lock(&self.reading)
+            .clone()
+            .filter(|r| !r.done.load(Ordering::SeqCst))
+            .ok_or_else(|| CommandError::new("not-loading", "no log is being read"))
     }
 }
 
@@ -92,13 +185,29 @@ impl Opened {
 struct Forward<'a> {
     channel: &'a Channel<LoadEvent>,
     generation: &'a AtomicU64,
+    revision: &'a AtomicU64,
     mine: u64,
+    reading: &'a Reading,
+    sessions: usize,
     last_progress: Option<Instant>,
+    last_change: Option<Instant>,
+    /// Sessions streamed since the page was last told.
+    untold: bool,
 }
 
 impl Forward<'_> {
     fn still_wanted(&self) -> bool {
         self.generation.load(Ordering::SeqCst) == self.mine
+    }
+
+    /// Tells the page the tree grew, at most five times a second (the first sessions at once).
+    fn tell_changed(&mut self, now: bool) {
+        if self.untold && (now || self.last_change.is_none_or(|t| t.elapsed() >= Duration::from_millis(200))) {
+            self.untold = false;
+            self.last_change = Some(Instant::now());
+            let revision = self.revision.fetch_add(1, Ordering::SeqCst) + 1;
+            let _ = self.channel.send(LoadEvent::Changed { revision, sessions: self.sessions as u32 });
+        }
     }
 }
 
@@ -109,37 +218,74 @@ impl Observer for Forward<'_> {
             self.last_progress = Some(Instant::now());
             let _ = self.channel.send(LoadEvent::Progress(*p));
         }
+        self.tell_changed(false);
         self.still_wanted()
     }
 
     fn delta(&mut self, d: Delta) -> bool {
-        let _ = self.channel.send(LoadEvent::Delta(d));
+        if !d.sessions.is_empty() || !d.edges.is_empty() || !d.findings.is_empty() {
+            self.sessions += d.sessions.len();
+            self.untold = true;
+            lock(&self.reading.pending).push(d);
+        }
+        // The first sessions go to the page at once.
+        self.tell_changed(self.last_change.is_none());
         self.still_wanted()
     }
 }
 
-/// Reads `paths` on a blocking thread, streaming to `on_event`; keeps the analysis as what is open.
-async fn load_into(opened: &Opened, paths: Vec<PathBuf>, on_event: Channel<LoadEvent>) -> Result<Report, CommandError> {
+/// Reads `paths` on a blocking thread, streaming to `on_event`; keeps the analysis and its view
+/// as what is open, and answers what the page shows first.
+async fn load_into(
+    opened: &Opened,
+    paths: Vec<PathBuf>,
+    on_event: Channel<LoadEvent>,
+) -> Result<Summary, CommandError> {
     let mine = opened.generation.fetch_add(1, Ordering::SeqCst) + 1;
-    let generation = opened.generation.clone();
+    let reading = Arc::new(Reading::default());
+    *lock(&opened.reading) = Some(reading.clone());
+    let (generation, revision) = (opened.generation.clone(), opened.revision.clone());
     // The reading runs at a lower priority than the webview (see `engine::at_low_priority`).
-    let (analysis, report) = tauri::async_runtime::spawn_blocking(move || {
+    let read = reading.clone();
+    let open = tauri::async_runtime::spawn_blocking(move || {
         engine::at_low_priority(move || {
-            let mut forward = Forward { channel: &on_event, generation: &generation, mine, last_progress: None };
+            let mut forward = Forward {
+                channel: &on_event,
+                generation: &generation,
+                revision: &revision,
+                mine,
+                reading: &read,
+                sessions: 0,
+                last_progress: None,
+                last_change: None,
+                untold: false,
+            };
             let analysis = engine::load(&paths, &mut forward)?;
-            let report = analysis.report();
-            Ok::<_, LoadFailure>((analysis, report))
+            read.finish();
+            let wanted = || generation.load(Ordering::SeqCst) == mine;
+            let rev = revision.fetch_add(1, Ordering::SeqCst) + 1;
+            let view = engine::view_of(&analysis, rev, &wanted).ok_or(LoadFailure::Cancelled)?;
+            Ok::<_, LoadFailure>(Open { analysis, view: Mutex::new(view) })
         })
     })
     .await
     .map_err(CommandError::stopped)?
-    .map_err(CommandError::stopped)??;
+    .map_err(CommandError::stopped);
+    let mut now_reading = lock(&opened.reading);
+    if now_reading.as_ref().is_some_and(|r| Arc::ptr_eq(r, &reading)) {
+        *now_reading = None;
+    }
+    drop(now_reading);
+    let open = open??;
     // A newer load or a cancel that came after the last progress report still wins.
     if opened.generation.load(Ordering::SeqCst) != mine {
         return Err(LoadFailure::Cancelled.into());
     }
-    opened.set(analysis);
-    Ok(report)
+    let summary = open.view().summary();
+    *lock(&opened.open) = Some(Arc::new(open));
+    // A search of what was open before goes no further.
+    opened.search_generation.fetch_add(1, Ordering::SeqCst);
+    Ok(summary)
 }
 
 /// The engine's version and the formats it reads.
@@ -164,14 +310,15 @@ pub async fn found_logs<R: Runtime>(app: AppHandle<R>) -> Result<Vec<FoundLog>, 
         .map_err(CommandError::stopped)
 }
 
-/// Reads log files and folders into one report, streaming progress and partial results to
-/// `on_event`, and keeps them as what is open. Opening something else cancels this.
+/// Reads log files and folders into one report, streaming progress and the growing tree to
+/// `on_event`, and keeps it as what is open; answers its summary. Opening something else cancels
+/// this.
 #[tauri::command]
 pub async fn open_paths(
     paths: Vec<String>,
     on_event: Channel<LoadEvent>,
     opened: State<'_, Opened>,
-) -> Result<Report, CommandError> {
+) -> Result<Summary, CommandError> {
     if paths.is_empty() {
         return Err(CommandError::new("no-paths", "nothing to open: choose at least one file or folder"));
     }
@@ -184,7 +331,7 @@ pub async fn open_sample<R: Runtime>(
     app: AppHandle<R>,
     on_event: Channel<LoadEvent>,
     opened: State<'_, Opened>,
-) -> Result<Report, CommandError> {
+) -> Result<Summary, CommandError> {
     let cache = app
         .path()
         .app_cache_dir()
@@ -205,25 +352,28 @@ pub fn cancel_load(opened: State<'_, Opened>) {
 /// when the file has no such line. Only the files of what is open can be read.
 #[tauri::command]
 pub async fn raw_line(file: String, line: u64, opened: State<'_, Opened>) -> Result<Option<String>, CommandError> {
-    let analysis = opened.current().ok_or_else(|| CommandError::new("not-open", "no log is open"))?;
-    if !analysis.files.iter().any(|f| f.display == file) {
+    let open = opened.current()?;
+    if !open.analysis.files.iter().any(|f| f.display == file) {
         return Err(CommandError::new("not-open", format!("{file} is not part of what is open")));
     }
-    tauri::async_runtime::spawn_blocking(move || analysis.raw_line(&file, line)).await.map_err(CommandError::stopped)
+    tauri::async_runtime::spawn_blocking(move || open.analysis.raw_line(&file, line))
+        .await
+        .map_err(CommandError::stopped)
 }
 
 /// The records around the one at line `line` (1-based) of `file`: up to `before` (capped at 50)
 /// before it, the record itself, up to `after` (capped at 50) after it, in wire order. Empty when
 /// no record starts on that line. Only the files of what is open can be asked about.
 #[tauri::command]
-pub fn records_around(
+pub async fn records_around(
     file: String,
     line: u64,
     before: usize,
     after: usize,
     opened: State<'_, Opened>,
 ) -> Result<Vec<RecordView>, CommandError> {
-    let analysis = opened.current().ok_or_else(|| CommandError::new("not-open", "no log is open"))?;
+    let open = opened.current()?;
+    let analysis = &open.analysis;
     if !analysis.files.iter().any(|f| f.display == file) {
         return Err(CommandError::new("not-open", format!("{file} is not part of what is open")));
     }
@@ -232,17 +382,235 @@ pub fn records_around(
         .map_or_else(Vec::new, |i| analysis.records_around(i, before.min(50), after.min(50))))
 }
 
-/// Sessions whose id or label contains `query`, then records whose kind or raw text does
-/// (ignoring case), at most `limit` (capped at 500) hits.
-#[tauri::command]
-pub async fn search(query: String, limit: usize, opened: State<'_, Opened>) -> Result<Vec<Hit>, CommandError> {
-    let analysis = opened.current().ok_or_else(|| CommandError::new("not-open", "no log is open"))?;
-    if query.trim().is_empty() {
-        return Ok(Vec::new());
+/// How many hits a search finds before it waits to be asked for more, at most.
+const SEARCH_LIMIT: u32 = 1000;
+
+/// Runs a search from `cursor` on a blocking thread at a lower priority, its hits and progress
+/// (at most ten times a second) streamed to `on_event`, until `limit` hits, the end, or a newer
+/// search; a search stopped at its limit is kept for `search_more`.
+async fn search_from(
+    opened: &Opened,
+    open: Arc<Open>,
+    mine: u64,
+    mut cursor: Cursor,
+    limit: u32,
+    on_event: Channel<SearchEvent>,
+) -> Result<SearchEnd, CommandError> {
+    let generation = opened.search_generation.clone();
+    let (end, cursor) = tauri::async_runtime::spawn_blocking(move || {
+        engine::at_low_priority(move || {
+            let mut last: Option<Instant> = None;
+            let view = open.view();
+            let end = cursor.run(&open.analysis, &view, limit.min(SEARCH_LIMIT), &mut |e| {
+                let wanted = generation.load(Ordering::SeqCst) == mine;
+                if wanted
+                    && (!matches!(e, SearchEvent::Progress { .. })
+                        || last.is_none_or(|t| t.elapsed() >= Duration::from_millis(100)))
+                {
+                    if matches!(e, SearchEvent::Progress { .. }) {
+                        last = Some(Instant::now());
+                    }
+                    let _ = on_event.send(e);
+                }
+                wanted
+            });
+            (end, cursor)
+        })
+    })
+    .await
+    .map_err(CommandError::stopped)?
+    .map_err(CommandError::stopped)?;
+    if end == SearchEnd::Limit {
+        *lock(&opened.paused) = Some(Paused { generation: mine, cursor });
     }
-    tauri::async_runtime::spawn_blocking(move || analysis.search(query.trim(), limit.min(500)))
+    Ok(end)
+}
+
+/// Sessions whose id or label contains `query`, then records whose line does (ignoring case),
+/// streamed to `on_event` as they are found, with progress, up to `limit` (at most 1000) hits;
+/// `search_more` goes on from there. A newer search (or `cancel_search`) stops this one.
+#[tauri::command]
+pub async fn search(
+    query: String,
+    limit: u32,
+    on_event: Channel<SearchEvent>,
+    opened: State<'_, Opened>,
+) -> Result<SearchEnd, CommandError> {
+    let mine = opened.search_generation.fetch_add(1, Ordering::SeqCst) + 1;
+    *lock(&opened.paused) = None;
+    let open = opened.current()?;
+    let Some(cursor) = Cursor::new(&query) else {
+        let _ = on_event.send(SearchEvent::End { end: SearchEnd::Done, hits: 0 });
+        return Ok(SearchEnd::Done);
+    };
+    search_from(&opened, open, mine, cursor, limit, on_event).await
+}
+
+/// Goes on with the last search after its limit: `limit` (at most 1000) more hits.
+#[tauri::command]
+pub async fn search_more(
+    limit: u32,
+    on_event: Channel<SearchEvent>,
+    opened: State<'_, Opened>,
+) -> Result<SearchEnd, CommandError> {
+    let open = opened.current()?;
+    let paused = lock(&opened.paused).take();
+    let mine = opened.search_generation.load(Ordering::SeqCst);
+    match paused.filter(|p| p.generation == mine) {
+        Some(p) => search_from(&opened, open, mine, p.cursor, limit, on_event).await,
+        None => Err(CommandError::new("no-search", "no search to go on with")),
+    }
+}
+
+/// Stops the search in progress, if any.
+#[tauri::command]
+pub fn cancel_search(opened: State<'_, Opened>) {
+    opened.search_generation.fetch_add(1, Ordering::SeqCst);
+    *lock(&opened.paused) = None;
+}
+
+/// Runs `f` on the open log's view on a blocking thread (a page can take milliseconds to make;
+/// the async runtime's few threads, and the webview's main thread, are not kept waiting).
+async fn with_view<T: Send + 'static>(
+    opened: &Opened,
+    f: impl FnOnce(&mut View) -> T + Send + 'static,
+) -> Result<T, CommandError> {
+    let open = opened.current()?;
+    tauri::async_runtime::spawn_blocking(move || f(&mut open.view())).await.map_err(CommandError::stopped)
+}
+
+/// Runs `f` on the tree of the log being read, on a blocking thread.
+async fn with_reading<T: Send + 'static>(
+    opened: &Opened,
+    f: impl FnOnce(&mut Growing, u64) -> T + Send + 'static,
+) -> Result<T, CommandError> {
+    let reading = opened.reading()?;
+    let revision = opened.revision.clone();
+    tauri::async_runtime::spawn_blocking(move || f(&mut reading.tree(), revision.load(Ordering::SeqCst)))
         .await
         .map_err(CommandError::stopped)
+}
+
+/// Rows `offset..offset + limit` (at most 500) of the visible rows of a tree: the open log's, or
+/// the one of the log being read.
+#[tauri::command]
+pub async fn tree_rows(
+    of: TreeOf,
+    offset: u32,
+    limit: u32,
+    opened: State<'_, Opened>,
+) -> Result<TreePage, CommandError> {
+    let limit = limit.min(500);
+    match of {
+        TreeOf::Open => with_view(&opened, move |v| v.tree_page(offset, limit)).await,
+        TreeOf::Loading => with_reading(&opened, move |t, revision| t.page(revision, offset, limit)).await,
+    }
+}
+
+/// Opens (`open: true`), closes (`false`) or flips (`null`) a session's subtree in a tree.
+#[tauri::command]
+pub async fn tree_set_open(
+    of: TreeOf,
+    id: String,
+    open: Option<bool>,
+    opened: State<'_, Opened>,
+) -> Result<TreeSpot, CommandError> {
+    match of {
+        TreeOf::Open => with_view(&opened, move |v| v.tree_set_open(&id, open)).await,
+        TreeOf::Loading => with_reading(&opened, move |t, _| t.set_open(&id, open)).await,
+    }
+}
+
+/// Opens every collapsed ancestor of a session, and says where its row is.
+#[tauri::command]
+pub async fn tree_reveal(of: TreeOf, id: String, opened: State<'_, Opened>) -> Result<TreeSpot, CommandError> {
+    match of {
+        TreeOf::Open => with_view(&opened, move |v| v.tree_reveal(&id)).await,
+        TreeOf::Loading => with_reading(&opened, move |t, _| t.reveal(&id)).await,
+    }
+}
+
+/// Rows `offset..offset + limit` (at most 500) of the findings list for `filter`.
+#[tauri::command]
+pub async fn findings_page(
+    filter: FindingsFilter,
+    offset: u32,
+    limit: u32,
+    opened: State<'_, Opened>,
+) -> Result<FindingsPage, CommandError> {
+    with_view(&opened, move |v| v.findings(&filter, offset, limit.min(500))).await
+}
+
+/// The findings reported at line `line` of `file`.
+#[tauri::command]
+pub async fn findings_at(file: String, line: u64, opened: State<'_, Opened>) -> Result<Vec<Diagnostic>, CommandError> {
+    with_view(&opened, move |v| v.findings_at(&Place { file, line })).await
+}
+
+/// One session: its runs, with the parent each ran under; `null` when the log has no such session.
+#[tauri::command]
+pub async fn session_detail(id: String, opened: State<'_, Opened>) -> Result<Option<SessionDetail>, CommandError> {
+    with_view(&opened, move |v| v.session(&id)).await
+}
+
+/// Root waits `offset..offset + limit` (at most 200), each beside its naive reading.
+#[tauri::command]
+pub async fn waits_page(offset: u32, limit: u32, opened: State<'_, Opened>) -> Result<WaitsPage, CommandError> {
+    with_view(&opened, move |v| v.waits(offset, limit.min(200))).await
+}
+
+/// Replies `offset..offset + limit` (at most 200), grouped by session in the tree's order.
+#[tauri::command]
+pub async fn replies_page(offset: u32, limit: u32, opened: State<'_, Opened>) -> Result<RepliesPage, CommandError> {
+    with_view(&opened, move |v| v.replies(offset, limit.min(200))).await
+}
+
+/// The timeline's axis, domain and lane count (on `axis` when the log has a clock, else wire order).
+#[tauri::command]
+pub async fn timeline_info(axis: Axis, opened: State<'_, Opened>) -> Result<TimelineInfo, CommandError> {
+    with_view(&opened, move |v| v.timeline_info(axis)).await
+}
+
+/// The timeline's axis and domain, and the window of lanes `first..last` (at most 500) over the
+/// whole domain at `width` pixels: what it draws as it opens, in one answer.
+#[tauri::command]
+pub async fn timeline_open(
+    axis: Axis,
+    first: u32,
+    last: u32,
+    width: f64,
+    opened: State<'_, Opened>,
+) -> Result<TimelineOpen, CommandError> {
+    let (last, width) = (last.min(first.saturating_add(500)), width.clamp(1.0, 20_000.0));
+    with_view(&opened, move |v| v.timeline_open(axis, first, last, width)).await
+}
+
+/// The lanes and rectangles of a window of the timeline, at its resolution (at most 500 lanes).
+#[tauri::command]
+pub async fn timeline_window(
+    mut query: WindowQuery,
+    opened: State<'_, Opened>,
+) -> Result<TimelineWindow, CommandError> {
+    query.last = query.last.min(query.first.saturating_add(500));
+    query.width = query.width.clamp(1.0, 20_000.0);
+    with_view(&opened, move |v| v.timeline_window(&query)).await
+}
+
+/// What is under a point of the timeline.
+#[tauri::command]
+pub async fn timeline_hit(query: HitQuery, opened: State<'_, Opened>) -> Result<Option<TimelineHit>, CommandError> {
+    with_view(&opened, move |v| v.timeline_hit(&query)).await
+}
+
+/// Where a session's lane is and where a place is on the timeline's axis.
+#[tauri::command]
+pub async fn timeline_locate(
+    axis: Axis,
+    session: Option<String>,
+    place: Option<Place>,
+    opened: State<'_, Opened>,
+) -> Result<Located, CommandError> {
+    with_view(&opened, move |v| v.timeline_locate(axis, session.as_deref(), place.as_ref())).await
 }
 
 fn unsaved(e: std::io::Error) -> CommandError {
@@ -308,7 +676,7 @@ pub fn save_view_state<R: Runtime>(
 /// reading drops (attributed to the root through a descendant): `limit` (capped at 500) of them
 /// from `offset`, and how many there are, so that a huge turn crosses the IPC a page at a time.
 #[tauri::command]
-pub fn naive_dropped(
+pub async fn naive_dropped(
     root: String,
     file: String,
     line: u64,
@@ -316,8 +684,9 @@ pub fn naive_dropped(
     limit: usize,
     opened: State<'_, Opened>,
 ) -> Result<RecordPage, CommandError> {
-    let analysis = opened.current().ok_or_else(|| CommandError::new("not-open", "no log is open"))?;
-    analysis
+    opened
+        .current()?
+        .analysis
         .naive_dropped(&root, &file, line, offset, limit.min(500))
         .ok_or_else(|| CommandError::new("no-such-wait", format!("no root turn of {root} starts at {file}:{line}")))
 }
@@ -347,34 +716,60 @@ mod tests {
         (channel, seen)
     }
 
+    /// A `Forward` for load `mine` of `generation`, into `reading`.
+    fn forward<'a>(
+        channel: &'a Channel<LoadEvent>,
+        generation: &'a AtomicU64,
+        revision: &'a AtomicU64,
+        reading: &'a Reading,
+    ) -> Forward<'a> {
+        Forward {
+            channel,
+            generation,
+            revision,
+            mine: 1,
+            reading,
+            sessions: 0,
+            last_progress: None,
+            last_change: None,
+            untold: false,
+        }
+    }
+
     #[test]
-    fn a_load_streams_deltas_that_add_up_to_the_reports_sessions() {
+    fn a_load_grows_a_tree_of_every_session_and_says_when_it_changed() {
         let (channel, seen) = recorder();
-        let generation = AtomicU64::new(1);
-        let mut forward = Forward { channel: &channel, generation: &generation, mine: 1, last_progress: None };
+        let (generation, revision, reading) = (AtomicU64::new(1), AtomicU64::new(0), Reading::default());
+        let mut forward = forward(&channel, &generation, &revision, &reading);
         let analysis = engine::load(&[case("dsh-rpc-two-level")], &mut forward).unwrap();
+        forward.tell_changed(true);
         let report = analysis.report();
 
         let events = seen.lock().unwrap();
-        let streamed: Vec<String> = events
-            .iter()
-            .filter(|e| e["type"] == "delta")
-            .flat_map(|e| e["sessions"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap().to_owned()))
-            .collect();
-        let mut want: Vec<String> = report.sessions.iter().map(|s| s.id.clone()).collect();
-        let mut got = streamed.clone();
-        want.sort();
+        assert!(events.iter().all(|e| e["type"] == "changed" || e["type"] == "progress"));
+        let changes: Vec<u64> =
+            events.iter().filter(|e| e["type"] == "changed").map(|e| e["revision"].as_u64().unwrap()).collect();
+        assert!(!changes.is_empty() && changes.windows(2).all(|w| w[0] < w[1]), "{changes:?}");
+        let last = events.iter().rev().find(|e| e["type"] == "changed").unwrap();
+        assert_eq!(last["sessions"].as_u64(), Some(report.sessions.len() as u64));
+        // The tree of what was read holds every session of the report, under its parent.
+        let page = reading.tree().page(9, 0, 100);
+        let mut got: Vec<(String, Option<String>)> =
+            page.rows.iter().map(|r| (r.id.clone(), r.parent.clone())).collect();
+        let mut want: Vec<(String, Option<String>)> =
+            report.sessions.iter().map(|s| (s.id.clone(), s.parent.clone())).collect();
         got.sort();
-        assert_eq!(got, want, "every session is streamed once");
-        assert!(events.iter().all(|e| e["type"] == "delta" || e["type"] == "progress"));
+        want.sort();
+        assert_eq!(got, want);
+        assert_eq!(page.revision, 9);
     }
 
     #[test]
     fn a_superseded_load_is_cancelled() {
         let (channel, _seen) = recorder();
         // The app's generation has moved on (a cancel or a newer load): this load is not wanted.
-        let generation = AtomicU64::new(2);
-        let mut forward = Forward { channel: &channel, generation: &generation, mine: 1, last_progress: None };
+        let (generation, revision, reading) = (AtomicU64::new(2), AtomicU64::new(0), Reading::default());
+        let mut forward = forward(&channel, &generation, &revision, &reading);
         assert_eq!(engine::load(&[case("dsh-rpc-two-level")], &mut forward).err(), Some(LoadFailure::Cancelled));
     }
 

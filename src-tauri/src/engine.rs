@@ -3,7 +3,13 @@
 
 use std::path::{Path, PathBuf};
 
-pub use arbor_core::{Analysis, Delta, Hit, LoadError, Observer, Progress, RecordPage, RecordView, Report};
+pub use arbor_core::report::{Diagnostic, Place};
+pub use arbor_core::view::search::{Cursor, SearchEnd, SearchEvent};
+pub use arbor_core::view::{
+    Axis, FindingsFilter, FindingsPage, Growing, HitQuery, Located, RepliesPage, SessionDetail, Summary, TimelineHit,
+    TimelineInfo, TimelineOpen, TimelineWindow, TreePage, TreeSpot, View, WaitsPage, WindowQuery,
+};
+pub use arbor_core::{Analysis, Delta, LoadError, Observer, Progress, RecordPage, RecordView, Report};
 
 /// Why a load produced no analysis.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,6 +66,13 @@ fn lower_priority() {
 
 #[cfg(not(target_os = "linux"))]
 fn lower_priority() {}
+
+/// The view of a finished analysis's report, the page's side of what is open; `None` when
+/// `go_on` said to stop (it is asked often: a cancel stops the making of a view within
+/// milliseconds, but for the reading back of reply texts).
+pub fn view_of(analysis: &Analysis, revision: u64, go_on: &dyn Fn() -> bool) -> Option<View> {
+    View::of_analysis(analysis, revision, go_on)
+}
 
 /// Analyzes files and folders into one report, with no observer.
 pub fn analyze_paths(paths: &[PathBuf]) -> Result<Report, LoadError> {

@@ -1,10 +1,10 @@
-// The app's end-to-end tests: a tiny W3C WebDriver client (plain fetch, no dependencies) talking to
-// WebKitWebDriver, which launches the real app binary and attaches to its webview.
+// The app's end-to-end tests: the real app binary, launched and driven by WebKitWebDriver through
+// the WebDriver client in client.mjs.
 // Run through tests/e2e/run, which provides the display, a clean user and these variables.
-import { execFileSync, spawn } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Session, sleep, startDriver, waitFor } from "./client.mjs";
 
 const APP = process.env.ARBOR_E2E_APP;
 const OUT = process.env.ARBOR_E2E_OUT;
@@ -33,126 +33,19 @@ const MARKUP =
   "<img src=x onerror=document.title=1><b>Plan</b><script>document.title=2</script>" +
   "<a href=javascript:document.title=3>go</a>\u001b[31mred\u001b[0m\u001b]0;pwned\u0007";
 
-const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** One WebDriver HTTP call; throws with the driver's message on an error answer. */
-async function wd(base, method, path, body, timeoutMs = 60_000) {
-  const res = await fetch(base + path, {
-    method,
-    headers: { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(timeoutMs),
-  });
-  const json = await res.json().catch(() => ({}));
-  if (!res.ok) {
-    const v = json.value ?? {};
-    throw new Error(`${method} ${path}: ${res.status} ${v.error ?? ""} ${v.message ?? ""}`);
+/**
+ * A log of about `lines` lines: the two-level case repeated with fresh session ids (the root,
+ * kid and grand of copy k are root-k, kid-k and grand-k), written under OUT.
+ */
+function largeLog(name, lines) {
+  const base = readFileSync(caseInput("dsh-rpc-two-level", "run.jsonl"), "utf8").trimEnd().split("\n");
+  const copies = [];
+  for (let k = 0; copies.length * base.length < lines; k++) {
+    copies.push(base.map((l) => l.replace(/"(root|kid|grand)"/g, `"$1-${k}"`)).join("\n"));
   }
-  return json.value;
-}
-
-/** Polls `probe` until it returns a truthy value; fails with `what` after `ms`. */
-async function waitFor(what, probe, ms = 30_000) {
-  const end = Date.now() + ms;
-  let last;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ""}`);
-    await sleep(250);
-  }
-}
-
-class Session {
-  constructor(base, id) {
-    this.base = base;
-    this.id = id;
-  }
-  static async start(base, args) {
-    const value = await wd(base, "POST", "/session", {
-      capabilities: {
-        alwaysMatch: { "webkitgtk:browserOptions": { binary: APP, args } },
-      },
-    });
-    return new Session(base, value.sessionId);
-  }
-  call(method, path, body) {
-    return wd(this.base, method, `/session/${this.id}${path}`, body);
-  }
-  /** The page's visible text (what a user reads). */
-  text() {
-    return this.call("POST", "/execute/sync", {
-      script: "return document.body ? document.body.innerText : ''",
-      args: [],
-    });
-  }
-  async waitForText(needles, ms) {
-    let seen = "";
-    try {
-      await waitFor(
-        `text ${JSON.stringify(needles)}`,
-        async () => {
-          seen = await this.text();
-          return needles.every((n) => seen.includes(n));
-        },
-        ms,
-      );
-    } catch (e) {
-      throw new Error(`${e.message}\n--- page text ---\n${seen.slice(0, 2000)}`);
-    }
-    return seen;
-  }
-  /** The values of `attribute` on every element matching `css`, in document order. */
-  attributes(css, attribute) {
-    return this.call("POST", "/execute/sync", {
-      script: "return [...document.querySelectorAll(arguments[0])].map((e) => e.getAttribute(arguments[1]));",
-      args: [css, attribute],
-    });
-  }
-  async type(css, text) {
-    const found = await waitFor(`an element ${css}`, () => this.call("POST", "/element", { using: "css selector", value: css }), 10_000);
-    await this.call("POST", `/element/${found[ELEMENT]}/value`, { text });
-  }
-  async click(css) {
-    const found = await waitFor(`an element ${css}`, () => this.call("POST", "/element", { using: "css selector", value: css }), 10_000);
-    await this.call("POST", `/element/${found[ELEMENT]}/click`, {});
-  }
-  /** Saves both the whole virtual screen (as a user sees it) and the webview's own capture. */
-  async screenshot(name) {
-    const screen = join(OUT, `${name}.png`);
-    // Let WebKit paint the last DOM change to the X window before the screen is captured.
-    await this.call("POST", "/execute/async", {
-      script: "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => done(true)));",
-      args: [],
-    });
-    await sleep(500);
-    execFileSync("import", ["-window", "root", screen], { timeout: 20_000 });
-    const png = await this.call("GET", "/screenshot");
-    writeFileSync(join(OUT, `${name}-webview.png`), Buffer.from(png, "base64"));
-    console.log(`  screenshot: ${screen}`);
-  }
-  async stop() {
-    await wd(this.base, "DELETE", `/session/${this.id}`, undefined, 10_000).catch((e) =>
-      console.error(`  (closing the session: ${e.message})`),
-    );
-  }
+  const path = join(OUT, name);
+  writeFileSync(path, copies.join("\n") + "\n");
+  return path;
 }
 
 const TESTS = [
@@ -280,16 +173,7 @@ const TESTS = [
   {
     name: "a large log streams its first sessions and progress, and Cancel stops it",
     get args() {
-      // About 60 MB: the two-level case repeated with fresh session ids, so the reader is still
-      // busy when the test looks (the engine reports its first sessions after the first chunks).
-      const lines = readFileSync(caseInput("dsh-rpc-two-level", "run.jsonl"), "utf8").trimEnd().split("\n");
-      const copies = [];
-      for (let k = 0; copies.length * lines.length < 600_000; k++) {
-        copies.push(lines.map((l) => l.replace(/"(root|kid|grand)"/g, `"$1-${k}"`)).join("\n"));
-      }
-      const path = join(OUT, "large.jsonl");
-      writeFileSync(path, copies.join("\n") + "\n");
-      return [path];
+      return [largeLog("large.jsonl", 600_000)];
     },
     async run(s) {
       await waitFor("the loading panel with streamed sessions", async () => {
@@ -299,13 +183,10 @@ const TESTS = [
       await s.waitForText(["Reading", "large.jsonl", "records", "Cancel"]);
       // A figure, never judged: from the open command to the first streamed sessions on screen.
       // The measure lands a frame after the rows: wait for it rather than race it.
-      await waitFor("the first-sessions measure", async () =>
-        (await s.call("POST", "/execute/sync", { script: "return performance.getEntriesByName('arbor-first-sessions').length;", args: [] })) > 0,
-      10_000);
-      const [deltaMs, firstMs] = await s.call("POST", "/execute/sync", {
-        script: "return ['arbor-first-delta', 'arbor-first-sessions'].map((n) => performance.getEntriesByName(n)[0]?.duration);",
-        args: [],
-      });
+      await waitFor("the first-sessions measure", async () => (await s.run("return performance.getEntriesByName('arbor-first-sessions').length;")) > 0, 10_000);
+      const [deltaMs, firstMs] = await s.run(
+        "return ['arbor-first-delta', 'arbor-first-sessions'].map((n) => performance.getEntriesByName(n)[0]?.duration);",
+      );
       if (typeof firstMs !== "number") throw new Error("the UI did not mark its first sessions");
       console.log(
         `  first sessions: in the page ${deltaMs.toFixed(0)} ms, on screen ${firstMs.toFixed(0)} ms after the open (95 MB log, real webview)`,
@@ -315,23 +196,64 @@ const TESTS = [
       await waitFor("the loading panel to close", async () => (await s.attributes('[data-testid="loading"]', "class")).length === 0, 10_000);
       const text = await s.text();
       if (/Could not open/.test(text)) throw new Error(`a cancel is not an error:\n${text.slice(0, 500)}`);
+      // A figure, never judged: from the click to the load's answer that it stopped.
+      const stopped = await waitFor("the cancelled load's answer", () => s.run("return performance.getEntriesByName('arbor-cancelled')[0]?.duration ?? null;"), 10_000);
+      console.log(`  the cancelled load answered ${stopped.toFixed(0)} ms after the click`);
+      // The app is still there: the sample opens.
+      await s.click('[data-testid="sample"]');
+      await s.waitForText(["built-in sample", "delegation.jsonl"]);
       rmSync(join(OUT, "large.jsonl"), { force: true });
+    },
+  },
+  {
+    name: "a large log opens fully and every view works on it",
+    get args() {
+      return [largeLog("big.jsonl", 300_000)];
+    },
+    async run(s) {
+      const loaded = await waitFor("the log fully loaded", () => s.run("return performance.getEntriesByName('arbor-loaded')[0]?.duration ?? null;"), 120_000);
+      const mb = (statSync(join(OUT, "big.jsonl")).size / 1e6).toFixed(0);
+      console.log(`  fully loaded ${loaded.toFixed(0)} ms after the open (${mb} MB log, real webview)`);
+      const text = await s.waitForText(["big.jsonl", "dsh-rpc", "sessions", "Findings"]);
+      const sessions = Number(/([\d,]+) sessions/.exec(text)[1].replace(/,/g, ""));
+      if (sessions < 20_000) throw new Error(`the summary counts ${sessions} sessions`);
+      // The tree: rows far down are asked for as it scrolls; a click shows the row's line.
+      await s.run("const t = document.querySelector('[role=tree]'); t.scrollTop = t.scrollHeight / 2; t.dispatchEvent(new Event('scroll'));");
+      const mid = await waitFor("rows half way down the tree", async () => {
+        const ids = await s.attributes('[role="tree"] [data-session]', "data-session");
+        return ids.some((id) => /-\d{4,}$/.test(id)) ? ids : null;
+      }, 10_000);
+      await s.click(`[data-session="${mid.find((id) => /^kid-/.test(id))}"]`);
+      await s.waitForText(["big.jsonl:", '"method"']);
+      // Replies: a page of the root waits, with the naive reading beside each.
+      await s.click('[data-testid="tab-replies"]');
+      await s.waitForText(["waits 1–100 of", "Correct reading", "Naive reading"]);
+      // Search: hits stream in with a status line; at the limit it says so and offers more.
+      await s.click('[data-testid="tab-search"]');
+      await s.type('input[aria-label="Search the log"]', "grand");
+      await waitFor("the search to stop at its limit", async () => /Stopped after 200 hits/.test(await s.text()), 30_000);
+      await s.click('[data-testid="search-more"]');
+      await waitFor("more hits", async () => /Stopped after 400 hits/.test(await s.text()), 30_000);
+      // The timeline opens on its first window.
+      await s.click('[data-testid="tab-timeline"]');
+      const opened = await waitFor("the timeline's first window drawn", () => s.run("return document.querySelector('[data-testid=timeline-canvas]')?.dataset.ready === '1';"), 30_000);
+      if (!opened) throw new Error("the timeline did not draw");
+      await s.screenshot("big-loaded");
+      rmSync(join(OUT, "big.jsonl"), { force: true });
     },
   },
 ];
 
-const port = await freePort();
-const base = `http://127.0.0.1:${port}`;
-const driver = spawn("WebKitWebDriver", [`--port=${port}`], { stdio: ["ignore", "inherit", "inherit"] });
+const { base, driver } = await startDriver();
 let passed = 0;
 let failed = 0;
 try {
-  await waitFor("WebKitWebDriver to listen", () => wd(base, "GET", "/status", undefined, 2_000), 20_000);
-  for (const t of TESTS) {
+  // ARBOR_E2E_ONLY=words runs only the tests whose name contains them.
+  for (const t of TESTS.filter((t) => t.name.includes(process.env.ARBOR_E2E_ONLY ?? ""))) {
     const t0 = Date.now();
     let session;
     try {
-      session = await Session.start(base, t.args);
+      session = await Session.start(base, APP, t.args, OUT);
       await t.run(session);
       passed++;
       console.log(`ok   ${t.name} (${Date.now() - t0} ms)`);

@@ -1,10 +1,17 @@
 // The UI in headless Chromium with Tauri's IPC mocked: a Vite dev server over ui/ (or the
 // production bundle, built and served by `vite preview`) and a page whose
-// window.__TAURI_INTERNALS__ answers the app's commands from a report given by the test. Shared by
-// the browser tests (tests/*.browser.mjs) and the UI benches (scripts/*-bench.mjs).
+// window.__TAURI_INTERNALS__ answers the app's commands from a report given by the test. The
+// commands that ask for pages of the open log (the tree's rows, findings, waits, replies, the
+// timeline's windows) are answered by the engine's own view, in a view host process
+// (crates/arbor-core/examples/view-host.rs) that holds the report, as the app does: the page
+// holds only what it draws. Shared by the browser tests (tests/*.browser.mjs) and the UI benches
+// (scripts/*-bench.mjs).
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { build, createServer, preview } from "vite";
@@ -61,6 +68,45 @@ async function startBuiltUi() {
   }
 }
 
+/**
+ * The view host, started once per process (and built first when it is missing):
+ * `call(key, cmd, args)` asks the view of `key` and resolves to `{ ok }` or `{ err }`.
+ */
+let host = null;
+
+export function viewHost() {
+  if (host) return host;
+  const bin = process.env.ARBOR_VIEW_HOST ?? resolve(UI, "../target/debug/examples/view-host");
+  if (!process.env.ARBOR_VIEW_HOST) {
+    // Cheap when it is up to date: the tests always talk to the engine as it is.
+    const built = spawnSync("cargo", ["build", "-q", "-p", "arbor-core", "--example", "view-host"], { cwd: resolve(UI, ".."), stdio: "inherit" });
+    if (built.status !== 0 || !existsSync(bin)) throw new Error(`could not build the view host (${bin})`);
+  }
+  const child = spawn(bin, [], { stdio: ["pipe", "pipe", "inherit"] });
+  const waiting = new Map();
+  let next = 1;
+  createInterface({ input: child.stdout }).on("line", (line) => {
+    const answer = JSON.parse(line);
+    waiting.get(answer.id)?.(answer.err ? { err: answer.err } : { ok: answer.ok });
+    waiting.delete(answer.id);
+  });
+  host = {
+    call(key, cmd, args) {
+      const id = next++;
+      return new Promise((resolve) => {
+        waiting.set(id, resolve);
+        child.stdin.write(JSON.stringify({ id, key, cmd, args }) + "\n");
+      });
+    },
+    close() {
+      child.stdin.end();
+      child.kill();
+      host = null;
+    },
+  };
+  return host;
+}
+
 export async function launch() {
   return chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true });
 }
@@ -98,6 +144,7 @@ export async function browserTest(name, body) {
   } finally {
     await browser.close();
     await ui.close();
+    host?.close();
   }
   if (failed) {
     console.error(`FAIL: ${name}`);
@@ -106,24 +153,35 @@ export async function browserTest(name, body) {
   console.log(`PASS: ${name}`);
 }
 
+let pages = 0;
+
 /**
- * Installs the IPC mock in a page before the app's scripts run. `report` is a report object or
- * the source of a function that builds one in the page (for reports too large to pass in).
- * `files` (name to text) are the logs `raw_line` and `records_around` read, approximating the
- * engine's records as one per line (kind: the event type or method; session: its sessionId);
- * `launch` are the launch paths; `hits` what `search` answers; `dropped` what the engine answered
- * `naive_dropped` for root turns (`fixtures/dropped.ts`: whole lists, paged here). Every call is
- * kept, in order, in `window.__ipcCalls` as `[command, args]` (channels left out). `answers`
- * (command to a JSON value) override the default answers, for example the settings or the open
- * dialog's choice; `{ reject: error }` makes the command fail with that error.
+ * Installs the IPC mock in a page before the app's scripts run. `report` is a report object, or
+ * `build` the source of a function that makes one (run here, in Node: the page never holds the
+ * report, the view host does). `files` (name to text) are the logs `raw_line` and
+ * `records_around` read, approximating the engine's records as one per line (kind: the event type
+ * or method; session: its sessionId); `launch` are the launch paths; `hits` what `search` streams;
+ * `dropped` what the engine answered `naive_dropped` for root turns (`fixtures/dropped.ts`: whole
+ * lists, paged here). Every call is kept, in order, in `window.__ipcCalls` as `[command, args]`
+ * (channels left out). `answers` (command to a JSON value) override the default answers, for
+ * example the settings or the open dialog's choice; `{ reject: error }` makes the command fail
+ * with that error.
  */
 export async function mockIpc(page, { report, build, files, launch, hits, dropped, answers }) {
+  const key = `page-${++pages}`;
+  const log = report ?? (build ? new Function(`return (${build})()`)() : null);
+  const view = viewHost();
+  // The page asks the view host through this binding; opening gives it the report first.
+  await page.exposeBinding("__arborView", (_source, cmd, args) =>
+    cmd === "open" ? view.call(key, "open", { report: log }) : view.call(key, cmd, args),
+  );
+  // A closed page's view goes (a bench opens several large ones).
+  page.on("close", () => void view.call(key, "close", {}));
   await page.addInitScript(
-    ({ report, build, files, launch, hits, dropped, answers }) => {
+    ({ files, launch, hits, dropped, answers }) => {
       let next = 1;
-      const answer = () => report ?? (report = new Function(`return (${build})()`)());
       const lines = Object.fromEntries(Object.entries(files).map(([name, text]) => [name, text.split("\n").filter((l) => l !== "")]));
-      const view = (file, line) => {
+      const record = (file, line) => {
         let o = {};
         try {
           o = JSON.parse(lines[file][line - 1]);
@@ -131,22 +189,51 @@ export async function mockIpc(page, { report, build, files, launch, hits, droppe
         const p = o.params ?? {};
         return { index: line, file, line, session: p.sessionId ?? null, kind: p.event?.type ?? o.method ?? "response", time: null };
       };
+      /** Messages on a channel, in order, as Tauri sends them. */
+      const sent = new Map();
+      const send = (channel, message) => {
+        const index = sent.get(channel.id) ?? 0;
+        sent.set(channel.id, index + 1);
+        window[`_${channel.id}`]?.({ index, message });
+      };
+      const ask = async (cmd, args) => {
+        const answer = await window.__arborView(cmd, args);
+        if (answer.err) throw answer.err;
+        return answer.ok;
+      };
+      /** Opening: the report goes to the view host; progress and the tree's first revision stream. */
+      const open = async (args) => {
+        const summary = await ask("open", {});
+        const progress = { files_done: 0, files_total: 1, bytes_read: 0, bytes_total: 100, records: 0, sessions: 0, findings: 0 };
+        send(args.onEvent, { type: "progress", ...progress });
+        send(args.onEvent, { type: "changed", revision: summary.revision, sessions: summary.sessions });
+        send(args.onEvent, { type: "progress", ...progress, bytes_read: 100, sessions: summary.sessions });
+        return summary;
+      };
       window.__ipcCalls = [];
       const commands = {
         engine_info: () => ({ version: "0.1.0", formats: [] }),
         launch_paths: () => launch,
         found_logs: () => [],
-        open_sample: answer,
-        open_paths: answer,
+        open_sample: open,
+        open_paths: open,
         raw_line: (a) => (lines[a.file] ? (lines[a.file][a.line - 1] ?? null) : JSON.stringify({ line: a.line })),
         records_around: (a) => {
           const n = lines[a.file]?.length ?? 0;
           if (a.line < 1 || a.line > n) return [];
           const out = [];
-          for (let l = Math.max(1, a.line - a.before); l <= Math.min(n, a.line + a.after); l++) out.push(view(a.file, l));
+          for (let l = Math.max(1, a.line - a.before); l <= Math.min(n, a.line + a.after); l++) out.push(record(a.file, l));
           return out;
         },
-        search: () => hits,
+        search: (a) => {
+          send(a.onEvent, { type: "hits", hits });
+          send(a.onEvent, { type: "end", end: "done", hits: hits.length });
+          return "done";
+        },
+        search_more: () => {
+          throw { code: "no-search", message: "no search to go on with" };
+        },
+        cancel_search: () => null,
         naive_dropped: (a) => {
           const d = dropped.find((d) => d.root === a.root && d.file === a.file && d.line === a.line);
           if (!d) throw { code: "no-such-wait", message: `no root turn of ${a.root} starts at ${a.file}:${a.line}` };
@@ -183,11 +270,12 @@ export async function mockIpc(page, { report, build, files, launch, hits, droppe
             if (a && typeof a === "object" && "reject" in a) throw a.reject;
             return a;
           }
-          const f = commands[cmd];
-          return f ? f(args ?? {}) : null;
+          // The app's other commands ask the open log's view: the view host answers them.
+          if (!Object.hasOwn(commands, cmd)) return cmd.startsWith("plugin:") ? null : ask(cmd, args ?? {});
+          return commands[cmd](args ?? {});
         },
       };
     },
-    { report: report ?? null, build: build ?? null, files: files ?? {}, launch: launch ?? [], hits: hits ?? [], dropped: dropped ?? [], answers: answers ?? {} },
+    { files: files ?? {}, launch: launch ?? [], hits: hits ?? [], dropped: dropped ?? [], answers: answers ?? {} },
   );
 }

@@ -68,7 +68,7 @@ function tallReport(n) {
   }
   return {
     report_version: 1,
-    inputs: [{ file, format: "dsh-rpc", records: line, bad_lines: 0 }],
+    inputs: [{ file, format: "dsh-rpc", records: line, bad_lines: 0, bytes: 0 }],
     sessions, turns, replies: [], waits: [], diagnostics: [],
   };
 }

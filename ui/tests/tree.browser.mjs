@@ -1,10 +1,11 @@
 // The delegation tree's virtual list in headless Chromium (IPC mocked, tests/browser.mjs) over a
-// synthetic report of 3,000 sessions (30 trees of 100, depth 0-2): after wheel steps, pages, jumps
-// to random rows and to either end, the rows in the DOM are the right sessions, in row order, each
-// at its row's offset and showing that session's parts (and only those: the parts that do not
-// apply are hidden and empty), and the visible rows are all there. A jump updates the rows'
-// elements in place: none is created, destroyed or moved. Collapsing a node hides its subtree.
-// No timing is asserted (scripts/tree-bench.mjs measures).
+// synthetic report of 3,000 sessions (30 trees of 100, depth 0-2), whose rows the view host
+// answers a block at a time: after wheel steps, pages, jumps to random rows and to either end,
+// the rows in the DOM are the right sessions, in row order, each at its row's offset and showing
+// that session's parts (and only those: the parts that do not apply are hidden and empty), and
+// the visible rows are all there. A jump updates the rows' elements in place: none is created,
+// destroyed or moved. Collapsing a node hides its subtree. Rows are asked for in blocks of 100,
+// never the whole tree. No timing is asserted (scripts/tree-bench.mjs measures).
 // usage: node tests/tree.browser.mjs   (from ui/; needs /usr/bin/chromium or $CHROMIUM)
 import assert from "node:assert/strict";
 import { browserTest, mockIpc } from "./browser.mjs";
@@ -64,12 +65,18 @@ await browserTest("tree browser test", async ({ ui, newPage }) => {
   await page.locator('.node[data-session="r0"]').waitFor();
   const tree = page.locator('[role="tree"]');
 
-  /** Scrolls the tree to `top` and lets it update; returns what the DOM then holds. */
+  /**
+   * Scrolls the tree to `top` and lets it update (the rows come from the view host: it waits
+   * frames until none in the window is still being asked for); returns what the DOM then holds.
+   */
   const scrollTo = (top) =>
     tree.evaluate(async (el, top) => {
       el.scrollTop = top;
       el.dispatchEvent(new Event("scroll"));
-      await new Promise((res) => requestAnimationFrame(() => res()));
+      for (let i = 0; i < 200; i++) {
+        await new Promise((res) => requestAnimationFrame(() => res()));
+        if (i > 0 && !el.querySelector('.node[aria-busy="true"]')) break;
+      }
       return {
         scrollTop: el.scrollTop,
         height: el.clientHeight,
@@ -130,6 +137,9 @@ await browserTest("tree browser test", async ({ ui, newPage }) => {
     assert.ok(same, `jump ${i} to ${top}px: the rows' elements are updated in place (none created, destroyed or moved)`);
   }
   console.log(`ok: ${pool} rows in the DOM over ${order.length} sessions; wheel steps, pages and ${jumps.length} jumps show the right rows in order`);
+  const asked = await page.evaluate(() => window.__ipcCalls.filter(([c, a]) => c === "tree_rows" && a.of === "open").map(([, a]) => a));
+  assert.ok(asked.length > 0 && asked.every((a) => a.limit === 100 && a.offset % 100 === 0), JSON.stringify(asked.slice(0, 5)));
+  console.log(`ok: the rows were asked for in ${asked.length} blocks of 100`);
 
   // Collapsing r1 hides its 99 descendants; the rows after it move up.
   await scrollTo(90 * ROW);

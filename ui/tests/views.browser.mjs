@@ -3,7 +3,7 @@
 // selected one and a click on one moves the selection; the replies view puts the lines that make
 // the naive reading differ beside it (where each reading ends, the child message it returns, the
 // notifications it drops, paged) and each selects its line, and a large log's waits and replies
-// come a page at a time; Reload (the button, Ctrl+R, F5) opens the
+// come a page at a time, forward and back; Reload (the button, Ctrl+R, F5) opens the
 // same paths again and keeps the selected session; and each view is photographed in light and
 // dark (docs/screenshots/: overview, replies, inspector, search).
 // usage: node tests/views.browser.mjs   (from ui/; needs /usr/bin/chromium or $CHROMIUM)
@@ -208,8 +208,8 @@ await browserTest("views browser test", async ({ ui, newPage }) => {
   assert.equal((await listed()).length, every.length, "switched off, every finding again");
   console.log("ok: findings grouped by code; narrowed to the selected session and back");
 
-  // A large log's replies come a page at a time (drawing them all froze the webview): 100 waits
-  // and 100 replies, then 100 more of each on request.
+  // A large log's replies come a page at a time (drawing them all froze the webview; they stay on
+  // the Rust side): 100 waits and 100 replies, then the next 100 of each on request, and back.
   const many = structuredClone(report);
   const [w0, r0] = [report.waits[0], report.replies[0]];
   many.waits = Array.from({ length: 250 }, (_, i) => ({ ...structuredClone(w0), start: { ...w0.start, line: 1000 + i } }));
@@ -218,22 +218,28 @@ await browserTest("views browser test", async ({ ui, newPage }) => {
   await mockIpc(big, { report: many, files, launch: [LOGS], dropped: DROPPED });
   await big.goto(ui.url);
   await big.getByTestId("tab-replies").click();
-  await big.getByTestId("more-waits").waitFor();
+  await big.getByTestId("next-waits").waitFor();
   const counts = () => big.evaluate(() => [document.querySelectorAll(".replies .wait").length, document.querySelectorAll(".replies .reply").length]);
+  const pagers = () => Promise.all(["waits", "replies"].map((w) => big.getByTestId(`pager-${w}`).evaluate((e) => e.firstChild.textContent.trim())));
   assert.deepEqual(await counts(), [100, 100], "a page of each");
-  assert.equal(await big.getByTestId("more-waits").textContent(), "Show 100 more");
-  await big.getByTestId("more-waits").click();
-  await big.getByTestId("more-replies").click();
-  await big.waitForFunction(() => document.querySelectorAll(".replies .wait").length === 200);
-  assert.deepEqual(await counts(), [200, 200]);
-  await big.getByTestId("more-waits").click();
-  await big.getByTestId("more-replies").click();
-  await big.waitForFunction(() => document.querySelectorAll(".replies .reply").length === 230);
-  assert.deepEqual(await counts(), [250, 230], "all of them");
-  assert.equal(await big.getByTestId("more-waits").count(), 0, "nothing more to show");
-  assert.equal(await big.getByTestId("more-replies").count(), 0);
+  assert.deepEqual(await pagers(), ["waits 1–100 of 250", "replies 1–100 of 230"]);
+  assert.equal(await big.getByTestId("next-waits").textContent(), "Next 100");
+  assert.ok(await big.getByTestId("prev-waits").isDisabled(), "nothing before the first page");
+  await big.getByTestId("next-waits").click();
+  await big.getByTestId("next-replies").click();
+  await big.waitForFunction(() => document.querySelector("[data-testid=pager-replies]")?.textContent.includes("101–200"));
+  await big.waitForFunction(() => document.querySelector("[data-testid=pager-waits]")?.textContent.includes("101–200"));
+  assert.deepEqual(await counts(), [100, 100]);
+  await big.getByTestId("next-waits").click();
+  await big.getByTestId("next-replies").click();
+  await big.waitForFunction(() => document.querySelectorAll(".replies .reply").length === 30 && document.querySelectorAll(".replies .wait").length === 50);
+  assert.deepEqual(await pagers(), ["waits 201–250 of 250", "replies 201–230 of 230"]);
+  assert.ok(await big.getByTestId("next-waits").isDisabled(), "nothing after the last page");
   const last = await big.locator(".replies .reply pre").last().textContent();
   assert.equal(last, "reply 229", "in report order");
+  await big.getByTestId("prev-replies").click();
+  await big.waitForFunction(() => document.querySelector("[data-testid=pager-replies]")?.textContent.includes("101–200"));
+  assert.equal(await big.locator(".replies .reply pre").first().textContent(), "reply 100");
   await big.close();
-  console.log("ok: 250 waits and 230 replies shown 100 at a time, in order, until all are shown");
+  console.log("ok: 250 waits and 230 replies shown 100 at a time, in order, forward and back");
 });

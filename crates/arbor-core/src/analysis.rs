@@ -1399,7 +1399,7 @@ impl Analysis {
 
 /// Up to `width` characters of `text` around the first case-insensitive match of `q` (`q` is
 /// lowercase already).
-fn snippet(text: &str, q: &str, width: usize) -> String {
+pub(crate) fn snippet(text: &str, q: &str, width: usize) -> String {
     // Lowercase char by char, remembering which original char each lowered byte came from:
     // lowercasing can change lengths (`İ` becomes two chars), so offsets must map back.
     let mut lower = String::with_capacity(text.len());

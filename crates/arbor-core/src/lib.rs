@@ -8,6 +8,8 @@
 //! - `graph` holds sessions and runs in petgraph; `turns` the turns and steps formats find.
 //! - `analysis` drives a run and builds the `report`, the plain data every consumer reads.
 //! - `explain` is the findings catalog for people: why each code matters and how to fix it.
+//! - `view` keeps a report for a viewer and answers it a page at a time (tree rows, timeline
+//!   windows, findings, waits, replies, search hits).
 //!
 //! Parsing never fails: every input problem is a `Finding` with its place, and loading goes on.
 
@@ -29,6 +31,7 @@ mod scan;
 pub mod transcript;
 pub mod turns;
 pub mod usage;
+pub mod view;
 pub mod wire;
 
 use std::path::PathBuf;

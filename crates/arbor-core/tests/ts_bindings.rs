@@ -8,6 +8,7 @@ use ts_rs::{Config, TS};
 
 const FILE: &str = "ui/src/lib/generated/report.ts";
 const ENGINE_FILE: &str = "ui/src/lib/generated/engine.ts";
+const VIEW_FILE: &str = "ui/src/lib/generated/view.ts";
 
 const HEADER: &str = "// Generated from arbor-core's Rust types by ts-rs (crates/arbor-core/tests/ts_bindings.rs).\n\
      // Do not edit: change the Rust types, then ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test ts_bindings\n\n";
@@ -41,6 +42,50 @@ fn engine_bindings() -> String {
         arbor_core::transcript::Page::decl(&cfg),
     ];
     file_of("import type { Diagnostic, Place, Usage } from \"./report\";\n\n", &decls)
+}
+
+/// What the app's page asks of an open log (`arbor_core::view`): pages of the tree, findings,
+/// waits and replies, windows of the timeline, search hits.
+fn view_bindings() -> String {
+    use arbor_core::view::search::{SearchEnd, SearchEvent, SearchHit};
+    use arbor_core::view::*;
+    let cfg = Config::new();
+    let decls = [
+        Summary::decl(&cfg),
+        SessionDetail::decl(&cfg),
+        SeverityCounts::decl(&cfg),
+        TreeRow::decl(&cfg),
+        TreePage::decl(&cfg),
+        TreeSpot::decl(&cfg),
+        FindingsFilter::decl(&cfg),
+        FindingRow::decl(&cfg),
+        FindingsPage::decl(&cfg),
+        WaitItem::decl(&cfg),
+        WaitsPage::decl(&cfg),
+        ReplyGroup::decl(&cfg),
+        RepliesPage::decl(&cfg),
+        Axis::decl(&cfg),
+        AxisInput::decl(&cfg),
+        TimelineInfo::decl(&cfg),
+        TimelineOpen::decl(&cfg),
+        WindowQuery::decl(&cfg),
+        RunRect::decl(&cfg),
+        MarkPoint::decl(&cfg),
+        LaneWindow::decl(&cfg),
+        Connector::decl(&cfg),
+        TimelineWindow::decl(&cfg),
+        Band::decl(&cfg),
+        HitQuery::decl(&cfg),
+        TimelineHit::decl(&cfg),
+        Located::decl(&cfg),
+        SearchHit::decl(&cfg),
+        SearchEnd::decl(&cfg),
+        SearchEvent::decl(&cfg),
+    ];
+    file_of(
+        "import type { RecordView } from \"./engine\";\nimport type { Diagnostic, Input, Link, Outcome, Place, Reply, Run, Severity, Usage, UsageSummary, Wait } from \"./report\";\n\n",
+        &decls,
+    )
 }
 
 fn bindings() -> String {
@@ -85,7 +130,14 @@ fn the_committed_typescript_ipc_payload_types_are_generated_from_the_rust_ones()
 }
 
 #[test]
+fn the_committed_typescript_view_types_are_generated_from_the_rust_ones() {
+    check(VIEW_FILE, view_bindings());
+}
+
+#[test]
 fn large_integers_are_numbers_not_bigints() {
     // JSON numbers arrive in the UI as `number`; a `bigint` type would be a lie.
-    assert!(!bindings().contains("bigint") && !engine_bindings().contains("bigint"));
+    assert!(
+        !bindings().contains("bigint") && !engine_bindings().contains("bigint") && !view_bindings().contains("bigint")
+    );
 }

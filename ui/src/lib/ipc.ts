@@ -3,14 +3,36 @@
 import { Channel, invoke } from "@tauri-apps/api/core";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open } from "@tauri-apps/plugin-dialog";
-import type { CommandError, EngineInfo, FoundLog, LoadEvent, RecentEntry, SettingsView, Theme, ViewState } from "./generated/app";
-import type { Hit, RecordPage, RecordView } from "./generated/engine";
-import type { Place, Report } from "./report";
+import type { CommandError, EngineInfo, FoundLog, LoadEvent, RecentEntry, SettingsView, Theme, TreeOf, ViewState } from "./generated/app";
+import type { RecordPage, RecordView } from "./generated/engine";
+import type {
+  Axis,
+  FindingsFilter,
+  FindingsPage,
+  HitQuery,
+  Located,
+  RepliesPage,
+  SearchEnd,
+  SearchEvent,
+  SessionDetail,
+  Summary,
+  TimelineHit,
+  TimelineInfo,
+  TimelineOpen,
+  TimelineWindow,
+  TreePage,
+  TreeSpot,
+  WaitsPage,
+  WindowQuery,
+} from "./generated/view";
+import type { Diagnostic, Place } from "./report";
 
 // The IPC's types are generated from the Rust ones (ts-rs): the app's in generated/app.ts, the
-// engine's in generated/engine.ts and generated/report.ts.
-export type { EngineInfo, FoundLog, RecentEntry, SettingsView, Theme, ViewState } from "./generated/app";
-export type { FormatInfo, Hit, RecordView } from "./generated/engine";
+// engine's in generated/engine.ts, generated/report.ts and generated/view.ts (what the page asks
+// of the open log: it holds only what it draws, and asks for the rest a page or a window at a time).
+export type { EngineInfo, FoundLog, RecentEntry, SettingsView, Theme, TreeOf, ViewState } from "./generated/app";
+export type { FormatInfo, RecordView } from "./generated/engine";
+export type * from "./generated/view";
 
 /** How every command error reaches the UI (`commands::CommandError`): a code and a sentence. */
 export type IpcError = CommandError;
@@ -33,12 +55,27 @@ interface Commands {
   engine_info: { args: Record<string, never>; answer: EngineInfo };
   launch_paths: { args: Record<string, never>; answer: string[] };
   found_logs: { args: Record<string, never>; answer: FoundLog[] };
-  open_paths: { args: { paths: string[]; onEvent: Channel<LoadEvent> }; answer: Report };
-  open_sample: { args: { onEvent: Channel<LoadEvent> }; answer: Report };
+  open_paths: { args: { paths: string[]; onEvent: Channel<LoadEvent> }; answer: Summary };
+  open_sample: { args: { onEvent: Channel<LoadEvent> }; answer: Summary };
   cancel_load: { args: Record<string, never>; answer: null };
   raw_line: { args: { file: string; line: number }; answer: string | null };
   records_around: { args: { file: string; line: number; before: number; after: number }; answer: RecordView[] };
-  search: { args: { query: string; limit: number }; answer: Hit[] };
+  search: { args: { query: string; limit: number; onEvent: Channel<SearchEvent> }; answer: SearchEnd };
+  search_more: { args: { limit: number; onEvent: Channel<SearchEvent> }; answer: SearchEnd };
+  cancel_search: { args: Record<string, never>; answer: null };
+  tree_rows: { args: { of: TreeOf; offset: number; limit: number }; answer: TreePage };
+  tree_set_open: { args: { of: TreeOf; id: string; open: boolean | null }; answer: TreeSpot };
+  tree_reveal: { args: { of: TreeOf; id: string }; answer: TreeSpot };
+  findings_page: { args: { filter: FindingsFilter; offset: number; limit: number }; answer: FindingsPage };
+  findings_at: { args: { file: string; line: number }; answer: Diagnostic[] };
+  session_detail: { args: { id: string }; answer: SessionDetail | null };
+  waits_page: { args: { offset: number; limit: number }; answer: WaitsPage };
+  replies_page: { args: { offset: number; limit: number }; answer: RepliesPage };
+  timeline_info: { args: { axis: Axis }; answer: TimelineInfo };
+  timeline_open: { args: { axis: Axis; first: number; last: number; width: number }; answer: TimelineOpen };
+  timeline_window: { args: { query: WindowQuery }; answer: TimelineWindow };
+  timeline_hit: { args: { query: HitQuery }; answer: TimelineHit | null };
+  timeline_locate: { args: { axis: Axis; session: string | null; place: Place | null }; answer: Located };
   settings: { args: Record<string, never>; answer: SettingsView };
   remember_opened: { args: { paths: string[] }; answer: RecentEntry[] };
   set_theme: { args: { theme: Theme }; answer: null };
@@ -78,22 +115,23 @@ export function foundLogs(): Promise<FoundLog[]> {
   return call("found_logs", {});
 }
 
-function stream(onEvent: (e: LoadEvent) => void): Channel<LoadEvent> {
-  const channel = new Channel<LoadEvent>();
+function stream<T>(onEvent: (e: T) => void): Channel<T> {
+  const channel = new Channel<T>();
   channel.onmessage = onEvent;
   return channel;
 }
 
 /**
- * Reads log files and folders into one report (on a Rust worker thread); progress and partial
- * results arrive through `onEvent` meanwhile. Opening anything else cancels it (code `cancelled`).
+ * Reads log files and folders into one report (on a Rust worker thread), which stays on the Rust
+ * side; answers its summary. Progress, and that the tree of what is read so far grew, arrive
+ * through `onEvent` meanwhile. Opening anything else cancels it (code `cancelled`).
  */
-export function openPaths(paths: string[], onEvent: (e: LoadEvent) => void = () => {}): Promise<Report> {
+export function openPaths(paths: string[], onEvent: (e: LoadEvent) => void = () => {}): Promise<Summary> {
   return call("open_paths", { paths, onEvent: stream(onEvent) });
 }
 
-/** The built-in sample log's report, streamed like any other. */
-export function openSample(onEvent: (e: LoadEvent) => void = () => {}): Promise<Report> {
+/** The built-in sample log, read like any other. */
+export function openSample(onEvent: (e: LoadEvent) => void = () => {}): Promise<Summary> {
   return call("open_sample", { onEvent: stream(onEvent) });
 }
 
@@ -102,9 +140,87 @@ export async function cancelLoad(): Promise<void> {
   await call("cancel_load", {});
 }
 
-/** Sessions, then records, of what is open that contain `query` (ignoring case). */
-export function search(query: string, limit = 200): Promise<Hit[]> {
-  return call("search", { query, limit });
+/**
+ * Sessions, then records, of what is open that contain `query` (ignoring case): hits and
+ * progress arrive through `onEvent` as they are found, up to `limit`; the answer says why it
+ * ended (`limit`: `searchMore` goes on). A newer search stops this one.
+ */
+export function search(query: string, limit: number, onEvent: (e: SearchEvent) => void): Promise<SearchEnd> {
+  return call("search", { query, limit, onEvent: stream(onEvent) });
+}
+
+/** `limit` more hits of the last search, which stopped at its limit. */
+export function searchMore(limit: number, onEvent: (e: SearchEvent) => void): Promise<SearchEnd> {
+  return call("search_more", { limit, onEvent: stream(onEvent) });
+}
+
+export async function cancelSearch(): Promise<void> {
+  await call("cancel_search", {});
+}
+
+/** Rows `offset..offset + limit` of the visible rows of a tree: the open log's or the one being read. */
+export function treeRows(of: TreeOf, offset: number, limit: number): Promise<TreePage> {
+  return call("tree_rows", { of, offset, limit });
+}
+
+/** Opens (`true`), closes (`false`) or flips (`null`) a session's subtree; answers where it is now. */
+export function treeSetOpen(of: TreeOf, id: string, open: boolean | null = null): Promise<TreeSpot> {
+  return call("tree_set_open", { of, id, open });
+}
+
+/** Opens the way to a session in a tree and answers where its row is. */
+export function treeReveal(of: TreeOf, id: string): Promise<TreeSpot> {
+  return call("tree_reveal", { of, id });
+}
+
+/** Rows of the findings list for a filter (severity and code headings, findings). */
+export function findingsPage(filter: FindingsFilter, offset: number, limit: number): Promise<FindingsPage> {
+  return call("findings_page", { filter, offset, limit });
+}
+
+/** The findings reported at a place. */
+export function findingsAt(place: Place): Promise<Diagnostic[]> {
+  return call("findings_at", { file: place.file, line: place.line });
+}
+
+/** One session with every run; null when the open log has no such session. */
+export function sessionDetail(id: string): Promise<SessionDetail | null> {
+  return call("session_detail", { id });
+}
+
+/** Root waits `offset..offset + limit`, each beside its naive reading. */
+export function waitsPage(offset: number, limit: number): Promise<WaitsPage> {
+  return call("waits_page", { offset, limit });
+}
+
+/** Replies `offset..offset + limit`, grouped by session in the tree's order. */
+export function repliesPage(offset: number, limit: number): Promise<RepliesPage> {
+  return call("replies_page", { offset, limit });
+}
+
+/** The timeline's axis, domain and lane count. */
+export function timelineInfo(axis: Axis): Promise<TimelineInfo> {
+  return call("timeline_info", { axis });
+}
+
+/** The timeline's axis and domain with the window of lanes `first..last` fitted to `width` pixels: what it draws as it opens. */
+export function timelineOpen(axis: Axis, first: number, last: number, width: number): Promise<TimelineOpen> {
+  return call("timeline_open", { axis, first, last, width });
+}
+
+/** Lanes and rectangles of a window of the timeline at its resolution. */
+export function timelineWindow(query: WindowQuery): Promise<TimelineWindow> {
+  return call("timeline_window", { query });
+}
+
+/** What is under a point of the timeline. */
+export function timelineHit(query: HitQuery): Promise<TimelineHit | null> {
+  return call("timeline_hit", { query });
+}
+
+/** A session's lane and a place's position on the timeline's axis. */
+export function timelineLocate(axis: Axis, session: string | null, place: Place | null): Promise<Located> {
+  return call("timeline_locate", { axis, session, place });
 }
 
 export type { RecordPage };

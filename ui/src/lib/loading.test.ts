@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyEvent, emptyPartial, partialSessions, percent, type LoadEvent, type Progress } from "./loading";
+import { applyEvent, percent, startLoading, type LoadEvent, type Progress } from "./loading";
 
 const progress = (bytes_read: number, bytes_total = 200): Progress => ({
   files_done: 0,
@@ -12,41 +12,25 @@ const progress = (bytes_read: number, bytes_total = 200): Progress => ({
 });
 
 describe("applyEvent", () => {
-  it("adds streamed sessions in order, moves a child on a new edge, appends findings", () => {
+  it("keeps the latest progress and the newest revision of the tree read so far", () => {
     const events: LoadEvent[] = [
       { type: "progress", ...progress(10) },
-      {
-        type: "delta",
-        progress: progress(50),
-        sessions: [
-          { id: "root", parent: null, label: null },
-          { id: "w", parent: "root", label: "worker" },
-        ],
-        edges: [],
-        findings: [],
-      },
-      {
-        type: "delta",
-        progress: progress(200),
-        sessions: [{ id: "planner", parent: "root", label: null }],
-        edges: [{ child: "w", parent: "planner" }],
-        findings: [{ code: "child-id-reused", severity: "info", at: { file: "f", line: 9 }, session: "w", message: "m" }],
-      },
+      { type: "changed", revision: 4, sessions: 76 },
+      { type: "changed", revision: 3, sessions: 12 },
+      { type: "progress", ...progress(200) },
+      { type: "changed", revision: 6, sessions: 300 },
     ];
-    const start = emptyPartial();
+    const start = startLoading();
     const end = events.reduce(applyEvent, start);
-    expect(start.sessions.size).toBe(0); // the fold does not mutate
-    expect(partialSessions(end).map((s) => [s.id, s.parent, s.label])).toEqual([
-      ["root", null, null],
-      ["w", "planner", "worker"],
-      ["planner", "root", null],
-    ]);
-    expect(end.findings.map((f) => f.code)).toEqual(["child-id-reused"]);
+    expect(start).toEqual({ progress: null, revision: -1, sessions: 0 }); // the fold does not mutate
+    expect([end.revision, end.sessions]).toEqual([6, 300]);
     expect(percent(end.progress)).toBe(100);
+    // An older revision arriving late changes nothing.
+    expect(applyEvent(end, { type: "changed", revision: 5, sessions: 1 })).toBe(end);
   });
 
-  it("keeps the latest progress", () => {
-    const p = applyEvent(emptyPartial(), { type: "progress", ...progress(30) });
+  it("says how much is read", () => {
+    const p = applyEvent(startLoading(), { type: "progress", ...progress(30) });
     expect(percent(p.progress)).toBe(15);
     expect(percent(null)).toBeNull();
     expect(percent(progress(0, 0))).toBeNull();

@@ -1,54 +1,34 @@
-// What the UI knows while a log is still being read: the engine streams progress and deltas
-// (new sessions, run edges, findings); this folds them into a provisional session list that the
-// tree can draw at once. The final report replaces it.
+// What the UI knows while a log is still being read: the engine streams progress, and that the
+// tree of what is read so far grew (its rows stay on the Rust side: the loading panel's tree asks
+// for the ones it shows). The summary of the open log replaces it all at the end.
 
 import type { LoadEvent } from "./generated/app";
-import type { Progress, SessionDelta } from "./generated/engine";
-import type { Diagnostic, Session } from "./report";
+import type { Progress } from "./generated/engine";
 
-// The stream's payloads are generated from the engine's Rust types (generated/engine.ts).
-export type { Delta, EdgeDelta, Progress, SessionDelta } from "./generated/engine";
+// The stream's payloads are generated from the Rust types (generated/app.ts, generated/engine.ts).
+export type { Progress } from "./generated/engine";
 
 /** One message of the load stream (`commands::LoadEvent`, tagged by `type`). */
 export type { LoadEvent } from "./generated/app";
 
-export interface Partial {
+export interface Loading {
   progress: Progress | null;
-  /** Sessions in order of first appearance; a later edge moves a session under its new parent. */
-  sessions: Map<string, SessionDelta>;
-  findings: Diagnostic[];
+  /** The revision of the tree read so far (-1 before the first sessions), and its sessions. */
+  revision: number;
+  sessions: number;
 }
 
-export function emptyPartial(): Partial {
-  return { progress: null, sessions: new Map(), findings: [] };
+export function startLoading(): Loading {
+  return { progress: null, revision: -1, sessions: 0 };
 }
 
-/** The partial state after one more event (a new object: the UI's state stays immutable). */
-export function applyEvent(p: Partial, e: LoadEvent): Partial {
+/** The state after one more event (a new object: the UI's state stays immutable). */
+export function applyEvent(p: Loading, e: LoadEvent): Loading {
   if (e.type === "progress") {
     const { type: _type, ...progress } = e;
     return { ...p, progress };
   }
-  const sessions = new Map(p.sessions);
-  for (const s of e.sessions) sessions.set(s.id, { ...s });
-  for (const edge of e.edges) {
-    const s = sessions.get(edge.child);
-    sessions.set(edge.child, { id: edge.child, label: s?.label ?? null, parent: edge.parent });
-  }
-  return { progress: e.progress, sessions, findings: e.findings.length ? [...p.findings, ...e.findings] : p.findings };
-}
-
-/** The provisional sessions, shaped like the report's so the tree draws them the same way. */
-export function partialSessions(p: Partial): Session[] {
-  return [...p.sessions.values()].map((s) => ({
-    id: s.id,
-    parent: s.parent,
-    root: null,
-    depth: null,
-    label: s.label,
-    runs: [],
-    events: 0,
-  }));
+  return e.revision > p.revision ? { ...p, revision: e.revision, sessions: e.sessions } : p;
 }
 
 /** "42%" of the bytes read, or null before the total is known. */

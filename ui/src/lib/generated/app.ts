@@ -1,13 +1,15 @@
 // Generated from arbor-app's Rust types by ts-rs (tests/app_ts_bindings.rs).
 // Do not edit: change the Rust types, then ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-app --test app_ts_bindings
 
-import type { Delta, FormatInfo, Progress } from "./engine";
+import type { FormatInfo, Progress } from "./engine";
 
 export type EngineInfo = { version: string, formats: Array<FormatInfo>, };
 
 export type CommandError = { code: string, message: string, };
 
-export type LoadEvent = { "type": "progress" } & Progress | { "type": "delta" } & Delta;
+export type LoadEvent = { "type": "progress" } & Progress | { "type": "changed", revision: number, sessions: number, };
+
+export type TreeOf = "open" | "loading";
 
 export type FoundLog = { 
 /**

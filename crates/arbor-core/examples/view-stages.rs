@@ -1,0 +1,32 @@
+//! Time and weigh the stages of opening a log in a viewer (`cargo run --release --example
+//! view-stages FILE [owned|parts]`): the analysis, the view made from the report's items (from
+//! the owned `report()` with `owned`, or one item at a time from its parts, the default), and the
+//! resident memory after each (Linux: `/proc/self/status`).
+use arbor_core::view::View;
+
+fn rss() -> String {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kb =
+        |k: &str| s.lines().find(|l| l.starts_with(k)).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok());
+    format!("rss {} MB, peak {} MB", kb("VmRSS:").unwrap_or(0) / 1000, kb("VmHWM:").unwrap_or(0) / 1000)
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let path = std::path::PathBuf::from(args.next().expect("usage: view-stages FILE [owned|parts]"));
+    let owned = args.next().as_deref() == Some("owned");
+    let t = std::time::Instant::now();
+    let a = arbor_core::analyze(std::slice::from_ref(&path), &mut ());
+    println!("analyze {:.3}s; {}", t.elapsed().as_secs_f64(), rss());
+    let t = std::time::Instant::now();
+    let view = if owned {
+        let report = a.report();
+        println!("report() {:.3}s; {}", t.elapsed().as_secs_f64(), rss());
+        View::from_report(report, 1)
+    } else {
+        View::of_analysis(&a, 1, &|| true).expect("not stopped")
+    };
+    println!("view {:.3}s; {}", t.elapsed().as_secs_f64(), rss());
+    let s = view.summary();
+    println!("{} sessions, {} waits, {} replies, {} findings", s.sessions, s.waits, s.replies, s.findings.total());
+}

@@ -1,0 +1,577 @@
+//! Pages of an analysis for a viewer that draws only what is on screen: the report stays here,
+//! and a viewer asks for the rows of the tree it shows, a window of the timeline at its
+//! resolution, pages of findings, waits and replies, and the hits of a search as they are found.
+//! Perfetto's UI and SigNoz's million-span view keep their data where it was computed the same
+//! way; shipping every item to the page fails near tens of thousands of them.
+//!
+//! A `View` is made from the report's items (one at a time: the owned `Report` need not exist
+//! whole) into compact tables (`store`), then flattened into the tree (`tree`), laid out on the
+//! timeline (`timeline`) and ordered for the lists (`pages`). `search` streams hits over the
+//! analysis's files. Every answer carries the view's `revision`, so that a viewer that learns of
+//! a newer one (the log grew, or was read again) asks for its window again. Nothing here knows
+//! of Tauri or the IPC; the app's commands are a few lines each over these calls, and petgraph
+//! indices never appear: sessions are named by their ids, places by file and line.
+
+mod pages;
+pub mod search;
+mod store;
+pub mod timeline;
+pub mod tree;
+
+use serde::Serialize;
+use ts_rs::TS;
+
+pub use pages::{FindingRow, FindingsFilter, FindingsPage, RepliesPage, ReplyGroup, WaitItem, WaitsPage};
+pub use timeline::{
+    Axis, AxisInput, Band, Connector, HitQuery, LaneWindow, Located, MarkPoint, RunRect, TimelineHit, TimelineInfo,
+    TimelineOpen, TimelineWindow, WindowQuery,
+};
+pub use tree::{Growing, SeverityCounts, TreePage, TreeRow, TreeSpot};
+
+use crate::analysis::Analysis;
+use crate::intern::Sym;
+use crate::report::{self, Diagnostic, Input, Place, Report, Run};
+use crate::report_parts::ReportParts;
+use store::{At, Store, NONE};
+
+/// What the viewer shows above its panes once a log is open: the inputs and how many of each.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct Summary {
+    #[ts(type = "number")]
+    pub revision: u64,
+    pub inputs: Vec<Input>,
+    pub sessions: u32,
+    pub findings: SeverityCounts,
+    pub waits: u32,
+    pub replies: u32,
+    /// Whether the timeline can use a time axis.
+    pub clocked: bool,
+    /// The tokens by model and their total, with the price table's source; absent when the log
+    /// counts none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub usage: Option<crate::report::UsageSummary>,
+}
+
+/// One session as the inspector shows it: every run, with the parent it ran under.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct SessionDetail {
+    pub id: String,
+    pub label: Option<String>,
+    pub parent: Option<String>,
+    pub root: Option<String>,
+    pub depth: Option<u32>,
+    /// True when the parent link was inferred rather than read (SPEC 2.2).
+    pub inferred_parent: bool,
+    #[ts(type = "number")]
+    pub events: u64,
+    pub runs: Vec<Run>,
+    /// The session's own tokens and its subtree's, when the log counts them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub usage: Option<crate::report::Usage>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub subtree_usage: Option<crate::report::Usage>,
+    /// Where choosing the session points the inspector.
+    pub place: Option<Place>,
+}
+
+/// The report's sections, as items, for `View::build`.
+pub struct Items<S, T, R, W, D> {
+    pub inputs: Vec<Input>,
+    pub sessions: S,
+    pub turns: T,
+    pub replies: R,
+    pub waits: W,
+    pub diagnostics: D,
+    /// The tokens by model, with the price table's source.
+    pub usage: Option<crate::report::UsageSummary>,
+}
+
+/// What the view orders and counts once its tables are kept.
+struct Layout {
+    tree: tree::Tree,
+    counts: Vec<SeverityCounts>,
+    places: Vec<At>,
+    reply_order: Vec<u32>,
+    findings: pages::Findings,
+}
+
+impl Layout {
+    fn of(store: &Store) -> Layout {
+        let ids: Vec<u32> = store.sessions.iter().map(|s| s.id.0).collect();
+        let parents: Vec<u32> = store.sessions.iter().map(|s| s.parent).collect();
+        let tree = tree::Tree::build(&ids, &parents);
+        let mut counts = vec![SeverityCounts::default(); store.sessions.len()];
+        for d in &store.diagnostics {
+            if let Some(i) = (d.session != NONE).then(|| store.session_of_sym(Sym(d.session))).flatten() {
+                counts[i as usize].add(d.severity);
+            }
+        }
+        // A session's place: its first run's start, else its first turn's start.
+        let mut places: Vec<At> =
+            (0..store.sessions.len() as u32).map(|i| store.runs_of(i).first().map_or(At::NONE, |r| r.start)).collect();
+        for t in &store.turns {
+            if let Some(i) = store.session_of_sym(t.session) {
+                let p = &mut places[i as usize];
+                if !p.is_some() && t.start.is_some() && store.runs_of(i).first().is_none_or(|r| !r.start.is_some()) {
+                    *p = t.start;
+                }
+            }
+        }
+        let reply_order = pages::reply_order(store, |s| store.session_of_sym(s).and_then(|i| tree.index_of(i)));
+        let findings = pages::Findings::new(store);
+        Layout { tree, counts, places, reply_order, findings }
+    }
+}
+
+/// An open analysis's report, as pages (see the module's description).
+pub struct View {
+    revision: u64,
+    store: Store,
+    tree: tree::Tree,
+    /// Per session (report order): its findings by severity, and where choosing it points.
+    counts: Vec<SeverityCounts>,
+    places: Vec<At>,
+    findings: pages::Findings,
+    reply_order: Vec<u32>,
+    clocked: bool,
+    /// The timeline on each axis (time, wire), made when first asked for (the log's own axis is
+    /// made with the view, so that the timeline opens at once).
+    timeline: [Option<timeline::Model>; 2],
+}
+
+/// Where a reply's line starts in its file (to read its text back), by the reply's place.
+type ReplyOffset<'a> = dyn Fn(&Place) -> Option<u64> + 'a;
+
+/// An input as reply texts are read back from it: its name in the report, its path, its format.
+pub(crate) type TextSource = (String, std::path::PathBuf, Option<&'static crate::formats::FormatInfo>);
+
+/// Items between two looks at whether to go on.
+const STRIDE: usize = 4096;
+
+/// Feeds every item to `keep`, asking `go_on` every `STRIDE` items; `None` once it says no.
+fn feed<I: Iterator>(items: I, go_on: &dyn Fn() -> bool, mut keep: impl FnMut(I::Item)) -> Option<()> {
+    for (i, item) in items.enumerate() {
+        if i % STRIDE == 0 && !go_on() {
+            return None;
+        }
+        keep(item);
+    }
+    go_on().then_some(())
+}
+
+impl View {
+    /// A view of a whole report.
+    pub fn from_report(report: Report, revision: u64) -> View {
+        let items = Items {
+            inputs: report.inputs,
+            sessions: report.sessions.into_iter(),
+            turns: report.turns.into_iter(),
+            replies: report.replies.into_iter(),
+            waits: report.waits.into_iter(),
+            diagnostics: report.diagnostics.into_iter(),
+            usage: report.usage,
+        };
+        let view = View::build(items, revision, &|| true);
+        view.unwrap_or_else(|| unreachable!("a build that is never stopped ends with a view"))
+    }
+
+    /// A view of a finished analysis's report, made from its parts one item at a time (the
+    /// owned report never exists whole), the reply texts read back meanwhile. `None` when
+    /// `go_on` said to stop (it is asked every few thousand items and between stages).
+    pub fn of_analysis(analysis: &Analysis, revision: u64, go_on: &dyn Fn() -> bool) -> Option<View> {
+        let parts = ReportParts::new(analysis);
+        let store = std::thread::scope(|scope| {
+            // The replies' texts are read back (on threads of their own) while the sessions and
+            // turns are kept: the first reply asked for reads them all.
+            let warm = std::thread::Builder::new().name("arbor-view-texts".into()).spawn_scoped(scope, || {
+                parts.replies().next();
+            });
+            let items = Items {
+                inputs: parts.inputs().map(Into::into).collect(),
+                sessions: parts.sessions().map(Into::into),
+                turns: parts.turns().map(Into::into),
+                replies: parts.replies().map(Into::into),
+                waits: parts.waits().map(Into::into),
+                diagnostics: parts.diagnostics().map(Into::into),
+                usage: parts.usage(),
+            };
+            // The replies' texts are read back from the files a page at a time, not kept: a
+            // gigabyte log's are tens of megabytes.
+            let paths = analysis.files.iter().map(|f| (f.display.clone(), f.path.clone(), f.format));
+            let offset = |p: &Place| {
+                let i = analysis.find_record(&p.file, p.line)?;
+                analysis.records().get(i).map(|r| r.offset())
+            };
+            let store = View::store_of(items, go_on, Some((paths, &offset)));
+            drop(warm);
+            store
+        })?;
+        // The parts (and the reply texts they read back) go before the tree and the timeline are
+        // made: the two together were the peak of memory.
+        drop(parts);
+        View::of_store(store, revision, go_on)
+    }
+
+    /// A view of a report given as its items, each dropped once kept; `None` when `go_on` said
+    /// to stop.
+    pub fn build<S, T, R, W, D>(items: Items<S, T, R, W, D>, revision: u64, go_on: &dyn Fn() -> bool) -> Option<View>
+    where
+        S: Iterator<Item = report::Session>,
+        T: Iterator<Item = report::Turn>,
+        R: Iterator<Item = report::Reply>,
+        W: Iterator<Item = report::Wait>,
+        D: Iterator<Item = report::Diagnostic>,
+    {
+        let store = View::store_of(items, go_on, None::<(std::iter::Empty<TextSource>, &ReplyOffset<'_>)>)?;
+        View::of_store(store, revision, go_on)
+    }
+
+    /// The tables of a report given as its items, the replies' texts read back from the inputs'
+    /// files (named by the report's file names) at the offsets `texts` gives, when it does,
+    /// instead of kept.
+    fn store_of<S, T, R, W, D, P>(
+        items: Items<S, T, R, W, D>,
+        go_on: &dyn Fn() -> bool,
+        texts: Option<(P, &ReplyOffset<'_>)>,
+    ) -> Option<Store>
+    where
+        S: Iterator<Item = report::Session>,
+        T: Iterator<Item = report::Turn>,
+        R: Iterator<Item = report::Reply>,
+        W: Iterator<Item = report::Wait>,
+        D: Iterator<Item = report::Diagnostic>,
+        P: Iterator<Item = TextSource>,
+    {
+        let mut store = Store::new(items.inputs);
+        store.usage_summary = items.usage;
+        let offset: Option<&ReplyOffset<'_>> = texts.map(|(paths, offset)| {
+            store.set_paths(paths);
+            offset
+        });
+        feed(items.sessions, go_on, |s| store.add_session(s))?;
+        feed(items.turns, go_on, |t| store.add_turn(t))?;
+        feed(items.diagnostics, go_on, |d| store.add_diagnostic(d))?;
+        feed(items.replies, go_on, |r| {
+            let at = offset.and_then(|o| o(&r.at));
+            store.add_reply(r, at)
+        })?;
+        feed(items.waits, go_on, |w| store.add_wait(w))?;
+        store.finish();
+        Some(store)
+    }
+
+    fn of_store(store: Store, revision: u64, go_on: &dyn Fn() -> bool) -> Option<View> {
+        let clocked = timeline::has_clock(&store);
+        let axis = if clocked { Axis::Time } else { Axis::Wire };
+        // The timeline on one thread, the tree and the lists on this one.
+        let (model, rest) = std::thread::scope(|scope| {
+            let model = std::thread::Builder::new()
+                .name("arbor-view-timeline".into())
+                .spawn_scoped(scope, || timeline::Model::build(&store, axis));
+            let rest = go_on().then(|| Layout::of(&store));
+            let model = match model {
+                Ok(handle) => handle.join().ok(),
+                Err(_) => Some(timeline::Model::build(&store, axis)),
+            };
+            (model, rest)
+        });
+        let Layout { tree, counts, places, reply_order, findings } = rest?;
+        let mut timeline = [None, None];
+        timeline[axis as usize] = Some(model?);
+        go_on().then_some(View { revision, store, tree, counts, places, findings, reply_order, clocked, timeline })
+    }
+
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    pub fn summary(&self) -> Summary {
+        Summary {
+            revision: self.revision,
+            inputs: self.store.inputs.clone(),
+            sessions: self.store.sessions.len() as u32,
+            findings: self.findings.counts(),
+            waits: self.store.waits.len() as u32,
+            replies: self.store.replies.len() as u32,
+            clocked: self.clocked,
+            usage: self.store.usage_summary.clone(),
+        }
+    }
+
+    fn node(&self, id: &str) -> Option<u32> {
+        self.store.session(id)
+    }
+
+    /// Rows `offset..offset + limit` of the visible tree.
+    pub fn tree_page(&self, offset: u32, limit: u32) -> TreePage {
+        let s = &self.store;
+        let rows = self
+            .tree
+            .rows(offset, limit)
+            .map(|(index, r)| {
+                let row = &s.sessions[r.node as usize];
+                let runs = s.runs_of(r.node);
+                TreeRow {
+                    index,
+                    id: s.ids.name(row.id).to_owned(),
+                    label: s.word_of(row.label).map(str::to_owned),
+                    depth: r.depth,
+                    reported_depth: (row.depth != NONE).then_some(row.depth),
+                    parent: s.name(row.parent).map(str::to_owned),
+                    has_children: r.has_children,
+                    collapsed: self.tree.is_collapsed(r.node),
+                    runs: Some(runs.len() as u32),
+                    events: Some(row.events),
+                    outcome: runs.last().map(|r| r.outcome),
+                    link: runs.last().map(|r| r.link),
+                    usage: s.usage_of(row.usage),
+                    subtree_usage: s.usage_of(row.subtree_usage),
+                    any_error: runs.iter().any(|r| r.outcome == report::Outcome::Error),
+                    findings: self.counts[r.node as usize],
+                    place: s.place(self.places[r.node as usize]),
+                }
+            })
+            .collect();
+        TreePage { revision: self.revision, total: self.tree.visible_len(), offset, rows }
+    }
+
+    /// Opens, closes (`open`) or flips (`None`) a session's subtree.
+    pub fn tree_set_open(&mut self, id: &str, open: Option<bool>) -> TreeSpot {
+        match self.node(id) {
+            Some(n) => self.tree.set_open(n, open),
+            None => TreeSpot { index: None, total: self.tree.visible_len() },
+        }
+    }
+
+    /// Opens the way to a session and says where its row is.
+    pub fn tree_reveal(&mut self, id: &str) -> TreeSpot {
+        match self.node(id) {
+            Some(n) => self.tree.reveal(n),
+            None => TreeSpot { index: None, total: self.tree.visible_len() },
+        }
+    }
+
+    pub fn findings(&mut self, filter: &FindingsFilter, offset: u32, limit: u32) -> FindingsPage {
+        self.findings.page(&self.store, self.revision, filter, offset, limit)
+    }
+
+    /// The findings reported at a place.
+    pub fn findings_at(&self, place: &Place) -> Vec<Diagnostic> {
+        let Some(at) = self.store.at_of(place) else { return Vec::new() };
+        self.findings.at(&self.store, at).into_iter().filter_map(|i| self.store.diagnostic(i)).collect()
+    }
+
+    pub fn session(&self, id: &str) -> Option<SessionDetail> {
+        let i = self.node(id)?;
+        let s = &self.store;
+        let row = &s.sessions[i as usize];
+        Some(SessionDetail {
+            id: id.to_owned(),
+            label: s.word_of(row.label).map(str::to_owned),
+            parent: s.name(row.parent).map(str::to_owned),
+            root: s.name(row.root).map(str::to_owned),
+            depth: (row.depth != NONE).then_some(row.depth),
+            inferred_parent: row.inferred_parent,
+            events: row.events,
+            runs: s.runs_of(i).iter().map(|r| s.run(r)).collect(),
+            usage: s.usage_of(row.usage),
+            subtree_usage: s.usage_of(row.subtree_usage),
+            place: s.place(self.places[i as usize]),
+        })
+    }
+
+    pub fn waits(&self, offset: u32, limit: u32) -> WaitsPage {
+        let total = self.store.waits.len() as u32;
+        let items = (offset..offset.saturating_add(limit).min(total))
+            .filter_map(|i| pages::wait_item(&self.store, &self.findings, i))
+            .collect();
+        WaitsPage { revision: self.revision, total, offset, items }
+    }
+
+    pub fn replies(&self, offset: u32, limit: u32) -> RepliesPage {
+        pages::replies_page(&self.store, &self.reply_order, self.revision, offset, limit)
+    }
+
+    /// The timeline on `axis` (wire order when the log has no clock), made when first asked for.
+    fn model(&mut self, axis: Axis) -> (&timeline::Model, &Store) {
+        let axis = if self.clocked { axis } else { Axis::Wire };
+        let store = &self.store;
+        let model = self.timeline[axis as usize].get_or_insert_with(|| timeline::Model::build(store, axis));
+        (model, store)
+    }
+
+    pub fn timeline_info(&mut self, axis: Axis) -> TimelineInfo {
+        let (revision, clocked) = (self.revision, self.clocked);
+        let (m, s) = self.model(axis);
+        m.info(s, revision, clocked)
+    }
+
+    /// The timeline's axis and domain with the fitted window of lanes `first..last` at `width`.
+    pub fn timeline_open(&mut self, axis: Axis, first: u32, last: u32, width: f64) -> TimelineOpen {
+        let (revision, clocked) = (self.revision, self.clocked);
+        let (m, s) = self.model(axis);
+        let info = m.info(s, revision, clocked);
+        let q = WindowQuery { axis: info.axis, first, last, start: info.min, end: info.max, width };
+        TimelineOpen { window: m.window(s, revision, &q), info }
+    }
+
+    pub fn timeline_window(&mut self, q: &WindowQuery) -> TimelineWindow {
+        let revision = self.revision;
+        let (m, s) = self.model(q.axis);
+        m.window(s, revision, q)
+    }
+
+    pub fn timeline_hit(&mut self, q: &HitQuery) -> Option<TimelineHit> {
+        let (m, s) = self.model(q.axis);
+        m.hit(s, q)
+    }
+
+    pub fn timeline_locate(&mut self, axis: Axis, session: Option<&str>, place: Option<&Place>) -> Located {
+        let (m, s) = self.model(axis);
+        m.locate(s, session, place)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// The built-in sample's report: a dsh-rpc recording and a Copilot SDK one.
+    pub fn sample_report() -> Report {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = crate::sample::write_to(dir.path()).unwrap();
+        crate::analyze_paths(&[folder]).unwrap()
+    }
+
+    /// The report of a conformance case's input.
+    pub fn case_report(name: &str) -> Report {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/conformance/cases")
+            .join(name)
+            .join("input");
+        crate::analyze_paths(&[dir]).unwrap()
+    }
+
+    pub fn view_of(report: Report) -> View {
+        View::from_report(report, 1)
+    }
+
+    /// The tree's rows say what the report says of each session: its runs, latest outcome,
+    /// findings by severity, and the place choosing it shows.
+    #[test]
+    fn tree_rows_carry_each_sessions_facts() {
+        let report = sample_report();
+        let mut view = view_of(report.clone());
+        let page = view.tree_page(0, 10_000);
+        assert_eq!(page.total as usize, report.sessions.len());
+        assert_eq!(page.rows.len(), report.sessions.len());
+        for row in &page.rows {
+            let s = report.sessions.iter().find(|s| s.id == row.id).unwrap();
+            assert_eq!(row.runs, Some(s.runs.len() as u32), "{}", s.id);
+            assert_eq!(row.outcome, s.runs.last().map(|r| r.outcome));
+            assert_eq!(row.any_error, s.runs.iter().any(|r| r.outcome == report::Outcome::Error));
+            assert_eq!((row.label.as_deref(), row.parent.as_deref()), (s.label.as_deref(), s.parent.as_deref()));
+            assert_eq!(row.reported_depth, s.depth);
+            let mine = report.diagnostics.iter().filter(|d| d.session.as_deref() == Some(&s.id));
+            let mut want = SeverityCounts::default();
+            mine.for_each(|d| want.add(d.severity));
+            assert_eq!(row.findings, want);
+            let first_turn = report.turns.iter().find(|t| t.session == s.id).and_then(|t| t.start.clone());
+            assert_eq!(row.place, s.runs.first().and_then(|r| r.start.clone()).or(first_turn), "{}", s.id);
+        }
+        // Collapsing a root hides its subtree; revealing a descendant opens it again.
+        let root = page.rows.iter().find(|r| r.depth == 0 && r.has_children).unwrap().id.clone();
+        let hidden = page.rows.iter().skip_while(|r| r.id != root).nth(1).unwrap().id.clone();
+        let spot = view.tree_set_open(&root, Some(false));
+        assert!(spot.total < page.total);
+        assert!(view.tree_page(0, 10_000).rows.iter().all(|r| r.id != hidden));
+        assert!(view.tree_page(0, 10_000).rows.iter().any(|r| r.id == root && r.collapsed));
+        let spot = view.tree_reveal(&hidden);
+        assert_eq!(spot.total, page.total);
+        assert_eq!(view.tree_page(spot.index.unwrap(), 1).rows[0].id, hidden);
+        assert_eq!(view.tree_reveal("no-such-session").index, None);
+    }
+
+    #[test]
+    fn a_session_lists_its_runs_and_a_place_its_findings() {
+        let report = sample_report();
+        let view = view_of(report.clone());
+        let worker = view.session("worker-7").expect("the sample's reused child id");
+        let s = report.sessions.iter().find(|s| s.id == "worker-7").unwrap();
+        assert_eq!(worker.runs, s.runs);
+        assert_eq!(worker.runs.len(), 2);
+        assert!(view.session("nobody").is_none());
+        for d in &report.diagnostics {
+            let here: Vec<Diagnostic> = report.diagnostics.iter().filter(|x| x.at == d.at).cloned().collect();
+            assert_eq!(view.findings_at(&d.at), here);
+        }
+        assert!(view.findings_at(&Place { file: "nowhere".into(), line: 1 }).is_empty());
+        let summary = view.summary();
+        assert_eq!(summary.sessions as usize, report.sessions.len());
+        assert_eq!(summary.findings.total() as usize, report.diagnostics.len());
+        assert_eq!((summary.waits as usize, summary.replies as usize), (report.waits.len(), report.replies.len()));
+        assert_eq!(summary.inputs, report.inputs);
+    }
+
+    /// A view stops being made as soon as it is told to, at any stage, and is made whole when it
+    /// is not.
+    #[test]
+    fn making_a_view_stops_when_told_to_at_every_stage() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = crate::sample::write_to(dir.path()).unwrap();
+        let analysis = crate::analyze(&[folder], &mut ());
+        let asked = std::cell::Cell::new(0u32);
+        let whole = View::of_analysis(&analysis, 7, &|| {
+            asked.set(asked.get() + 1);
+            true
+        })
+        .expect("made when never stopped");
+        assert_eq!(whole.summary(), View::from_report(analysis.report(), 7).summary());
+        // Told to stop at the n-th time it asks, for every n up to the number of times it asks.
+        let n = asked.get();
+        assert!(n >= 7, "it asks between the stages and items: {n}");
+        for stop_at in 1..=n {
+            let k = std::cell::Cell::new(0u32);
+            let view = View::of_analysis(&analysis, 7, &|| {
+                k.set(k.get() + 1);
+                k.get() < stop_at
+            });
+            assert!(view.is_none(), "stopped at ask {stop_at} of {n}");
+            assert_eq!(k.get(), stop_at, "and asks no more after it was told to stop");
+        }
+    }
+
+    /// A view of an analysis keeps no reply texts: it reads a page's back from the files, and
+    /// they are the report's, for every format and for a compressed file.
+    #[test]
+    fn the_replies_read_back_are_the_reports() {
+        let dir = tempfile::tempdir().unwrap();
+        let two = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/conformance/cases/dsh-rpc-two-level/input/run.jsonl");
+        let zst = dir.path().join("run.jsonl.zst");
+        std::fs::write(&zst, zstd::encode_all(&std::fs::read(&two).unwrap()[..], 3).unwrap()).unwrap();
+        let sample = crate::sample::write_to(dir.path()).unwrap();
+        let cases = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/conformance/cases");
+        for input in [sample, zst, cases.join("copilot-events-saved/input"), cases.join("dsh-session-folder/input")] {
+            let analysis = crate::analyze(std::slice::from_ref(&input), &mut ());
+            let report = analysis.report();
+            let view = View::of_analysis(&analysis, 1, &|| true).unwrap();
+            assert!(view.store.replies.iter().all(|r| r.text == NONE), "{input:?}: no reply's text is kept");
+            let read: Vec<report::Reply> = view.replies(0, 10_000).groups.into_iter().flat_map(|g| g.replies).collect();
+            let kept: Vec<report::Reply> = View::from_report(report.clone(), 1)
+                .replies(0, 10_000)
+                .groups
+                .into_iter()
+                .flat_map(|g| g.replies)
+                .collect();
+            assert!(!read.is_empty(), "{input:?}");
+            assert_eq!(read, kept, "{input:?}");
+            // A page in the middle reads only its own.
+            let page: Vec<report::Reply> = view.replies(1, 2).groups.into_iter().flat_map(|g| g.replies).collect();
+            assert_eq!(page[..], kept[1..3.min(kept.len())], "{input:?}");
+        }
+    }
+}

@@ -1,0 +1,618 @@
+//! The report kept for a viewer, in compact tables: every id, label and code stored once (an
+//! interner), a place as two numbers (the input's index and the line), texts in one buffer.
+//!
+//! The owned `Report` of a 1 GiB Copilot log repeats its file's name in each of its millions of
+//! places and takes several times the engine's own memory; these tables hold the same facts in
+//! a fraction of it, and give back the report's own types (`Wait`, `Reply`, `Diagnostic`, `Run`)
+//! one item at a time, for a page. They are filled from report items, one at a time, so that the
+//! whole owned report never needs to exist (see `View::build`).
+
+use crate::intern::{HashMap, Interner, Sym};
+use crate::report::{self, Diagnostic, NaiveWait, Outcome, Place, Reply, Run, Severity, Wait, WaitOutcome};
+
+/// No index: an absent place, id or text.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// A place: the input's index in `Store::files` and the 1-based line. `file == NONE` is none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct At {
+    pub file: u32,
+    pub line: u32,
+}
+
+impl At {
+    pub const NONE: At = At { file: NONE, line: 0 };
+
+    pub fn is_some(self) -> bool {
+        self.file != NONE
+    }
+
+    pub fn get(self) -> Option<At> {
+        self.is_some().then_some(self)
+    }
+}
+
+/// Texts one after another in one buffer, each named by its index.
+#[derive(Debug, Default)]
+pub(crate) struct Texts {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl Texts {
+    pub fn push(&mut self, s: &str) -> u32 {
+        self.text.push_str(s);
+        self.ends.push(self.text.len());
+        (self.ends.len() - 1) as u32
+    }
+
+    pub fn get(&self, i: u32) -> &str {
+        let i = i as usize;
+        match self.ends.get(i) {
+            Some(&end) => &self.text[if i == 0 { 0 } else { self.ends[i - 1] }..end],
+            None => "",
+        }
+    }
+
+    fn shrink(&mut self) {
+        self.text.shrink_to_fit();
+        self.ends.shrink_to_fit();
+    }
+}
+
+/// A turn id as the report gives it: a number (dsh), a string (Copilot's `turnId`), or null.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum TurnKey {
+    Num(f64),
+    Text(Sym),
+    Null,
+}
+
+pub(crate) struct SessionRow {
+    pub id: Sym,
+    pub parent: u32,
+    pub root: u32,
+    pub depth: u32,
+    pub label: u32,
+    pub events: u64,
+    pub inferred_parent: bool,
+    /// The session's own tokens and its subtree's, in `usages` (`NONE`: the log has none).
+    pub usage: u32,
+    pub subtree_usage: u32,
+}
+
+pub(crate) struct RunRow {
+    pub parent: u32,
+    pub start: At,
+    pub end: At,
+    pub outcome: Outcome,
+    pub link: report::Link,
+    pub start_time: f64,
+    pub end_time: f64,
+    /// What the parent received (its text in `texts`, `NONE` when the log does not show it).
+    pub received: u32,
+    pub received_at: At,
+}
+
+pub(crate) struct TurnRow {
+    pub session: Sym,
+    pub turn: TurnKey,
+    pub start: At,
+    pub end: At,
+    pub start_time: f64,
+    pub end_time: f64,
+}
+
+pub(crate) struct StepRow {
+    pub step: u32,
+    pub start: At,
+    pub end: At,
+    pub start_time: f64,
+    pub end_time: f64,
+}
+
+pub(crate) struct ReplyRow {
+    pub session: Sym,
+    pub root: bool,
+    pub turn: TurnKey,
+    pub run: u32,
+    /// The text (in `texts`), or `NONE` when it is read back from the file (`reply_offsets`).
+    pub text: u32,
+    pub at: At,
+}
+
+/// A naive reading's optional-nullable place or text: absent, present but null, or a value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Maybe<T> {
+    Absent,
+    Null,
+    Is(T),
+}
+
+impl<T: Copy> Maybe<T> {
+    fn of(v: Option<Option<T>>) -> Self {
+        match v {
+            None => Maybe::Absent,
+            Some(None) => Maybe::Null,
+            Some(Some(t)) => Maybe::Is(t),
+        }
+    }
+
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Option<Option<U>> {
+        match self {
+            Maybe::Absent => None,
+            Maybe::Null => Some(None),
+            Maybe::Is(t) => Some(Some(f(t))),
+        }
+    }
+}
+
+pub(crate) struct WaitRow {
+    pub root: Sym,
+    pub start: At,
+    pub end: At,
+    pub outcome: WaitOutcome,
+    pub reply: u32,
+    pub finish_reason: u32,
+    pub notifications: Option<u64>,
+    pub events: Option<u64>,
+    pub naive_end: Maybe<At>,
+    pub naive_outcome: Option<WaitOutcome>,
+    pub naive_reply: Maybe<u32>,
+    pub naive_notifications: Option<u64>,
+}
+
+pub(crate) struct DiagRow {
+    pub code: Sym,
+    pub severity: Severity,
+    pub at: At,
+    pub session: u32,
+    pub message: u32,
+    pub time: f64,
+}
+
+/// Every section of a report, compact. Sessions keep the report's order (roots each followed by
+/// their subtree); their runs and the turns' steps are ranges of one list each (`*_start`, one
+/// entry more than the items).
+#[derive(Default)]
+pub(crate) struct Store {
+    pub inputs: Vec<report::Input>,
+    /// The input files' names (what places name), by index.
+    pub files: Vec<String>,
+    file_index: HashMap<String, u32>,
+    /// The file of the last place kept: places come in runs of one file.
+    last_file: u32,
+    /// Session ids and every other id that names a session (parents, roots, waits' roots).
+    pub ids: Interner,
+    /// Labels, codes, reasons, turn ids: short strings that repeat.
+    pub words: Interner,
+    pub texts: Texts,
+    pub sessions: Vec<SessionRow>,
+    pub run_start: Vec<u32>,
+    pub runs: Vec<RunRow>,
+    pub turns: Vec<TurnRow>,
+    pub step_start: Vec<u32>,
+    pub steps: Vec<StepRow>,
+    pub replies: Vec<ReplyRow>,
+    pub waits: Vec<WaitRow>,
+    pub diagnostics: Vec<DiagRow>,
+    /// Token counts of sessions and subtrees (`SessionRow::usage` and `subtree_usage` index them).
+    pub usages: Vec<report::Usage>,
+    /// The report's summary of tokens by model, with the price table's source.
+    pub usage_summary: Option<report::UsageSummary>,
+    /// A session's index in `sessions` by its id's symbol (the first, when an id repeats).
+    session_of: HashMap<Sym, u32>,
+    /// Where the inputs are, by file index, when reply texts are read back from them.
+    pub paths: Vec<Option<std::path::PathBuf>>,
+    /// Each input's format, by file index, which reads a reply's text from its line.
+    pub formats: Vec<Option<&'static crate::formats::FormatInfo>>,
+    /// Per reply, when reply texts are read back: the byte offset of its line (`u64::MAX` for a
+    /// reply whose text is kept).
+    pub reply_offsets: Vec<u64>,
+}
+
+fn time(t: Option<f64>) -> f64 {
+    t.unwrap_or(f64::NAN)
+}
+
+fn some_time(t: f64) -> Option<f64> {
+    (!t.is_nan()).then_some(t)
+}
+
+impl Store {
+    pub fn new(inputs: Vec<report::Input>) -> Self {
+        let mut store = Store { run_start: vec![0], step_start: vec![0], ..Store::default() };
+        for input in &inputs {
+            store.file(&input.file);
+        }
+        store.inputs = inputs;
+        store
+    }
+
+    fn file(&mut self, name: &str) -> u32 {
+        if self.files.get(self.last_file as usize).is_some_and(|f| f == name) {
+            return self.last_file;
+        }
+        if let Some(&i) = self.file_index.get(name) {
+            self.last_file = i;
+            return i;
+        }
+        let i = self.files.len() as u32;
+        self.files.push(name.to_owned());
+        self.file_index.insert(name.to_owned(), i);
+        self.last_file = i;
+        i
+    }
+
+    fn at(&mut self, p: Option<&Place>) -> At {
+        match p {
+            Some(p) => At { file: self.file(&p.file), line: u32::try_from(p.line).unwrap_or(u32::MAX) },
+            None => At::NONE,
+        }
+    }
+
+    fn id(&mut self, s: Option<&str>) -> u32 {
+        s.map_or(NONE, |s| self.ids.intern(s).0)
+    }
+
+    fn word(&mut self, s: Option<&str>) -> u32 {
+        s.map_or(NONE, |s| self.words.intern(s).0)
+    }
+
+    fn turn_key(&mut self, v: &serde_json::Value) -> TurnKey {
+        match v {
+            serde_json::Value::Number(n) => TurnKey::Num(n.as_f64().unwrap_or(0.0)),
+            serde_json::Value::String(s) => TurnKey::Text(self.words.intern(s)),
+            _ => TurnKey::Null,
+        }
+    }
+
+    pub fn add_session(&mut self, s: report::Session) {
+        let id = self.ids.intern(&s.id);
+        let index = self.sessions.len() as u32;
+        self.session_of.entry(id).or_insert(index);
+        let row = SessionRow {
+            id,
+            parent: self.id(s.parent.as_deref()),
+            root: self.id(s.root.as_deref()),
+            depth: s.depth.unwrap_or(NONE),
+            label: self.word(s.label.as_deref()),
+            events: s.events,
+            inferred_parent: s.inferred_parent,
+            usage: self.usage(s.usage),
+            subtree_usage: self.usage(s.subtree_usage),
+        };
+        self.sessions.push(row);
+        for r in s.runs {
+            let (received, received_at) = match &r.received {
+                Some(got) => (self.texts.push(&got.text), self.at(Some(&got.at))),
+                None => (NONE, self.at(None)),
+            };
+            let run = RunRow {
+                parent: self.id(r.parent.as_deref()),
+                start: self.at(r.start.as_ref()),
+                end: self.at(r.end.as_ref()),
+                outcome: r.outcome,
+                link: r.link,
+                start_time: time(r.start_time),
+                end_time: time(r.end_time),
+                received,
+                received_at,
+            };
+            self.runs.push(run);
+        }
+        self.run_start.push(self.runs.len() as u32);
+    }
+
+    /// A count of tokens kept, by its index in `usages`.
+    fn usage(&mut self, u: Option<report::Usage>) -> u32 {
+        match u {
+            Some(u) => {
+                self.usages.push(u);
+                (self.usages.len() - 1) as u32
+            }
+            None => NONE,
+        }
+    }
+
+    /// A count of tokens kept (`NONE`: none).
+    pub fn usage_of(&self, i: u32) -> Option<report::Usage> {
+        self.usages.get(i as usize).cloned()
+    }
+
+    pub fn add_turn(&mut self, t: report::Turn) {
+        let row = TurnRow {
+            session: self.ids.intern(&t.session),
+            turn: self.turn_key(&t.turn),
+            start: self.at(t.start.as_ref()),
+            end: self.at(t.end.as_ref()),
+            start_time: time(t.start_time),
+            end_time: time(t.end_time),
+        };
+        self.turns.push(row);
+        for s in t.step_spans {
+            let step = StepRow {
+                step: s.step,
+                start: self.at(Some(&s.start)),
+                end: self.at(s.end.as_ref()),
+                start_time: time(s.start_time),
+                end_time: time(s.end_time),
+            };
+            self.steps.push(step);
+        }
+        self.step_start.push(self.steps.len() as u32);
+    }
+
+    /// A reply; with `offset` (of its line in its file), its text is not kept but read back.
+    pub fn add_reply(&mut self, r: report::Reply, offset: Option<u64>) {
+        let at = self.at(Some(&r.at));
+        let text = match offset {
+            Some(o) if self.paths.get(at.file as usize).is_some_and(Option::is_some) => {
+                self.reply_offsets.resize(self.replies.len(), u64::MAX);
+                self.reply_offsets.push(o);
+                NONE
+            }
+            _ => self.texts.push(&r.text),
+        };
+        let row = ReplyRow {
+            session: self.ids.intern(&r.session),
+            root: r.root,
+            turn: self.turn_key(&r.turn),
+            run: r.run.unwrap_or(NONE),
+            text,
+            at,
+        };
+        self.replies.push(row);
+    }
+
+    /// The inputs' paths, by their names, so that reply texts can be read back from them.
+    pub fn set_paths(&mut self, paths: impl IntoIterator<Item = super::TextSource>) {
+        for (name, path, format) in paths {
+            let f = self.file(&name) as usize;
+            if self.paths.len() <= f {
+                self.paths.resize(f + 1, None);
+                self.formats.resize(f + 1, None);
+            }
+            self.paths[f] = Some(path);
+            self.formats[f] = format;
+        }
+    }
+
+    pub fn add_wait(&mut self, w: report::Wait) {
+        let naive_end = match &w.naive.end {
+            None => Maybe::Absent,
+            Some(None) => Maybe::Null,
+            Some(Some(p)) => Maybe::Is(self.at(Some(p))),
+        };
+        let naive_reply = Maybe::of(w.naive.reply.as_ref().map(|r| r.as_deref().map(|t| self.texts.push(t))));
+        let row = WaitRow {
+            root: self.ids.intern(&w.root),
+            start: self.at(w.start.as_ref()),
+            end: self.at(w.end.as_ref()),
+            outcome: w.outcome,
+            reply: w.reply.as_deref().map_or(NONE, |t| self.texts.push(t)),
+            finish_reason: self.word(w.finish_reason.as_deref()),
+            notifications: w.notifications,
+            events: w.events,
+            naive_end,
+            naive_outcome: w.naive.outcome,
+            naive_reply,
+            naive_notifications: w.naive.notifications,
+        };
+        self.waits.push(row);
+    }
+
+    pub fn add_diagnostic(&mut self, d: report::Diagnostic) {
+        let row = DiagRow {
+            code: self.words.intern(&d.code),
+            severity: d.severity,
+            at: self.at(Some(&d.at)),
+            session: self.id(d.session.as_deref()),
+            message: self.texts.push(&d.message),
+            time: time(d.time),
+        };
+        self.diagnostics.push(row);
+    }
+
+    /// Gives back what the lists reserved beyond their items: they grow no more.
+    pub fn finish(&mut self) {
+        self.texts.shrink();
+        self.sessions.shrink_to_fit();
+        self.runs.shrink_to_fit();
+        self.turns.shrink_to_fit();
+        self.steps.shrink_to_fit();
+        self.replies.shrink_to_fit();
+        self.reply_offsets.shrink_to_fit();
+        self.waits.shrink_to_fit();
+        self.diagnostics.shrink_to_fit();
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Reading back
+
+    pub fn name(&self, s: u32) -> Option<&str> {
+        (s != NONE).then(|| self.ids.name(Sym(s)))
+    }
+
+    pub fn word_of(&self, s: u32) -> Option<&str> {
+        (s != NONE).then(|| self.words.name(Sym(s)))
+    }
+
+    /// The session named `id`, by its index in report order.
+    pub fn session(&self, id: &str) -> Option<u32> {
+        self.session_of_sym(self.ids.get(id)?)
+    }
+
+    pub fn session_of_sym(&self, s: Sym) -> Option<u32> {
+        self.session_of.get(&s).copied()
+    }
+
+    pub fn runs_of(&self, session: u32) -> &[RunRow] {
+        let i = session as usize;
+        &self.runs[self.run_start[i] as usize..self.run_start[i + 1] as usize]
+    }
+
+    pub fn steps_of(&self, turn: u32) -> &[StepRow] {
+        let i = turn as usize;
+        &self.steps[self.step_start[i] as usize..self.step_start[i + 1] as usize]
+    }
+
+    pub fn place(&self, a: At) -> Option<Place> {
+        let file = self.files.get(a.get()?.file as usize)?;
+        Some(Place { file: file.clone(), line: u64::from(a.line) })
+    }
+
+    /// The file index of a place as the report names it.
+    pub fn at_of(&self, p: &Place) -> Option<At> {
+        Some(At { file: *self.file_index.get(&p.file)?, line: u32::try_from(p.line).ok()? })
+    }
+
+    pub fn turn_value(&self, t: TurnKey) -> serde_json::Value {
+        match t {
+            TurnKey::Num(n) if n.fract() == 0.0 && n.abs() < 9e15 => (n as i64).into(),
+            TurnKey::Num(n) => serde_json::Number::from_f64(n).map_or(serde_json::Value::Null, Into::into),
+            TurnKey::Text(s) => self.words.name(s).into(),
+            TurnKey::Null => serde_json::Value::Null,
+        }
+    }
+
+    pub fn run(&self, r: &RunRow) -> Run {
+        Run {
+            parent: self.name(r.parent).map(str::to_owned),
+            start: self.place(r.start),
+            end: self.place(r.end),
+            outcome: r.outcome,
+            link: r.link,
+            start_time: some_time(r.start_time),
+            end_time: some_time(r.end_time),
+            received: (r.received != NONE)
+                .then(|| {
+                    Some(report::Received {
+                        text: self.texts.get(r.received).to_owned(),
+                        at: self.place(r.received_at)?,
+                    })
+                })
+                .flatten(),
+        }
+    }
+
+    /// Replies `list` (indices), their texts read back from the files where they are not kept
+    /// (one pass a file); in the order given.
+    pub fn replies_of(&self, list: &[u32]) -> Vec<Reply> {
+        let mut texts: HashMap<u32, String> = HashMap::default();
+        let mut wanted: Vec<(u32, u64, u32)> = list
+            .iter()
+            .filter_map(|&i| {
+                let r = self.replies.get(i as usize)?;
+                (r.text == NONE).then(|| Some((r.at.file, *self.reply_offsets.get(i as usize)?, i))).flatten()
+            })
+            .collect();
+        wanted.sort_unstable();
+        for group in wanted.chunk_by(|a, b| a.0 == b.0) {
+            let Some(Some(path)) = self.paths.get(group[0].0 as usize) else { continue };
+            let format = self.formats.get(group[0].0 as usize).copied().flatten();
+            let pieces: Vec<(u64, crate::reader::Piece)> =
+                group.iter().map(|w| (w.1, crate::reader::Piece::Line)).collect();
+            // A file that cannot be read again gives empty texts, as the report's read back does.
+            let _ = crate::reader::each_piece_at(path, &pieces, |k, bytes| {
+                let text = bytes.zip(format).map(|(b, f)| f.reader.reply_text(b));
+                texts.insert(group[k].2, text.unwrap_or_default());
+            });
+        }
+        list.iter()
+            .filter_map(|&i| {
+                let r = self.replies.get(i as usize)?;
+                let text = if r.text == NONE {
+                    texts.remove(&i).unwrap_or_default()
+                } else {
+                    self.texts.get(r.text).to_owned()
+                };
+                Some(Reply {
+                    session: self.ids.name(r.session).to_owned(),
+                    root: r.root,
+                    turn: self.turn_value(r.turn),
+                    run: (r.run != NONE).then_some(r.run),
+                    text,
+                    at: self.place(r.at)?,
+                })
+            })
+            .collect()
+    }
+
+    pub fn wait(&self, i: u32) -> Option<Wait> {
+        let w = self.waits.get(i as usize)?;
+        let text = |t: u32| (t != NONE).then(|| self.texts.get(t).to_owned());
+        Some(Wait {
+            root: self.ids.name(w.root).to_owned(),
+            start: self.place(w.start),
+            end: self.place(w.end),
+            outcome: w.outcome,
+            reply: text(w.reply),
+            finish_reason: self.word_of(w.finish_reason).map(str::to_owned),
+            notifications: w.notifications,
+            events: w.events,
+            naive: NaiveWait {
+                end: w.naive_end.map(|a| self.place(a)).map(Option::flatten),
+                outcome: w.naive_outcome,
+                reply: w.naive_reply.map(|t| self.texts.get(t).to_owned()),
+                notifications: w.naive_notifications,
+            },
+        })
+    }
+
+    pub fn diagnostic(&self, i: u32) -> Option<Diagnostic> {
+        let d = self.diagnostics.get(i as usize)?;
+        Some(Diagnostic {
+            code: self.words.name(d.code).to_owned(),
+            severity: d.severity,
+            at: self.place(d.at)?,
+            session: self.name(d.session).map(str::to_owned),
+            message: self.texts.get(d.message).to_owned(),
+            time: some_time(d.time),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_report_read_back_from_the_tables_is_the_report() {
+        let report = crate::view::tests::sample_report();
+        let mut store = Store::new(report.inputs.clone());
+        for s in report.sessions.clone() {
+            store.add_session(s);
+        }
+        for t in report.turns.clone() {
+            store.add_turn(t);
+        }
+        for r in report.replies.clone() {
+            store.add_reply(r, None);
+        }
+        for w in report.waits.clone() {
+            store.add_wait(w);
+        }
+        for d in report.diagnostics.clone() {
+            store.add_diagnostic(d);
+        }
+        store.finish();
+        let replies: Vec<Reply> = store.replies_of(&(0..store.replies.len() as u32).collect::<Vec<_>>());
+        let waits: Vec<Wait> = (0..store.waits.len() as u32).filter_map(|i| store.wait(i)).collect();
+        let diagnostics: Vec<Diagnostic> =
+            (0..store.diagnostics.len() as u32).filter_map(|i| store.diagnostic(i)).collect();
+        assert_eq!(replies, report.replies);
+        assert_eq!(waits, report.waits);
+        assert_eq!(diagnostics, report.diagnostics);
+        for (i, s) in report.sessions.iter().enumerate() {
+            let runs: Vec<Run> = store.runs_of(i as u32).iter().map(|r| store.run(r)).collect();
+            assert_eq!(runs, s.runs, "{}", s.id);
+            assert_eq!(store.session(&s.id).map(|i| store.sessions[i as usize].events), Some(s.events));
+        }
+        assert_eq!(store.turns.len(), report.turns.len());
+        for (i, t) in report.turns.iter().enumerate() {
+            assert_eq!(store.turn_value(store.turns[i].turn), t.turn);
+            assert_eq!(store.steps_of(i as u32).len(), t.step_spans.len());
+        }
+    }
+}

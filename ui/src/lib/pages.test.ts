@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import { RowCache, type RowPage } from "./pages";
+
+/** A list of `n` rows (row i is i) answered after the test releases each ask. */
+function source(n: number, revision = 1) {
+  const asked: Array<[number, number]> = [];
+  const pending: Array<() => void> = [];
+  const fetch = (offset: number, limit: number) => {
+    asked.push([offset, limit]);
+    return new Promise<RowPage<number>>((resolve) => {
+      pending.push(() => {
+        const rows = Array.from({ length: Math.max(0, Math.min(limit, n - offset)) }, (_, k) => offset + k);
+        resolve({ total: n, offset, revision, rows });
+      });
+    });
+  };
+  /** Answers every ask, and the asks those answers lead to, until none is left. */
+  const release = async () => {
+    do {
+      while (pending.length) pending.shift()!();
+      await new Promise((r) => setTimeout(r, 0));
+    } while (pending.length);
+  };
+  return { fetch, asked, release, grow: (m: number) => (n = m) };
+}
+
+describe("RowCache", () => {
+  it("asks for the first block to learn the length, then for the blocks around the window", async () => {
+    const s = source(1000);
+    let changes = 0;
+    const cache = new RowCache(s.fetch, () => changes++, 100, 2000);
+    void cache.ensure(0, 30);
+    await s.release();
+    expect(s.asked).toEqual([[0, 100], [100, 100]]);
+    expect(cache.total).toBe(1000);
+    expect([cache.get(0), cache.get(29), cache.get(150), cache.get(250)]).toEqual([0, 29, 150, undefined]);
+    expect(changes).toBeGreaterThan(0);
+    // A window further down asks only for what it lacks, once, however often it is asked.
+    void cache.ensure(420, 460);
+    void cache.ensure(420, 460);
+    await s.release();
+    expect(s.asked.slice(2)).toEqual([[300, 100], [400, 100], [500, 100]]);
+  });
+
+  it("waits for a block already asked for before it says the rows are in", async () => {
+    const s = source(1000);
+    const cache = new RowCache(s.fetch, () => {}, 100, 2000);
+    void cache.ensure(0, 10);
+    let done = false;
+    const second = cache.ensure(4, 5).then(() => (done = true));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(done).toBe(false);
+    await s.release();
+    await second;
+    expect(cache.get(4)).toBe(4);
+    expect(s.asked.filter(([o]) => o === 0)).toHaveLength(1);
+  });
+
+  it("holds a bounded number of rows, dropping the blocks farthest from the window", async () => {
+    const s = source(100_000);
+    const cache = new RowCache(s.fetch, () => {}, 100, 500);
+    for (let first = 0; first < 50_000; first += 7_000) {
+      void cache.ensure(first, first + 40);
+      await s.release();
+      expect(cache.get(first)).toBe(first);
+      expect(cache.held).toBeLessThanOrEqual(500);
+    }
+  });
+
+  it("drops answers that come after a reset and learns a new length", async () => {
+    const s = source(300);
+    const cache = new RowCache(s.fetch, () => {}, 100, 2000);
+    void cache.ensure(0, 10);
+    cache.reset(50);
+    await s.release();
+    expect(cache.get(0)).toBeUndefined();
+    expect(cache.total).toBe(50);
+    s.grow(120);
+    void cache.ensure(0, 10);
+    await s.release();
+    // The answer says 120: the window's neighbour block is asked for then.
+    expect(cache.total).toBe(120);
+    expect(cache.get(110)).toBe(110);
+  });
+});

@@ -1,0 +1,113 @@
+// Rows of a long list that stays on the Rust side (the tree, the findings), held here only for the
+// window on screen and a bounded margin around it: rows are asked for in blocks, a block at most
+// once at a time, and the blocks farthest from the window are dropped once more than `capacity`
+// rows are held. Pure: the views tell it which rows they show and redraw when it says rows came.
+
+/** What a page of rows answers: the rows from `offset`, of `total`, as of `revision`. */
+export interface RowPage<T> {
+  total: number;
+  offset: number;
+  revision: number;
+  rows: T[];
+}
+
+export type FetchRows<T> = (offset: number, limit: number) => Promise<RowPage<T>>;
+
+export class RowCache<T> {
+  /** Rows in all, as the last answer said (or as told). */
+  total: number;
+  /** The revision of the rows held. */
+  revision = -1;
+  private blocks = new Map<number, T[]>();
+  /** The blocks asked for and not answered yet. */
+  private asking = new Map<number, Promise<void>>();
+  /** Moves on at each reset: answers to an older generation are dropped. */
+  private generation = 0;
+  private last: [number, number] = [0, 0];
+
+  constructor(
+    private readonly fetch: FetchRows<T>,
+    /** Called when rows arrived (or the total changed): redraw. */
+    public onchange: () => void = () => {},
+    readonly block = 100,
+    readonly capacity = 2000,
+    total = 0,
+  ) {
+    this.total = total;
+  }
+
+  /** The row at `index`, when it is held. */
+  get(index: number): T | undefined {
+    return this.blocks.get(Math.floor(index / this.block))?.[index % this.block];
+  }
+
+  /** How many rows are held (for tests: bounded by `capacity` plus the window). */
+  get held(): number {
+    let n = 0;
+    for (const b of this.blocks.values()) n += b.length;
+    return n;
+  }
+
+  /**
+   * Asks for the blocks of rows `first..last` (and a block either side) that are not held or
+   * asked for yet. Resolves when the answers for those blocks are in (those asked for before too).
+   */
+  async ensure(first: number, last: number): Promise<void> {
+    this.last = [first, last];
+    const from = Math.max(0, Math.floor(first / this.block) - 1);
+    const to = Math.floor(Math.max(first, last - 1) / this.block) + 1;
+    const waits: Promise<void>[] = [];
+    for (let b = from; b <= to; b++) {
+      if (b * this.block >= this.total && !(b === 0 && this.total === 0 && this.revision < 0)) continue;
+      if (this.blocks.has(b)) continue;
+      const asked = this.asking.get(b);
+      if (asked) waits.push(asked);
+      else {
+        const ask = this.ask(b);
+        this.asking.set(b, ask);
+        waits.push(ask);
+      }
+    }
+    await Promise.all(waits);
+  }
+
+  private async ask(b: number): Promise<void> {
+    const mine = this.generation;
+    try {
+      const page = await this.fetch(b * this.block, this.block);
+      if (mine !== this.generation) return;
+      this.blocks.set(b, page.rows);
+      this.revision = page.revision;
+      const grew = page.total !== this.total;
+      this.total = page.total;
+      this.evict();
+      this.onchange();
+      // The total changed under the window: the window may need other blocks now.
+      if (grew) void this.ensure(...this.last);
+    } finally {
+      if (mine === this.generation) this.asking.delete(b);
+    }
+  }
+
+  /** Drops the blocks farthest from the last window asked for, beyond `capacity` rows. */
+  private evict(): void {
+    const max = Math.ceil(this.capacity / this.block);
+    if (this.blocks.size <= max) return;
+    const centre = (this.last[0] + this.last[1]) / 2 / this.block;
+    const far = [...this.blocks.keys()].sort((a, b) => Math.abs(b - centre) - Math.abs(a - centre));
+    for (const b of far.slice(0, this.blocks.size - max)) this.blocks.delete(b);
+  }
+
+  /**
+   * Forgets every row (the list changed: another revision, filter, or collapse state); with
+   * `total`, that is the new length. Answers still on their way are dropped.
+   */
+  reset(total = this.total): void {
+    this.generation++;
+    this.blocks.clear();
+    this.asking.clear();
+    this.total = total;
+    this.revision = -1;
+    this.onchange();
+  }
+}
