@@ -112,6 +112,19 @@ export async function launch() {
 }
 
 /** "p50 … ms  p95 … ms  max … ms  (n=…)" of a list of durations, for the UI benches. */
+/** Waits until `check(await read())` holds (the page answers asynchronously: a loaded machine is
+ * slow to), then returns the value; fails with `message` after `ms`. */
+export async function eventually(read, check, message, ms = 15000) {
+  const until = Date.now() + ms;
+  let value = await read();
+  while (!check(value)) {
+    if (Date.now() > until) throw new Error(`${message} (last: ${JSON.stringify(value)})`);
+    await new Promise((r) => setTimeout(r, 50));
+    value = await read();
+  }
+  return value;
+}
+
 export function stats(xs) {
   const s = [...xs].sort((a, b) => a - b);
   const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];

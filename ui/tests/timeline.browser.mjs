@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
-import { browserTest, mockIpc, UI } from "./browser.mjs";
+import { browserTest, eventually, mockIpc, UI } from "./browser.mjs";
 
 const AXIS = 26;
 const GUTTER = 190;
@@ -62,7 +62,7 @@ function tallReport(n) {
     sessions.push({ id: `r${i}`, parent: null, root: `r${i}`, depth: 0, label: null, events: 2, runs: [] });
     sessions.push({
       id: `r${i}c`, parent: `r${i}`, root: `r${i}`, depth: 1, label: `child of r${i}`, events: 2,
-      runs: [{ parent: `r${i}`, start: { file, line: a + 1 }, end: { file, line: a + 2 }, outcome: "ok" }],
+      runs: [{ parent: `r${i}`, start: { file, line: a + 1 }, end: { file, line: a + 2 }, outcome: "ok", link: "start-edge" }],
     });
     turns.push({ session: `r${i}`, turn: 1, start: { file, line: a }, end: { file, line: a + 3 }, reason: "completed", steps: 0 });
   }
@@ -277,13 +277,13 @@ await browserTest("timeline browser test", async ({ ui, newPage }) => {
   await mockIpc(timed, { report: clocked });
   await timed.goto(ui.url);
   await timed.getByTestId("tab-timeline").click();
-  assert.equal(await timed.getByTestId("timeline-axis").textContent(), "time");
+  await eventually(() => timed.getByTestId("timeline-axis").textContent(), (t) => t === "time", "a clocked log gets the time axis");
   const tc = timed.getByTestId("timeline-canvas");
   await timed.waitForFunction(() => document.querySelector("[data-testid=timeline-canvas]")?.dataset.viewEnd !== undefined);
   const tv = await tc.evaluate((c) => [Number(c.dataset.viewStart), Number(c.dataset.viewEnd)]);
   assert.ok(tv[0] >= 1.7e12 && tv[1] > tv[0], `time window in epoch ms: ${tv}`);
   await timed.getByTestId("timeline-axis-switch").click();
-  assert.equal(await timed.getByTestId("timeline-axis").textContent(), "wire order");
+  await eventually(() => timed.getByTestId("timeline-axis").textContent(), (t) => t === "wire order", "wire order on request");
   await timed.waitForFunction(() => Number(document.querySelector("[data-testid=timeline-canvas]")?.dataset.viewEnd) < 1e6);
   await timed.close();
   console.log("ok: a clocked log gets the time axis, and wire order on request");
@@ -303,6 +303,8 @@ await browserTest("timeline browser test", async ({ ui, newPage }) => {
     return { lane, scrollY, ok: lane * LANE >= scrollY && (lane + 1) * LANE <= scrollY + rows };
   };
   // Selected while the Findings tab shows; the timeline opens on that lane.
+  // Once the tree has its rows (its height is the whole tree's), scrolled to its end.
+  await big.locator('.node[data-session="r0"]').waitFor();
   await big.locator('[role="tree"]').evaluate((el) => (el.scrollTop = el.scrollHeight));
   await big.locator('.node[data-session="r195c"]').click();
   await big.getByTestId("tab-timeline").click();

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { browserTest, mockIpc, UI } from "./browser.mjs";
+import { browserTest, eventually, mockIpc, UI } from "./browser.mjs";
 
 const SHOTS = resolve(UI, "../docs/screenshots");
 const SAMPLE = resolve(UI, "../tests/conformance/cases/builtin-sample/input");
@@ -172,9 +172,9 @@ await browserTest("views browser test", async ({ ui, newPage }) => {
   const warnings = () => page.locator(".findings .sev.warning").count();
   assert.ok((await warnings()) > 0, "the sample has warnings");
   await page.locator(".sev-switch.warning").click();
-  assert.equal(await warnings(), 0, "switching warnings off hides them");
+  await eventually(warnings, (n) => n === 0, "switching warnings off hides them");
   await page.locator(".sev-switch.warning").click();
-  assert.ok((await warnings()) > 0, "and switching them on shows them again");
+  await eventually(warnings, (n) => n > 0, "and switching them on shows them again");
   await page.locator('.node[data-session="planner"]').click();
   await page.keyboard.press("/");
   await page.waitForFunction(() => document.activeElement?.getAttribute("aria-label") === "Search the log");
