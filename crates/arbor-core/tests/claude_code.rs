@@ -203,7 +203,7 @@ mod semantics {
             json!([{"type": "tool_use", "id": "t", "name": "Bash", "input": {}}]),
         ));
         let p = write(dir.path(), "s1.jsonl", &text);
-        let (_, r) = analyze(&[p.clone()]);
+        let (_, r) = analyze(std::slice::from_ref(&p));
         let reply = &r.replies[0];
         assert_eq!((reply.text.as_str(), reply.at.line), ("Hello \"you\".", 3));
         assert_eq!(r.turns[0].steps, 1);
@@ -313,7 +313,7 @@ mod hostile {
             ("[1,2,3]\n", "malformed-line@1"),
         ] {
             write(&folder, "s1/subagents/agent-x1.meta.json", text);
-            let (a, r) = analyze(&[folder.clone()]);
+            let (a, r) = analyze(std::slice::from_ref(&folder));
             assert_every_line_counted(&a);
             let sidecar = r.inputs.iter().find(|i| i.file.ends_with(".meta.json")).unwrap();
             assert_eq!((sidecar.format.as_str(), sidecar.bad_lines), ("claude-code", 1), "{text:?}");

@@ -264,6 +264,8 @@ impl ClaudeFile {
         cx.usage.add(sym, p.turn, model.as_deref(), p.usage);
     }
 
+    // A line's place comes as the driver gives it (`at`, `offset`) beside the record made of it.
+    #[allow(clippy::too_many_arguments)]
     fn user(&mut self, cx: &mut Ctx, i: usize, l: &Line, role: Role, at: Loc, offset: u64, rec: u32) {
         let content = l.message.0.as_ref().map(|m| &m.content);
         match role {

@@ -341,19 +341,13 @@ pub fn is_spawn_tool(name: &str) -> bool {
 /// strings read in order: `h = h·B + byte`, wrapping. Two texts that differ only in whitespace
 /// hash alike in the loose form. It decides only `subagent-reply-differs` (info) and prompt
 /// equality, so a 64-bit polynomial hash is enough; nothing is ever decoded into memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct TextHash {
     pub h: u64,
     pub len: u64,
 }
 
 const BASE: u64 = 0x100_0000_01b3;
-
-impl Default for TextHash {
-    fn default() -> Self {
-        TextHash { h: 0, len: 0 }
-    }
-}
 
 impl TextHash {
     /// The hash of this text followed by `next`'s.

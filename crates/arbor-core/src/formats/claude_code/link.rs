@@ -70,7 +70,7 @@ impl State {
         let keys = [n.tool_use_id.map(|t| format!("t:{t}")), n.task_id.map(|t| format!("a:{t}"))];
         for key in keys.into_iter().flatten() {
             match self.notices.get(key.as_str()) {
-                Some(old) if !(old.copy && !copy) => {}
+                Some(old) if !old.copy || copy => {}
                 _ => {
                     self.notices.insert(key.into(), rec.clone());
                 }

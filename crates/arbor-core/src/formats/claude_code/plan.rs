@@ -157,7 +157,9 @@ fn parents_first(plan: &mut Plan) {
 /// original, which ends before its resumption, must be read before it. Files whose first lines
 /// are not Claude Code lines keep their places.
 fn originals_first(plan: &mut Plan) {
-    let mut by_dir: HashMap<String, Vec<(usize, (String, String))>> = HashMap::default();
+    /// A session file's place in the plan, and what orders it among its folder's.
+    type Placed = (usize, (String, String));
+    let mut by_dir: HashMap<String, Vec<Placed>> = HashMap::default();
     for (i, f) in plan.files.iter().enumerate() {
         let d = &f.input.display;
         let name = name_of(d);
