@@ -653,7 +653,8 @@ fn read_file(
 ) -> bool {
     let How { threads, keep, claimed } = how;
     let base_bytes = progress.bytes_read;
-    let stream = match reader::open_unbuffered(&input.path) {
+    // One open tells the file's size and whether it is zstd, and reads it.
+    let reader::Opened { stream, zstd, len } = match reader::open_stream(&input.path) {
         Ok(r) => r,
         Err(e) => {
             cx.findings.add(
@@ -668,7 +669,7 @@ fn read_file(
     // A small file is read and parsed here: a reader thread and parse workers cost more to
     // start and stop (about 0.3 ms of CPU a file) than they save on it, and a folder of a
     // thousand small rollouts paid that a thousand times.
-    let small = !reader::is_zstd(&input.path) && std::fs::metadata(&input.path).is_ok_and(|m| m.len() <= SMALL_FILE);
+    let small = !zstd && len <= SMALL_FILE;
     let threads = if small { Threads::Caller } else { threads };
     let (rx, recycle, inline) = match threads {
         Threads::PerCore => {
@@ -680,7 +681,6 @@ fn read_file(
             let (_, rx) = std::sync::mpsc::sync_channel(0);
             // A block a little larger than the file holds all of it (reads ask for whole pages):
             // the usual megabyte was a megabyte to zero for each file of a few kilobytes.
-            let len = std::fs::metadata(&input.path).map_or(1 << 20, |m| m.len());
             let target = usize::try_from(len).unwrap_or(usize::MAX).min(1 << 20) + 3 * 4096;
             let blocks = reader::LineBlocks::with_sizes(stream, target, 1 << 16, reader::MAX_LINE);
             (rx, recycle, Some((blocks, recycled)))
