@@ -93,9 +93,8 @@ await browserTest("timeline browser test", async ({ ui, newPage }) => {
   // HiDPI: the backing store is devicePixelRatio times the CSS size.
   const v0 = await view();
   assert.equal(v0.width, v0.cssWidth * 2, "canvas scaled by devicePixelRatio");
-  const axis = await page.getByTestId("timeline-axis").textContent();
+  const axis = await eventually(() => page.getByTestId("timeline-axis").textContent(), (t) => t === "wire order (no clock)", "a log without a clock is drawn in wire order");
   console.log(`axis: ${axis}`);
-  assert.equal(axis, "wire order (no clock)");
 
   /**
    * Columns of a lane's row, right of the labels, with ink (pixels away from the background, which
@@ -197,27 +196,27 @@ await browserTest("timeline browser test", async ({ ui, newPage }) => {
   const x = xs[Math.floor(xs.length / 2)];
   await page.mouse.move(box.x + x, box.y + AXIS + lane * LANE + 24);
   await frame();
-  const hover = await page.getByTestId("timeline-hover").textContent();
+  const hover = await eventually(() => page.getByTestId("timeline-hover").textContent(), (t) => /turn/.test(t ?? ""), "the status line names what is under the pointer");
   assert.match(hover, /^planner · turn 1 · delegation\.jsonl:\d+$/, `status line names the turn: ${hover}`);
   await page.mouse.click(box.x + x, box.y + AXIS + lane * LANE + 24);
   await frame();
-  const selected = await page.evaluate(() => document.querySelector(".node.selected")?.getAttribute("data-session"));
-  assert.equal(selected, "planner", "clicking the span selects its session in the tree");
+  await eventually(() => page.evaluate(() => document.querySelector(".node.selected")?.getAttribute("data-session")), (s) => s === "planner", "clicking the span selects its session in the tree");
   // ... and the turn's start record in the inspector (a click on the empty lane selects no place).
   const turnStart = report.turns.find((t) => t.session === "planner").start;
-  assert.equal(await page.getByTestId("inspector-place").textContent(), `${turnStart.file}:${turnStart.line}`);
+  await eventually(() => page.getByTestId("inspector-place").textContent(), (t) => t === `${turnStart.file}:${turnStart.line}`, "the turn's start in the inspector");
   console.log("ok: click on a span selected planner in the tree");
 
   // The selected lane is highlighted: its label background differs from an unselected one's.
   const shade = (l) =>
     canvas.evaluate((c, y) => Array.from(c.getContext("2d").getImageData(40, Math.round(y * 2), 1, 1).data), AXIS + l * LANE + 3);
-  assert.notDeepEqual(await shade(lane), await shade(lane === 0 ? 1 : 0), "selected lane highlighted");
+  const differ = async (a, b) => JSON.stringify(await shade(a)) !== JSON.stringify(await shade(b));
+  await eventually(() => differ(lane, lane === 0 ? 1 : 0), (d) => d, "selected lane highlighted");
 
   // Selection from the tree: clicking another session there moves the highlight here.
   await page.locator('.node[data-session="fact-checker"]').click();
   await frame();
   const other = report.sessions.findIndex((s) => s.id === "fact-checker");
-  assert.notDeepEqual(await shade(other), await shade(lane), "highlight follows the tree's selection");
+  await eventually(() => differ(other, lane), (d) => d, "highlight follows the tree's selection");
   console.log("ok: selection from the tree highlights the lane");
 
   // Opening the tab after a selection elsewhere shows the selected lane (checked on a tall report below).
