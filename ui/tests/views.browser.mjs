@@ -69,10 +69,10 @@ await browserTest("views browser test", async ({ ui, newPage }) => {
   const next = JSON.parse(files[file].split("\n")[line]);
   const nextSession = next.params?.sessionId;
   if (nextSession) {
-    assert.equal(await page.locator(".node.selected").getAttribute("data-session"), nextSession, "the neighbour's session is selected");
+    await eventually(() => page.locator(".node.selected").getAttribute("data-session"), (s) => s === nextSession, "the neighbour's session is selected");
   }
   await page.getByTestId("records-before").getByTestId("neighbour").last().waitFor();
-  assert.ok((await page.getByTestId("records-before").getByTestId("neighbour").last().textContent()).includes(place), "the old place is now before");
+  await eventually(() => page.getByTestId("records-before").getByTestId("neighbour").last().textContent(), (t) => t.includes(place), "the old place is now before");
   console.log(`ok: a click on the next record selects ${file}:${line + 1}`);
 
   // Replies: the dsh-rpc root turn lists the notifications the naive reading drops, a page at a
@@ -94,7 +94,7 @@ await browserTest("views browser test", async ({ ui, newPage }) => {
   const pick = all[25];
   await dropped.nth(25).click();
   await page.waitForFunction((want) => document.querySelector("[data-testid=inspector-place]")?.textContent === want, `${pick.file}:${pick.line}`);
-  assert.equal(await page.locator(".node.selected").getAttribute("data-session"), pick.session, "a dropped line selects its session");
+  await eventually(() => page.locator(".node.selected").getAttribute("data-session"), (s) => s === pick.session, "a dropped line selects its session");
   const sdk = report.waits.find((w) => w.naive.end !== undefined && w.naive.end !== null);
   await page.getByTestId("naive-end").first().click();
   await page.waitForFunction((want) => document.querySelector("[data-testid=inspector-place]")?.textContent === want, `${sdk.naive.end.file}:${sdk.naive.end.line}`);
@@ -107,10 +107,10 @@ await browserTest("views browser test", async ({ ui, newPage }) => {
   await other.goto(ui.url);
   await other.getByTestId("tab-replies").click();
   const childReply = saved.diagnostics.find((d) => d.code === "child-reply-would-replace-root-reply").at;
-  assert.equal(await other.getByTestId("naive-reply").first().textContent(), `${childReply.file}:${childReply.line}`);
+  await eventually(() => other.getByTestId("naive-reply").first().textContent(), (t) => t === `${childReply.file}:${childReply.line}`, "the naive reply's line");
   await other.getByTestId("naive-reply").first().click();
   await other.waitForFunction((want) => document.querySelector("[data-testid=inspector-place]")?.textContent === want, `${childReply.file}:${childReply.line}`);
-  assert.ok((await other.getByTestId("raw-line").textContent()).includes("assistant.message"), "the child's message is in the inspector");
+  await eventually(() => other.getByTestId("raw-line").textContent(), (t) => t.includes("assistant.message"), "the child's message is in the inspector");
   await other.close();
   console.log(`ok: replies list ${all.length} dropped notifications of ${lead.root}'s turn a page at a time; lines select their place`);
 
@@ -127,8 +127,8 @@ await browserTest("views browser test", async ({ ui, newPage }) => {
   await page.keyboard.press("F5");
   await opens(4);
   assert.deepEqual(await calls("open_paths"), Array(4).fill({ paths: [LOGS] }), "each reload opens the same paths");
-  assert.equal(await page.locator(".node.selected").getAttribute("data-session"), "fact-checker", "the selection survives a reload");
-  assert.ok(await page.getByTestId("inspector-place").textContent(), "and its place stays in the inspector");
+  await eventually(() => page.locator(".node.selected").getAttribute("data-session"), (s) => s === "fact-checker", "the selection survives a reload");
+  await eventually(() => page.getByTestId("inspector-place").textContent(), (t) => !!t, "and its place stays in the inspector");
   console.log("ok: Reload, Ctrl+R and F5 reopen the same paths and keep the selected session");
 
   // Screenshots of each view in both themes.
@@ -153,7 +153,7 @@ await browserTest("views browser test", async ({ ui, newPage }) => {
     await frame();
     await page.locator(".pane.side").screenshot({ path: `${SHOTS}/search-${theme}.png` });
   }
-  assert.ok((await page.locator("[data-hit]").count()) === hits.length, "every search hit is listed");
+  await eventually(() => page.locator("[data-hit]").count(), (n) => n === hits.length, "every search hit is listed");
   assert.equal(await page.locator("[data-hit=record] mark").first().textContent(), QUERY, "the match is marked");
   console.log(`ok: screenshots in ${SHOTS}`);
 
@@ -162,9 +162,9 @@ await browserTest("views browser test", async ({ ui, newPage }) => {
   await page.getByRole("tab", { name: /Findings/ }).click();
   await page.locator('.node[data-session="planner"]').click();
   await page.keyboard.press("j");
-  assert.notEqual(await page.locator(".node.selected").getAttribute("data-session"), "planner", "j moves the selection down");
+  await eventually(() => page.locator(".node.selected").getAttribute("data-session"), (s) => s !== "planner", "j moves the selection down");
   await page.keyboard.press("k");
-  assert.equal(await page.locator(".node.selected").getAttribute("data-session"), "planner", "k moves it back up");
+  await eventually(() => page.locator(".node.selected").getAttribute("data-session"), (s) => s === "planner", "k moves it back up");
   await page.keyboard.press("Enter");
   await page.locator('.node[data-session="researcher"]').waitFor({ state: "detached" });
   await page.keyboard.press("Enter");
@@ -183,8 +183,7 @@ await browserTest("views browser test", async ({ ui, newPage }) => {
   // The inspector lists every run of the selected session with the parent it ran under.
   await page.getByRole("tab", { name: /Findings/ }).click();
   await page.locator('.node[data-session="worker-7"]').click();
-  const runs = await page.getByTestId("run").allTextContents();
-  assert.equal(runs.length, 2, "worker-7 has two runs");
+  const runs = await eventually(() => page.getByTestId("run").allTextContents(), (r) => r.length === 2, "worker-7 has two runs");
   assert.match(runs[0], /run 1 under\s*lead\s*ok/);
   assert.match(runs[1], /run 2 under\s*planner\s*error/);
   console.log("ok: the inspector lists worker-7's runs under lead (ok) and planner (error)");
@@ -197,15 +196,15 @@ await browserTest("views browser test", async ({ ui, newPage }) => {
   );
   assert.deepEqual(codeGroups, expected, "one group per severity and code, codes in order inside a severity");
   const listed = () => page.locator(".findings .item").evaluateAll((els) => els.map((e) => e.dataset.code));
-  const every = await listed();
+  const every = await eventually(listed, (l) => l.length === report.diagnostics.length, "every finding listed");
   await page.getByTestId("only-selected").click();
   const mine = report.diagnostics.filter((x) => x.session === "worker-7").map((x) => x.code).sort();
-  assert.deepEqual((await listed()).sort(), mine, "only worker-7's findings");
+  await eventually(async () => (await listed()).sort(), (l) => JSON.stringify(l) === JSON.stringify(mine), "only worker-7's findings");
   assert.ok(mine.length > 0 && mine.length < every.length);
   await page.locator('.node[data-session="lead"]').click();
   await page.getByText("No finding matches for lead.").waitFor();
   await page.getByTestId("only-selected").click();
-  assert.equal((await listed()).length, every.length, "switched off, every finding again");
+  await eventually(listed, (l) => l.length === every.length, "switched off, every finding again");
   console.log("ok: findings grouped by code; narrowed to the selected session and back");
 
   // A large log's replies come a page at a time (drawing them all froze the webview; they stay on
@@ -221,25 +220,24 @@ await browserTest("views browser test", async ({ ui, newPage }) => {
   await big.getByTestId("next-waits").waitFor();
   const counts = () => big.evaluate(() => [document.querySelectorAll(".replies .wait").length, document.querySelectorAll(".replies .reply").length]);
   const pagers = () => Promise.all(["waits", "replies"].map((w) => big.getByTestId(`pager-${w}`).evaluate((e) => e.firstChild.textContent.trim())));
-  assert.deepEqual(await counts(), [100, 100], "a page of each");
-  assert.deepEqual(await pagers(), ["waits 1–100 of 250", "replies 1–100 of 230"]);
+  await eventually(counts, (c) => c[0] === 100 && c[1] === 100, "a page of each");
+  await eventually(pagers, (p) => p[0] === "waits 1–100 of 250" && p[1] === "replies 1–100 of 230", "the pagers say where");
   assert.equal(await big.getByTestId("next-waits").textContent(), "Next 100");
   assert.ok(await big.getByTestId("prev-waits").isDisabled(), "nothing before the first page");
   await big.getByTestId("next-waits").click();
   await big.getByTestId("next-replies").click();
   await big.waitForFunction(() => document.querySelector("[data-testid=pager-replies]")?.textContent.includes("101–200"));
   await big.waitForFunction(() => document.querySelector("[data-testid=pager-waits]")?.textContent.includes("101–200"));
-  assert.deepEqual(await counts(), [100, 100]);
+  await eventually(counts, (c) => c[0] === 100 && c[1] === 100, "the second page of each");
   await big.getByTestId("next-waits").click();
   await big.getByTestId("next-replies").click();
   await big.waitForFunction(() => document.querySelectorAll(".replies .reply").length === 30 && document.querySelectorAll(".replies .wait").length === 50);
-  assert.deepEqual(await pagers(), ["waits 201–250 of 250", "replies 201–230 of 230"]);
+  await eventually(pagers, (p) => p[0] === "waits 201–250 of 250" && p[1] === "replies 201–230 of 230", "the last pages");
   assert.ok(await big.getByTestId("next-waits").isDisabled(), "nothing after the last page");
-  const last = await big.locator(".replies .reply pre").last().textContent();
-  assert.equal(last, "reply 229", "in report order");
+  await eventually(() => big.locator(".replies .reply pre").last().textContent(), (t) => t === "reply 229", "in report order");
   await big.getByTestId("prev-replies").click();
   await big.waitForFunction(() => document.querySelector("[data-testid=pager-replies]")?.textContent.includes("101–200"));
-  assert.equal(await big.locator(".replies .reply pre").first().textContent(), "reply 100");
+  await eventually(() => big.locator(".replies .reply pre").first().textContent(), (t) => t === "reply 100", "back a page");
   await big.close();
   console.log("ok: 250 waits and 230 replies shown 100 at a time, in order, forward and back");
 });
