@@ -183,7 +183,10 @@ impl View {
     /// `go_on` said to stop (it is asked every few thousand items and between stages).
     pub fn of_analysis(analysis: &Analysis, revision: u64, go_on: &dyn Fn() -> bool) -> Option<View> {
         let parts = ReportParts::new(analysis);
-        let store = std::thread::scope(|scope| {
+        // Which findings a followed log's snapshot made when it was finished, as they pass.
+        let provisional = std::cell::RefCell::new(Vec::new());
+        let mut diagnostic = 0u32;
+        let mut store = std::thread::scope(|scope| {
             // The replies' texts are read back (on threads of their own) while the sessions and
             // turns are kept: the first reply asked for reads them all.
             let warm = std::thread::Builder::new().name("arbor-view-texts".into()).spawn_scoped(scope, || {
@@ -195,7 +198,13 @@ impl View {
                 turns: parts.turns().map(Into::into),
                 replies: parts.replies().map(Into::into),
                 waits: parts.waits().map(Into::into),
-                diagnostics: parts.diagnostics().map(Into::into),
+                diagnostics: parts.diagnostics().map(|d| {
+                    if d.provisional {
+                        provisional.borrow_mut().push(diagnostic);
+                    }
+                    diagnostic += 1;
+                    d.into()
+                }),
                 usage: parts.usage(),
             };
             // The replies' texts are read back from the files a page at a time, not kept: a
@@ -212,7 +221,19 @@ impl View {
         // The parts (and the reply texts they read back) go before the tree and the timeline are
         // made: the two together were the peak of memory.
         drop(parts);
+        store.provisional = provisional.into_inner();
         View::of_store(store, revision, go_on)
+    }
+
+    /// Collapses the sessions that were collapsed in `before` (a view of the same log before it
+    /// grew), so that a followed log's tree keeps its shape; sessions are matched by id.
+    pub fn keep_collapsed(&mut self, before: &View) {
+        for node in before.tree.collapsed() {
+            let Some(row) = before.store.sessions.get(node as usize) else { continue };
+            if let Some(n) = self.node(before.store.ids.name(row.id)) {
+                self.tree.set_open(n, Some(false));
+            }
+        }
     }
 
     /// A view of a report given as its items, each dropped once kept; `None` when `go_on` said

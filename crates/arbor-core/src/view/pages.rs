@@ -27,9 +27,23 @@ pub struct FindingsFilter {
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum FindingRow {
-    Group { severity: Severity, count: u32 },
-    Code { severity: Severity, code: String, count: u32 },
-    Item { diagnostic: Diagnostic },
+    Group {
+        severity: Severity,
+        count: u32,
+    },
+    Code {
+        severity: Severity,
+        code: String,
+        count: u32,
+    },
+    Item {
+        diagnostic: Diagnostic,
+        /// Set (true) when the finding depends on the end of a log still followed (an open turn,
+        /// a truncated last line): it may go away as the log grows.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        provisional: Option<bool>,
+    },
 }
 
 /// Rows `offset..` of the `total` rows the filter leaves; `matched` findings in them; `counts`
@@ -133,7 +147,10 @@ impl Findings {
                 Row::Code(severity, code, count) => {
                     Some(FindingRow::Code { severity, code: store.words.name(code).to_owned(), count })
                 }
-                Row::Item(i) => store.diagnostic(i).map(|diagnostic| FindingRow::Item { diagnostic }),
+                Row::Item(i) => store.diagnostic(i).map(|diagnostic| FindingRow::Item {
+                    diagnostic,
+                    provisional: store.provisional.binary_search(&i).is_ok().then_some(true),
+                }),
             })
             .collect();
         FindingsPage {
