@@ -476,6 +476,51 @@ pub(crate) mod tests {
         crate::analyze_paths(&[dir]).unwrap()
     }
 
+    /// A followed log cut inside its grandchild's turn: the findings its end makes are marked
+    /// provisional in the findings page, the others are not, and a view of the longer log keeps
+    /// the sessions collapsed in the one before.
+    #[test]
+    fn a_followed_logs_view_marks_provisional_findings_and_keeps_what_was_collapsed() {
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../tests/conformance/cases/dsh-rpc-two-level/input/run.jsonl"),
+        )
+        .unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.jsonl");
+        std::fs::write(&path, lines[..12].join("\n") + "\n").unwrap();
+        let mut live = crate::live::Live::open(std::slice::from_ref(&path), &mut ());
+        let snapshot = live.snapshot();
+        let mut before = View::of_analysis(&snapshot, 1, &|| true).unwrap();
+        let all = FindingsFilter { text: String::new(), hidden: vec![], session: None };
+        let flags = |v: &mut View| -> Vec<bool> {
+            v.findings(&all, 0, 500)
+                .rows
+                .into_iter()
+                .filter_map(|r| match r {
+                    FindingRow::Item { provisional, .. } => Some(provisional == Some(true)),
+                    _ => None,
+                })
+                .collect()
+        };
+        let marked = flags(&mut before);
+        assert!(marked.iter().any(|p| *p), "the open turns at the end are provisional: {marked:?}");
+        let first = snapshot.provisional.unwrap();
+        assert_eq!(marked.iter().filter(|p| **p).count(), snapshot.cx.findings.list.len() - first);
+        // A one-shot analysis marks nothing.
+        let once = crate::analyze(std::slice::from_ref(&path), &mut ());
+        assert!(flags(&mut View::of_analysis(&once, 1, &|| true).unwrap()).iter().all(|p| !p));
+
+        before.tree_set_open("kid", Some(false));
+        std::fs::write(&path, text.as_bytes()).unwrap();
+        live.update(&mut ());
+        let mut after = View::of_analysis(&live.snapshot(), 2, &|| true).unwrap();
+        after.keep_collapsed(&before);
+        let rows: Vec<(String, bool)> = after.tree_page(0, 10).rows.into_iter().map(|r| (r.id, r.collapsed)).collect();
+        assert_eq!(rows, [("root".to_owned(), false), ("kid".to_owned(), true)], "grand hides under kid");
+    }
+
     pub fn view_of(report: Report) -> View {
         View::from_report(report, 1)
     }

@@ -346,7 +346,7 @@ mod tests {
             .map(|r| match r {
                 FindingRow::Group { severity, count } => format!("{severity:?} {count}"),
                 FindingRow::Code { code, count, .. } => format!("  {code} {count}"),
-                FindingRow::Item { diagnostic } => format!("    {}:{}", diagnostic.at.file, diagnostic.at.line),
+                FindingRow::Item { diagnostic, .. } => format!("    {}:{}", diagnostic.at.file, diagnostic.at.line),
             })
             .collect()
     }
@@ -382,13 +382,13 @@ mod tests {
         let warn = view.findings(&filter("", &[Severity::Error, Severity::Info], None), 0, 1000);
         assert!(warn.rows.iter().all(|r| match r {
             FindingRow::Group { severity, .. } | FindingRow::Code { severity, .. } => *severity == Severity::Warning,
-            FindingRow::Item { diagnostic } => diagnostic.severity == Severity::Warning,
+            FindingRow::Item { diagnostic, .. } => diagnostic.severity == Severity::Warning,
         }));
         let first = &report.diagnostics[0];
         let code_and_line = format!("{} {}:{}", first.code.to_uppercase(), first.at.file, first.at.line);
         let one = view.findings(&filter(&code_and_line, &[], None), 0, 10);
         assert!(one.matched >= 1, "{code_and_line}");
-        assert!(one.rows.iter().any(|r| matches!(r, FindingRow::Item { diagnostic } if diagnostic == first)));
+        assert!(one.rows.iter().any(|r| matches!(r, FindingRow::Item { diagnostic, .. } if diagnostic == first)));
         let none = view.findings(&filter("no such words anywhere", &[], None), 0, 10);
         assert_eq!((none.total, none.matched), (0, 0));
         assert_eq!(none.counts.total(), n, "the counts are the whole log's");
