@@ -71,6 +71,17 @@ try {
   session = await Session.start(wdBase, APP, [path], dir);
   await waitFor("the log followed", async () => (await session.text()).includes("following ·"), 60_000);
   await sleep(1000);
+  // IDLE_UNFOLLOWED=1: the idle CPU of the same window with Follow off, to compare.
+  if (process.env.IDLE_UNFOLLOWED) {
+    await session.click('[data-testid="follow"]');
+    await waitFor("Follow off", async () => !(await session.text()).includes("following ·"), 10_000);
+    const pid = appPid();
+    await sleep(2000);
+    const c0 = cpuOfTree(pid);
+    await sleep(10_000);
+    console.log(`idle CPU, Follow off (app and webview, 10 s): ${(((cpuOfTree(pid) - c0) / 10) * 100).toFixed(2)} % of a core`);
+    process.exit(0);
+  }
   // Appending: every 10 ms, the lines due by then (RATE a second), each batch stamped.
   const writes = [];
   let bytes = statSync(path).size;

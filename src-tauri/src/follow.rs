@@ -5,8 +5,9 @@
 //! load's own channel, in a `changed` message that says what grew and the new counts.
 //!
 //! There is at most one rebuild in flight: the thread rebuilds, then looks again, and everything
-//! written meanwhile is read in that next look; rebuilds are also spaced by at least the time the
-//! last one took, so that a log written without pause leaves the CPU to the page. It owns no
+//! written meanwhile is read in that next look; rebuilds also start at most every twice the time
+//! the last one took, so that a log written without pause leaves at least half the CPU to the
+//! page (which draws one change at a time itself: `ui/src/lib/follow.svelte.ts`). It owns no
 //! reading of its own (that is the engine's) and decides nothing about what is shown.
 
 use std::path::PathBuf;
@@ -26,8 +27,10 @@ use crate::engine::{self, Summary};
 /// A log is followed by default when one of its files was written this recently.
 pub const RECENT: Duration = Duration::from_secs(10 * 60);
 
-/// The least time between two rebuilds (a log written continuously is redrawn about this often).
-const MIN_SPACING: Duration = Duration::from_millis(50);
+/// The least time between the starts of two rebuilds (a log written continuously is redrawn
+/// about this often); a rebuild that took longer spaces the next one by twice its time, so that
+/// the following thread takes at most half a core from the page.
+const MIN_SPACING: Duration = Duration::from_millis(40);
 
 /// How often the thread looks whether it was stopped while nothing is written.
 const LOOK: Duration = Duration::from_millis(250);
@@ -142,7 +145,8 @@ fn run(mut follower: Follower, shared: Shared, stop: &AtomicBool) {
             None => follower.next(LOOK, &mut ()),
         };
         let Some(mut change) = change else { continue };
-        // Rebuilds are spaced: what is written while waiting is read in the same look.
+        // Rebuilds are spaced (from the start of the last one): what is written while waiting is
+        // read in the same look.
         if let Some(wait) = last.map(|t| spacing.saturating_sub(t.elapsed())).filter(|w| !w.is_zero()) {
             std::thread::sleep(wait);
             merge(&mut change, follower.update(&mut ()));
@@ -178,8 +182,12 @@ fn run(mut follower: Follower, shared: Shared, stop: &AtomicBool) {
             summary,
         };
         let _ = shared.channel.send(LoadEvent::Changed { revision, sessions, follow: Some(Box::new(followed)) });
-        spacing = began.elapsed().max(MIN_SPACING);
-        last = Some(Instant::now());
+        // ARBOR_FOLLOW_TRACE=1: each rebuild's time on stderr (bench/follow-latency).
+        if std::env::var_os("ARBOR_FOLLOW_TRACE").is_some_and(|v| !v.is_empty()) {
+            eprintln!("follow: revision {revision} rebuilt in {:?} ({read_to} bytes)", began.elapsed());
+        }
+        spacing = (began.elapsed() * 2).max(MIN_SPACING);
+        last = Some(began);
     }
 }
 

@@ -22,6 +22,26 @@ export interface Drawn {
   at: number;
 }
 
+/** How long a change is held back while the page draws the one before, at most. */
+const HOLD_MAX = 1000;
+
+/** Two changes as one: the later one's revision and counts, what grew in either. */
+function merged(a: RevisionChange | null, b: RevisionChange): RevisionChange {
+  if (!a) return b;
+  const union = (x: string[], y: string[]) => [...new Set([...x, ...y])];
+  return {
+    revision: b.revision,
+    followed: {
+      ...b.followed,
+      grown: union(a.followed.grown, b.followed.grown),
+      appeared: union(a.followed.appeared, b.followed.appeared),
+      bytes: a.followed.bytes + b.followed.bytes,
+      reread: b.followed.reread ?? a.followed.reread,
+      errors: [...a.followed.errors, ...b.followed.errors],
+    },
+  };
+}
+
 export class Live {
   /** Whether what is open is followed. */
   following = $state(false);
@@ -34,6 +54,45 @@ export class Live {
   private readTo = new Map<number, number>();
   /** The drawn revisions, for the benchmark (the last thousand). */
   readonly drawn: Drawn[] = [];
+  /** The change the page is drawing (sent to the views, the tree not drawn yet), since when. */
+  private drawing: { revision: number; since: number } | null = null;
+  /** A change that came meanwhile (later ones merged in), and what shows it. */
+  private held: RevisionChange | null = null;
+  private show: (f: Followed) => void = () => {};
+  private timer: ReturnType<typeof setTimeout> | null = null;
+
+  /**
+   * A `changed` message of the followed log came: `show` it (the app swaps the open summary, so
+   * every view asks again) now, or, while the page is still drawing the change before, hold it
+   * until the tree has drawn that one (at most HOLD_MAX), changes that come meanwhile merged in.
+   * The page draws one change at a time and never falls behind by more than one: when changes
+   * come faster than it draws, a view asked again before its answer came would ask forever.
+   */
+  receive(revision: number, followed: Followed, show: (f: Followed) => void, now = Date.now()): void {
+    this.show = show;
+    if (this.drawing && now - this.drawing.since < HOLD_MAX) {
+      this.held = merged(this.held, { revision, followed });
+      this.timer ??= setTimeout(() => this.release(Date.now()), HOLD_MAX);
+      return;
+    }
+    this.take({ revision, followed: merged(this.held, { revision, followed }).followed }, now);
+  }
+
+  private take(c: RevisionChange, now: number): void {
+    this.held = null;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    this.drawing = { revision: c.revision, since: now };
+    this.show(c.followed);
+    this.changed(c.revision, c.followed, now);
+  }
+
+  /** What was held goes to the page (its change before was drawn, or took too long). */
+  private release(now: number): void {
+    this.timer = null;
+    this.drawing = null;
+    if (this.held) this.take(this.held, now);
+  }
 
   /**
    * Calls `listener` on every change of the followed log, after the open log's revision moved on
@@ -48,6 +107,10 @@ export class Live {
   set(on: boolean): void {
     this.following = on;
     this.updatedAt = null;
+    this.drawing = null;
+    this.held = null;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
   }
 
   /** A `changed` message of the followed log arrived. */
@@ -62,12 +125,13 @@ export class Live {
 
   /** A view of the open log drew `revision` (the tree does, once its rows are on screen). */
   markDrawn(revision: number, now = Date.now()): void {
+    if (this.drawing && revision >= this.drawing.revision) this.release(now);
     const readTo = this.readTo.get(revision);
     if (readTo === undefined) return;
     this.readTo.delete(revision);
     this.drawn.push({ revision, readTo, at: now });
     if (this.drawn.length > 1000) this.drawn.splice(0, this.drawn.length - 1000);
-    document.documentElement.dataset.drawnRevision = String(revision);
+    if (typeof document !== "undefined") document.documentElement.dataset.drawnRevision = String(revision);
   }
 }
 
