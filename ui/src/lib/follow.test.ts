@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { followAtOpen, updatedAgo } from "./follow";
+import { followAtOpen, grownView, updatedAgo } from "./follow";
 
 const state = (recent: boolean) => ({ following: false, modified_ago: recent ? 5 : 9999, recent });
 
@@ -20,5 +20,13 @@ describe("follow", () => {
     expect(updatedAgo(10_000, null)).toBe("waiting for changes");
     expect(updatedAgo(10_000, 8_000)).toBe("updated 2 s ago");
     expect(updatedAgo(200_000, 20_000)).toBe("updated 3 min ago");
+  });
+
+  it("moves a timeline window's right edge with the log when it reached the end, and no other", () => {
+    const before = { min: 0, max: 100 };
+    const after = { min: 0, max: 150 };
+    expect(grownView({ start: 0, end: 100 }, before, after)).toEqual({ start: 0, end: 150 });
+    expect(grownView({ start: 60, end: 100 }, before, after)).toEqual({ start: 60, end: 150 });
+    expect(grownView({ start: 20, end: 40 }, before, after)).toEqual({ start: 20, end: 40 });
   });
 });

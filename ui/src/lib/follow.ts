@@ -22,3 +22,22 @@ export function updatedAgo(now: number, updatedAt: number | null): string {
   if (m < 60) return `updated ${m} min ago`;
   return `updated ${Math.round(m / 60)} h ago`;
 }
+
+/** A window of an axis: from `start` to `end`. */
+export interface Span {
+  start: number;
+  end: number;
+}
+
+/**
+ * Where a timeline's window goes when its domain grows (a followed log was written): a window
+ * that reached the old domain's end reaches the new one's (the right edge moves with the log),
+ * and one that started at the old start keeps the new start; a window zoomed into the middle
+ * stays where it is.
+ */
+export function grownView(view: Span, before: { min: number; max: number }, after: { min: number; max: number }): Span {
+  const eps = (before.max - before.min) * 1e-6;
+  const start = Math.abs(view.start - before.min) <= eps ? after.min : view.start;
+  const end = Math.abs(view.end - before.max) <= eps ? after.max : view.end;
+  return end > start ? { start, end } : { start: after.min, end: after.max };
+}
