@@ -231,6 +231,9 @@ const TESTS = [
       if (before.includes("root-2")) throw new Error(`root-2 is not written yet: ${before}`);
       await s.click('[data-session="kid-1"]');
       await s.screenshot("follow-before");
+      await s.click('select[aria-label="Theme"] option[value="dark"]');
+      await s.screenshot("follow-before-dark");
+      await s.click('select[aria-label="Theme"] option[value="system"]');
       // An agent appends: copies 2..12 of the run, a line every 5 ms, one line in two pieces.
       const lines = copies(2, 12);
       const { appendFileSync } = await import("node:fs");
@@ -255,6 +258,12 @@ const TESTS = [
       const drawn = await s.run("return document.documentElement.dataset.drawnRevision ?? null;");
       if (!drawn) throw new Error("no followed revision was drawn");
       await s.screenshot("follow-after");
+      // The same, dark, with the timeline open.
+      await s.click('select[aria-label="Theme"] option[value="dark"]');
+      await s.click('[data-testid="tab-timeline"]');
+      await waitFor("the timeline drawn", () => s.run("return document.querySelector('[data-testid=timeline-canvas]')?.dataset.ready === '1';"), 20_000);
+      await s.screenshot("follow-after-dark");
+      await s.click('select[aria-label="Theme"] option[value="system"]');
       // Follow off: what is written is not read.
       await s.click('[data-testid="follow"]');
       await waitFor("the indicator to go", async () => !(await s.text()).includes("following ·"), 5_000);
