@@ -34,6 +34,8 @@ fn main() {
         "timeline_window",
         "timeline_hit",
         "timeline_locate",
+        "follow_state",
+        "set_follow",
     ]);
     tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest))
         .expect("tauri-build failed (see tauri.conf.json and capabilities/)");

@@ -350,3 +350,76 @@ fn the_web_view_cannot_name_a_settings_file() {
         assert!(invoke(&window, cmd, body).is_err(), "{cmd} must be refused");
     }
 }
+
+/// Findings page rows that are findings: (code, provisional).
+fn finding_items(window: &WebviewWindow<MockRuntime>) -> Vec<(String, bool)> {
+    let filter = json!({"text": "", "hidden": [], "session": null});
+    let page = invoke(window, "findings_page", json!({"filter": filter, "offset": 0, "limit": 500})).unwrap();
+    page["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["kind"] == "item")
+        .map(|r| (r["diagnostic"]["code"].as_str().unwrap().to_owned(), r["provisional"] == json!(true)))
+        .collect()
+}
+
+/// Polls `probe` for up to ten seconds (the watcher's events come on its own thread).
+fn eventually(what: &str, mut probe: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !probe() {
+        assert!(std::time::Instant::now() < deadline, "{what} did not happen");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_followed_log_grows_in_the_open_view_until_follow_is_turned_off() {
+    use std::io::Write;
+    let (_app, window) = main_window(&[]);
+    let text = std::fs::read_to_string(case("dsh-rpc-two-level").join("run.jsonl")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.jsonl");
+    let append = |from: usize, to: usize| {
+        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&path).unwrap();
+        for l in &lines[from..to] {
+            writeln!(f, "{l}").unwrap();
+        }
+    };
+    append(0, 8);
+    let first = open(&window, std::slice::from_ref(&path));
+    assert_eq!(tree_ids(&window), ["root", "kid"]);
+    let state = invoke(&window, "follow_state", json!({})).expect("follow_state is allowed");
+    assert_eq!((state["following"].clone(), state["recent"].clone()), (json!(false), json!(true)), "{state}");
+    let state = invoke(&window, "set_follow", json!({"on": true})).expect("set_follow is allowed");
+    assert_eq!(state["following"], json!(true));
+
+    // The grandchild starts, its turn still open: it appears, and the end-dependent findings
+    // are provisional.
+    append(8, 12);
+    eventually("the grandchild appearing", || tree_ids(&window).contains(&"grand".to_owned()));
+    let summary = invoke(&window, "tree_rows", json!({"of": "open", "offset": 0, "limit": 10})).unwrap();
+    assert!(summary["revision"].as_u64() > first["revision"].as_u64(), "a new revision: {summary}");
+    let findings = finding_items(&window);
+    assert!(findings.iter().any(|(_, p)| *p), "some finding is provisional while followed: {findings:?}");
+
+    // The run ends: what depended on the open end goes.
+    append(12, lines.len());
+    eventually("the run's end being read", || finding_items(&window).iter().all(|(_, p)| !p));
+    assert_eq!(tree_ids(&window), ["root", "kid", "grand"]);
+
+    // Deleted while followed: what the engine says about it, and the app still answers.
+    std::fs::remove_file(&path).unwrap();
+    eventually("the deletion being read", || {
+        let filter = json!({"text": "", "hidden": [], "session": null});
+        let page = invoke(&window, "findings_page", json!({"filter": filter, "offset": 0, "limit": 500})).unwrap();
+        page.to_string().contains("went away") || page.to_string().contains("file-rewritten")
+    });
+
+    // Off: nothing more is read.
+    invoke(&window, "set_follow", json!({"on": false})).unwrap();
+    append(0, 8);
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    assert_eq!(invoke(&window, "follow_state", json!({})).unwrap()["following"], json!(false));
+}

@@ -4,6 +4,7 @@
 //! `ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-app --test app_ts_bindings` rewrites it.
 
 use arbor_app::commands::{CommandError, EngineInfo, LoadEvent, TreeOf};
+use arbor_app::follow::{FollowState, Followed};
 use arbor_app::places::FoundLog;
 use arbor_app::settings::{RecentEntry, SettingsView, Theme, ViewState};
 use ts_rs::{Config, TS};
@@ -22,6 +23,8 @@ fn bindings() -> String {
         EngineInfo::decl(&cfg),
         CommandError::decl(&cfg),
         LoadEvent::decl(&cfg),
+        Followed::decl(&cfg),
+        FollowState::decl(&cfg),
         TreeOf::decl(&cfg),
         FoundLog::decl(&cfg),
         RecentEntry::decl(&cfg),
@@ -29,7 +32,11 @@ fn bindings() -> String {
         ViewState::decl(&cfg),
         SettingsView::decl(&cfg),
     ];
-    ts_file::file_of(HEADER, "import type { FormatInfo, Progress } from \"./engine\";\n\n", &decls)
+    ts_file::file_of(
+        HEADER,
+        "import type { FormatInfo, Progress } from \"./engine\";\nimport type { Summary } from \"./view\";\n\n",
+        &decls,
+    )
 }
 
 #[test]

@@ -40,7 +40,7 @@ pub struct CommandError {
 }
 
 impl CommandError {
-    fn new(code: &'static str, message: impl Into<String>) -> Self {
+    pub(crate) fn new(code: &'static str, message: impl Into<String>) -> Self {
         Self { code, message: message.into() }
     }
 
@@ -70,6 +70,11 @@ pub enum LoadEvent {
         #[ts(type = "number")]
         revision: u64,
         sessions: u32,
+        /// Set when the open log grew while it was followed (`follow.rs`): the revision is then
+        /// the open log's, and every view asks for what it shows again.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        follow: Option<Box<crate::follow::Followed>>,
     },
 }
 
@@ -93,14 +98,20 @@ impl LaunchPaths {
     }
 }
 
-/// A log that is open: its analysis (the files it was read from, its records) and its view.
+/// A log that is open: its analysis (the files it was read from, its records) and its view, and
+/// the paths it was opened with (what Follow watches).
 pub struct Open {
-    analysis: Analysis,
+    pub(crate) analysis: Analysis,
     view: Mutex<View>,
+    pub(crate) paths: Vec<PathBuf>,
 }
 
 impl Open {
-    fn view(&self) -> MutexGuard<'_, View> {
+    pub(crate) fn new(analysis: Analysis, view: View, paths: Vec<PathBuf>) -> Open {
+        Open { analysis, view: Mutex::new(view), paths }
+    }
+
+    pub(crate) fn view(&self) -> MutexGuard<'_, View> {
         self.view.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
@@ -156,12 +167,16 @@ struct Paused {
 /// change of what the page may show (a tree that grew, a log opened) moves the revision on.
 #[derive(Default)]
 pub struct Opened {
-    open: Mutex<Option<Arc<Open>>>,
+    open: Arc<Mutex<Option<Arc<Open>>>>,
     reading: Mutex<Option<Arc<Reading>>>,
     generation: Arc<AtomicU64>,
     revision: Arc<AtomicU64>,
     search_generation: Arc<AtomicU64>,
     paused: Mutex<Option<Paused>>,
+    /// The channel the open log was loaded over: what Follow tells the page on.
+    channel: Mutex<Option<Channel<LoadEvent>>>,
+    /// The follow in progress, if any (dropping it stops it).
+    following: Mutex<Option<crate::follow::Following>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -206,7 +221,7 @@ impl Forward<'_> {
             self.untold = false;
             self.last_change = Some(Instant::now());
             let revision = self.revision.fetch_add(1, Ordering::SeqCst) + 1;
-            let _ = self.channel.send(LoadEvent::Changed { revision, sessions: self.sessions as u32 });
+            let _ = self.channel.send(LoadEvent::Changed { revision, sessions: self.sessions as u32, follow: None });
         }
     }
 }
@@ -242,6 +257,10 @@ async fn load_into(
     on_event: Channel<LoadEvent>,
 ) -> Result<Summary, CommandError> {
     let mine = opened.generation.fetch_add(1, Ordering::SeqCst) + 1;
+    // Another log opened: what was followed is followed no more.
+    *lock(&opened.following) = None;
+    let channel = on_event.clone();
+    let kept_paths = paths.clone();
     let reading = Arc::new(Reading::default());
     *lock(&opened.reading) = Some(reading.clone());
     let (generation, revision) = (opened.generation.clone(), opened.revision.clone());
@@ -265,7 +284,7 @@ async fn load_into(
             let wanted = || generation.load(Ordering::SeqCst) == mine;
             let rev = revision.fetch_add(1, Ordering::SeqCst) + 1;
             let view = engine::view_of(&analysis, rev, &wanted).ok_or(LoadFailure::Cancelled)?;
-            Ok::<_, LoadFailure>(Open { analysis, view: Mutex::new(view) })
+            Ok::<_, LoadFailure>(Open::new(analysis, view, kept_paths))
         })
     })
     .await
@@ -283,6 +302,7 @@ async fn load_into(
     }
     let summary = open.view().summary();
     *lock(&opened.open) = Some(Arc::new(open));
+    *lock(&opened.channel) = Some(channel);
     // A search of what was open before goes no further.
     opened.search_generation.fetch_add(1, Ordering::SeqCst);
     Ok(summary)
@@ -611,6 +631,53 @@ pub async fn timeline_locate(
     opened: State<'_, Opened>,
 ) -> Result<Located, CommandError> {
     with_view(&opened, move |v| v.timeline_locate(axis, session.as_deref(), place.as_ref())).await
+}
+
+/// Whether what is open is followed, and how recently it was written (Follow is on by default
+/// for a log written in the last minutes).
+#[tauri::command]
+pub fn follow_state(opened: State<'_, Opened>) -> Result<crate::follow::FollowState, CommandError> {
+    let open = opened.current()?;
+    let files: Vec<PathBuf> = open.analysis.files.iter().map(|f| f.path.clone()).collect();
+    let modified_ago = crate::follow::modified_ago(&files);
+    Ok(crate::follow::FollowState {
+        following: lock(&opened.following).is_some(),
+        modified_ago,
+        recent: modified_ago.is_some_and(|s| s <= crate::follow::RECENT.as_secs_f64()),
+    })
+}
+
+/// Follows what is open as it is written (`on: true`), or stops following it. While it is
+/// followed, `changed` messages with a `follow` part come over the channel it was loaded over.
+#[tauri::command]
+pub async fn set_follow(on: bool, opened: State<'_, Opened>) -> Result<crate::follow::FollowState, CommandError> {
+    *lock(&opened.following) = None;
+    if on {
+        let open = opened.current()?;
+        let channel = lock(&opened.channel).clone().ok_or_else(|| CommandError::new("not-open", "no log is open"))?;
+        let mine = opened.generation.load(Ordering::SeqCst);
+        let shared = crate::follow::Shared {
+            open: opened.open.clone(),
+            revision: opened.revision.clone(),
+            generation: opened.generation.clone(),
+            mine,
+            channel,
+        };
+        let paths = open.paths.clone();
+        let following = tauri::async_runtime::spawn_blocking(move || crate::follow::start(paths, shared))
+            .await
+            .map_err(CommandError::stopped)??;
+        // A load that began meanwhile wins (the follow is dropped, and stops).
+        if opened.generation.load(Ordering::SeqCst) == mine {
+            *lock(&opened.following) = Some(following);
+        }
+    }
+    follow_state(opened)
+}
+
+/// Stops following (the window is closing).
+pub fn stop_following(opened: &Opened) {
+    *lock(&opened.following) = None;
 }
 
 fn unsaved(e: std::io::Error) -> CommandError {

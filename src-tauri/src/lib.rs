@@ -5,6 +5,7 @@
 
 pub mod commands;
 pub mod engine;
+pub mod follow;
 pub mod places;
 pub mod settings;
 
@@ -56,7 +57,16 @@ pub fn app_builder<R: Runtime>(
             commands::view_state,
             commands::save_view_state,
             commands::naive_dropped,
+            commands::follow_state,
+            commands::set_follow,
         ])
+        // Closing the window stops following what it showed.
+        .on_window_event(|window, event| {
+            if let tauri::WindowEvent::Destroyed = event {
+                use tauri::Manager;
+                commands::stop_following(&window.state::<commands::Opened>());
+            }
+        })
 }
 
 /// Runs the app until its last window closes. `arbor-app PATH...` opens those paths; with none,

@@ -62,6 +62,10 @@ pub struct ViewState {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub tab: Option<String>,
+    /// Whether the log is followed as it is written (absent: on when it was written lately).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub follow: Option<bool>,
 }
 
 /// What the UI reads once at start.
@@ -132,7 +136,11 @@ impl Settings {
             .filter_map(|e| {
                 Some(StoredView {
                     key: strings(e.get("key")?)?,
-                    view: ViewState { session: text(e, "session"), tab: text(e, "tab") },
+                    view: ViewState {
+                        session: text(e, "session"),
+                        tab: text(e, "tab"),
+                        follow: e.get("follow").and_then(Value::as_bool),
+                    },
                     saved_at: e.get("savedAt").and_then(Value::as_u64).unwrap_or(0),
                 })
             })
@@ -321,7 +329,10 @@ mod tests {
         store.set_theme(Theme::Dark).unwrap();
         let key = vec!["b".to_string(), "c".to_string()];
         store
-            .save_view_state(key.clone(), ViewState { session: Some("kid".into()), tab: Some("replies".into()) })
+            .save_view_state(
+                key.clone(),
+                ViewState { session: Some("kid".into()), tab: Some("replies".into()), follow: Some(false) },
+            )
             .unwrap();
         drop(store);
 
@@ -331,6 +342,7 @@ mod tests {
         assert_eq!(view.recent.iter().map(|e| e.paths.clone()).collect::<Vec<_>>(), [vec!["b", "c"], vec!["a.jsonl"]]);
         assert_eq!(view.notice, None);
         assert_eq!(again.view_state(&key).unwrap().session.as_deref(), Some("kid"));
+        assert_eq!(again.view_state(&key).unwrap().follow, Some(false), "Follow is remembered per log");
         assert_eq!(again.view_state(&["a.jsonl".to_string()]), None);
     }
 
@@ -358,7 +370,11 @@ mod tests {
     fn view_state_is_kept_for_the_most_recent_logs_only() {
         let mut s = Settings::default();
         for i in 0..(VIEWS_LIMIT + 5) {
-            s.save_view(vec![format!("log{i}")], ViewState { session: Some(format!("s{i}")), tab: None }, i as u64);
+            s.save_view(
+                vec![format!("log{i}")],
+                ViewState { session: Some(format!("s{i}")), tab: None, follow: None },
+                i as u64,
+            );
         }
         assert_eq!(s.views.len(), VIEWS_LIMIT);
         assert_eq!(s.view(&["log0".into()]), None, "the oldest were dropped");
@@ -461,9 +477,16 @@ mod tests {
         store
             .save_view_state(
                 key.clone(),
-                ViewState { session: Some("s".repeat(TEXT_LIMIT + 1)), tab: Some("replies".into()) },
+                ViewState {
+                    session: Some("s".repeat(TEXT_LIMIT + 1)),
+                    tab: Some("replies".into()),
+                    follow: Some(true),
+                },
             )
             .unwrap();
-        assert_eq!(store.view_state(&key), Some(ViewState { session: None, tab: Some("replies".into()) }));
+        assert_eq!(
+            store.view_state(&key),
+            Some(ViewState { session: None, tab: Some("replies".into()), follow: Some(true) })
+        );
     }
 }

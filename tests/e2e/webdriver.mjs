@@ -48,6 +48,17 @@ function largeLog(name, lines) {
   return path;
 }
 
+/**
+ * The two-level case's copies `from..to` (fresh ids as in `largeLog`), as lines of a log: what an
+ * agent writing a run of many delegations appends.
+ */
+function copies(from, to) {
+  const base = readFileSync(caseInput("dsh-rpc-two-level", "run.jsonl"), "utf8").trimEnd().split("\n");
+  const out = [];
+  for (let k = from; k < to; k++) out.push(...base.map((l) => l.replace(/"(root|kid|grand)"/g, `"$1-${k}"`)));
+  return out;
+}
+
 const TESTS = [
   {
     name: "with no path the app opens the built-in sample and shows its delegation tree",
@@ -203,6 +214,63 @@ const TESTS = [
       await s.click('[data-testid="sample"]');
       await s.waitForText(["built-in sample", "delegation.jsonl"]);
       rmSync(join(OUT, "large.jsonl"), { force: true });
+    },
+  },
+  {
+    name: "a log being written is followed: new sessions appear in the tree as they are written",
+    // Written just now: Follow is on by default.
+    get args() {
+      const path = join(OUT, "follow.jsonl");
+      writeFileSync(path, copies(0, 2).join("\n") + "\n");
+      return [path];
+    },
+    async run(s) {
+      const path = join(OUT, "follow.jsonl");
+      await s.waitForText(["follow.jsonl", "dsh-rpc", "6 sessions", "following ·"]);
+      const before = await s.attributes("[data-session]", "data-session");
+      if (before.includes("root-2")) throw new Error(`root-2 is not written yet: ${before}`);
+      await s.click('[data-session="kid-1"]');
+      await s.screenshot("follow-before");
+      await s.click('select[aria-label="Theme"] option[value="dark"]');
+      await s.screenshot("follow-before-dark");
+      await s.click('select[aria-label="Theme"] option[value="system"]');
+      // An agent appends: copies 2..12 of the run, a line every 5 ms, one line in two pieces.
+      const lines = copies(2, 12);
+      const { appendFileSync } = await import("node:fs");
+      for (let i = 0; i < lines.length; i++) {
+        if (i === 7) {
+          appendFileSync(path, lines[i].slice(0, 20));
+          await sleep(30);
+          appendFileSync(path, lines[i].slice(20) + "\n");
+        } else appendFileSync(path, lines[i] + "\n");
+        await sleep(5);
+      }
+      // The summary counts every session written; the tree shows the new ones on screen.
+      await s.waitForText(["36 sessions", "following · updated"], 20_000);
+      await waitFor("the new sessions in the tree", async () => {
+        const ids = await s.attributes("[data-session]", "data-session");
+        return ids.includes("root-2") && ids.includes("grand-3") ? ids : null;
+      }, 10_000);
+      await waitFor("kid-1 still selected", async () => {
+        const selected = await s.attributes('[role="treeitem"][aria-selected="true"]', "data-session");
+        return selected.join() === "kid-1";
+      }, 5_000);
+      const drawn = await s.run("return document.documentElement.dataset.drawnRevision ?? null;");
+      if (!drawn) throw new Error("no followed revision was drawn");
+      await s.screenshot("follow-after");
+      // The same, dark, with the timeline open.
+      await s.click('select[aria-label="Theme"] option[value="dark"]');
+      await s.click('[data-testid="tab-timeline"]');
+      await waitFor("the timeline drawn", () => s.run("return document.querySelector('[data-testid=timeline-canvas]')?.dataset.ready === '1';"), 20_000);
+      await s.screenshot("follow-after-dark");
+      await s.click('select[aria-label="Theme"] option[value="system"]');
+      // Follow off: what is written is not read.
+      await s.click('[data-testid="follow"]');
+      await waitFor("the indicator to go", async () => !(await s.text()).includes("following ·"), 5_000);
+      appendFileSync(path, copies(12, 13).join("\n") + "\n");
+      await sleep(600);
+      if ((await s.attributes("[data-session]", "data-session")).includes("root-12")) throw new Error("read while Follow is off");
+      rmSync(path, { force: true });
     },
   },
   {

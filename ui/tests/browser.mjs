@@ -186,7 +186,7 @@ export async function mockIpc(page, { report, build, files, launch, hits, droppe
   const view = viewHost();
   // The page asks the view host through this binding; opening gives it the report first.
   await page.exposeBinding("__arborView", (_source, cmd, args) =>
-    cmd === "open" ? view.call(key, "open", { report: log }) : view.call(key, cmd, args),
+    cmd === "open" ? view.call(key, "open", { report: args?.report ?? log }) : view.call(key, cmd, args),
   );
   // A closed page's view goes (a bench opens several large ones).
   page.on("close", () => void view.call(key, "close", {}));
@@ -214,8 +214,21 @@ export async function mockIpc(page, { report, build, files, launch, hits, droppe
         if (answer.err) throw answer.err;
         return answer.ok;
       };
+      /** The channel the open log was loaded over (what Follow's `changed` messages come on). */
+      let loadChannel = null;
+      /**
+       * A followed log grew (for a test): `report` replaces the open one in the view host, under a
+       * new revision, and a `changed` message with a `follow` part goes on the load's channel.
+       */
+      window.__arborFollowGrow = async (report, grown = []) => {
+        const summary = await ask("open", { report });
+        const follow = { grown, appeared: [], bytes: 1, read_to: 1, reread: null, errors: [], summary };
+        send(loadChannel, { type: "changed", revision: summary.revision, sessions: summary.sessions, follow });
+        return summary.revision;
+      };
       /** Opening: the report goes to the view host; progress and the tree's first revision stream. */
       const open = async (args) => {
+        loadChannel = args.onEvent;
         const summary = await ask("open", {});
         const progress = { files_done: 0, files_total: 1, bytes_read: 0, bytes_total: 100, records: 0, sessions: 0, findings: 0 };
         send(args.onEvent, { type: "progress", ...progress });

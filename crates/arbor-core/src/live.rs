@@ -188,7 +188,16 @@ impl Live {
         for i in 0..self.files.len() {
             let path = self.files[i].path.clone();
             let (before, after) = (self.seen[i], seen(&path));
-            let Some(after) = after else { continue };
+            let Some(after) = after else {
+                // A file given by its own path that went away (one in a folder given is no longer
+                // listed, and was seen above): read again, so that the report says so.
+                if self.kept[i].is_some() && before.is_some() {
+                    let why = format!("`{}` went away", self.files[i].display);
+                    self.reread(why, true, &mut change, observer);
+                    return change;
+                }
+                continue;
+            };
             if before == Some(after) {
                 continue;
             }

@@ -139,6 +139,9 @@ pub struct DiagnosticRef<'a> {
     pub session: Option<&'a str>,
     pub message: &'a str,
     pub time: Option<f64>,
+    /// Made when a followed log's snapshot was finished (`Analysis::provisional`): it may change
+    /// as the log grows.
+    pub provisional: bool,
 }
 
 /// What the parts of one report share: the analysis, the reply texts read back from the files,
@@ -391,18 +394,21 @@ impl<'a> ReportParts<'a> {
     }
 
     pub fn diagnostics(&self) -> impl Iterator<Item = DiagnosticRef<'a>> + '_ {
-        let mut findings: Vec<&crate::finding::Finding> = self
+        let mut findings: Vec<(usize, &crate::finding::Finding)> = self
             .a
             .cx
             .findings
             .list
             .iter()
-            .filter(|f| {
+            .enumerate()
+            .filter(|(_, f)| {
                 !(f.code.is_boundary() && f.session.is_some_and(|s| self.a.superseded_by_durable(f.at.file, s)))
             })
             .collect();
-        findings.sort_by_key(|f| self.a.cx.place_key(f.at));
-        findings.into_iter().map(|f| DiagnosticRef {
+        findings.sort_by_key(|(_, f)| self.a.cx.place_key(f.at));
+        let provisional = self.a.provisional;
+        findings.into_iter().map(move |(i, f)| DiagnosticRef {
+            provisional: provisional.is_some_and(|p| i >= p),
             code: f.code.as_str(),
             severity: f.code.severity(),
             at: self.place(f.at),

@@ -3,7 +3,7 @@
 import { Channel, invoke } from "@tauri-apps/api/core";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open } from "@tauri-apps/plugin-dialog";
-import type { CommandError, EngineInfo, FoundLog, LoadEvent, RecentEntry, SettingsView, Theme, TreeOf, ViewState } from "./generated/app";
+import type { CommandError, EngineInfo, FollowState, FoundLog, LoadEvent, RecentEntry, SettingsView, Theme, TreeOf, ViewState } from "./generated/app";
 import type { RecordPage, RecordView } from "./generated/engine";
 import type {
   Axis,
@@ -30,7 +30,7 @@ import type { Diagnostic, Place } from "./report";
 // The IPC's types are generated from the Rust ones (ts-rs): the app's in generated/app.ts, the
 // engine's in generated/engine.ts, generated/report.ts and generated/view.ts (what the page asks
 // of the open log: it holds only what it draws, and asks for the rest a page or a window at a time).
-export type { EngineInfo, FoundLog, RecentEntry, SettingsView, Theme, TreeOf, ViewState } from "./generated/app";
+export type { EngineInfo, FollowState, Followed, FoundLog, RecentEntry, SettingsView, Theme, TreeOf, ViewState } from "./generated/app";
 export type { FormatInfo, RecordView } from "./generated/engine";
 export type * from "./generated/view";
 
@@ -82,6 +82,8 @@ interface Commands {
   view_state: { args: { key: string[] }; answer: ViewState | null };
   save_view_state: { args: { key: string[]; view: ViewState }; answer: null };
   naive_dropped: { args: { root: string; file: string; line: number; offset: number; limit: number }; answer: RecordPage };
+  follow_state: { args: Record<string, never>; answer: FollowState };
+  set_follow: { args: { on: boolean }; answer: FollowState };
 }
 
 async function call<C extends keyof Commands>(command: C, args: Commands[C]["args"]): Promise<Commands[C]["answer"]> {
@@ -305,4 +307,17 @@ export function viewState(key: string[]): Promise<ViewState | null> {
 
 export async function saveViewState(key: string[], view: ViewState): Promise<void> {
   await call("save_view_state", { key, view });
+}
+
+/** Whether what is open is followed, and how long ago its newest file was written. */
+export function followState(): Promise<FollowState> {
+  return call("follow_state", {});
+}
+
+/**
+ * Follows what is open as it is written (or stops). While it is followed, `changed` messages with
+ * a `follow` part arrive on the channel the log was opened with.
+ */
+export function setFollow(on: boolean): Promise<FollowState> {
+  return call("set_follow", { on });
 }

@@ -82,4 +82,25 @@ describe("RowCache", () => {
     expect(cache.total).toBe(120);
     expect(cache.get(110)).toBe(110);
   });
+
+  it("keeps showing the old rows after a refresh until the new ones come", async () => {
+    let revision = 1;
+    const waiting: (() => void)[] = [];
+    const answer = () => waiting.splice(0).forEach((done) => done());
+    const cache = new RowCache<string>((offset, limit) => {
+      const r = revision;
+      const page = { total: 10 * r, offset, revision: r, rows: Array.from({ length: Math.min(limit, 10 * r - offset) }, (_, i) => `${r}:${offset + i}`) };
+      return r === 1 ? Promise.resolve(page) : new Promise((done) => waiting.push(() => done(page)));
+    }, () => {}, 5);
+    await cache.ensure(0, 5);
+    expect(cache.get(0)).toBe("1:0");
+    revision = 2;
+    cache.refresh();
+    const asked = cache.ensure(0, 5);
+    expect(cache.get(0)).toBe("1:0");
+    answer();
+    await asked;
+    expect(cache.get(0)).toBe("2:0");
+    expect(cache.total).toBe(20);
+  });
 });

@@ -19,6 +19,8 @@ export class RowCache<T> {
   /** The revision of the rows held. */
   revision = -1;
   private blocks = new Map<number, T[]>();
+  /** Blocks of the revision before a `refresh`, shown until their new rows come. */
+  private stale = new Map<number, T[]>();
   /** The blocks asked for and not answered yet. */
   private asking = new Map<number, Promise<void>>();
   /** Moves on at each reset: answers to an older generation are dropped. */
@@ -38,7 +40,8 @@ export class RowCache<T> {
 
   /** The row at `index`, when it is held. */
   get(index: number): T | undefined {
-    return this.blocks.get(Math.floor(index / this.block))?.[index % this.block];
+    const b = Math.floor(index / this.block);
+    return (this.blocks.get(b) ?? this.stale.get(b))?.[index % this.block];
   }
 
   /** How many rows are held (for tests: bounded by `capacity` plus the window). */
@@ -77,6 +80,7 @@ export class RowCache<T> {
       const page = await this.fetch(b * this.block, this.block);
       if (mine !== this.generation) return;
       this.blocks.set(b, page.rows);
+      this.stale.delete(b);
       this.revision = page.revision;
       const grew = page.total !== this.total;
       this.total = page.total;
@@ -105,9 +109,22 @@ export class RowCache<T> {
   reset(total = this.total): void {
     this.generation++;
     this.blocks.clear();
+    this.stale.clear();
     this.asking.clear();
     this.total = total;
     this.revision = -1;
     this.onchange();
+  }
+
+  /**
+   * The list moved on to a newer revision of the same data (a followed log grew): every row is
+   * asked for again, and until its block's new rows come the old ones stay shown, so the list
+   * does not blink at each change.
+   */
+  refresh(): void {
+    this.generation++;
+    for (const [b, rows] of this.blocks) this.stale.set(b, rows);
+    this.blocks.clear();
+    this.asking.clear();
   }
 }

@@ -183,7 +183,10 @@ impl View {
     /// `go_on` said to stop (it is asked every few thousand items and between stages).
     pub fn of_analysis(analysis: &Analysis, revision: u64, go_on: &dyn Fn() -> bool) -> Option<View> {
         let parts = ReportParts::new(analysis);
-        let store = std::thread::scope(|scope| {
+        // Which findings a followed log's snapshot made when it was finished, as they pass.
+        let provisional = std::cell::RefCell::new(Vec::new());
+        let mut diagnostic = 0u32;
+        let mut store = std::thread::scope(|scope| {
             // The replies' texts are read back (on threads of their own) while the sessions and
             // turns are kept: the first reply asked for reads them all.
             let warm = std::thread::Builder::new().name("arbor-view-texts".into()).spawn_scoped(scope, || {
@@ -195,7 +198,13 @@ impl View {
                 turns: parts.turns().map(Into::into),
                 replies: parts.replies().map(Into::into),
                 waits: parts.waits().map(Into::into),
-                diagnostics: parts.diagnostics().map(Into::into),
+                diagnostics: parts.diagnostics().map(|d| {
+                    if d.provisional {
+                        provisional.borrow_mut().push(diagnostic);
+                    }
+                    diagnostic += 1;
+                    d.into()
+                }),
                 usage: parts.usage(),
             };
             // The replies' texts are read back from the files a page at a time, not kept: a
@@ -212,7 +221,19 @@ impl View {
         // The parts (and the reply texts they read back) go before the tree and the timeline are
         // made: the two together were the peak of memory.
         drop(parts);
+        store.provisional = provisional.into_inner();
         View::of_store(store, revision, go_on)
+    }
+
+    /// Collapses the sessions that were collapsed in `before` (a view of the same log before it
+    /// grew), so that a followed log's tree keeps its shape; sessions are matched by id.
+    pub fn keep_collapsed(&mut self, before: &View) {
+        for node in before.tree.collapsed() {
+            let Some(row) = before.store.sessions.get(node as usize) else { continue };
+            if let Some(n) = self.node(before.store.ids.name(row.id)) {
+                self.tree.set_open(n, Some(false));
+            }
+        }
     }
 
     /// A view of a report given as its items, each dropped once kept; `None` when `go_on` said
@@ -453,6 +474,51 @@ pub(crate) mod tests {
             .join(name)
             .join("input");
         crate::analyze_paths(&[dir]).unwrap()
+    }
+
+    /// A followed log cut inside its grandchild's turn: the findings its end makes are marked
+    /// provisional in the findings page, the others are not, and a view of the longer log keeps
+    /// the sessions collapsed in the one before.
+    #[test]
+    fn a_followed_logs_view_marks_provisional_findings_and_keeps_what_was_collapsed() {
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../tests/conformance/cases/dsh-rpc-two-level/input/run.jsonl"),
+        )
+        .unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.jsonl");
+        std::fs::write(&path, lines[..12].join("\n") + "\n").unwrap();
+        let mut live = crate::live::Live::open(std::slice::from_ref(&path), &mut ());
+        let snapshot = live.snapshot();
+        let mut before = View::of_analysis(&snapshot, 1, &|| true).unwrap();
+        let all = FindingsFilter { text: String::new(), hidden: vec![], session: None };
+        let flags = |v: &mut View| -> Vec<bool> {
+            v.findings(&all, 0, 500)
+                .rows
+                .into_iter()
+                .filter_map(|r| match r {
+                    FindingRow::Item { provisional, .. } => Some(provisional == Some(true)),
+                    _ => None,
+                })
+                .collect()
+        };
+        let marked = flags(&mut before);
+        assert!(marked.iter().any(|p| *p), "the open turns at the end are provisional: {marked:?}");
+        let first = snapshot.provisional.unwrap();
+        assert_eq!(marked.iter().filter(|p| **p).count(), snapshot.cx.findings.list.len() - first);
+        // A one-shot analysis marks nothing.
+        let once = crate::analyze(std::slice::from_ref(&path), &mut ());
+        assert!(flags(&mut View::of_analysis(&once, 1, &|| true).unwrap()).iter().all(|p| !p));
+
+        before.tree_set_open("kid", Some(false));
+        std::fs::write(&path, text.as_bytes()).unwrap();
+        live.update(&mut ());
+        let mut after = View::of_analysis(&live.snapshot(), 2, &|| true).unwrap();
+        after.keep_collapsed(&before);
+        let rows: Vec<(String, bool)> = after.tree_page(0, 10).rows.into_iter().map(|r| (r.id, r.collapsed)).collect();
+        assert_eq!(rows, [("root".to_owned(), false), ("kid".to_owned(), true)], "grand hides under kid");
     }
 
     pub fn view_of(report: Report) -> View {

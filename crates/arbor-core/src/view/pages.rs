@@ -27,9 +27,23 @@ pub struct FindingsFilter {
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum FindingRow {
-    Group { severity: Severity, count: u32 },
-    Code { severity: Severity, code: String, count: u32 },
-    Item { diagnostic: Diagnostic },
+    Group {
+        severity: Severity,
+        count: u32,
+    },
+    Code {
+        severity: Severity,
+        code: String,
+        count: u32,
+    },
+    Item {
+        diagnostic: Diagnostic,
+        /// Set (true) when the finding depends on the end of a log still followed (an open turn,
+        /// a truncated last line): it may go away as the log grows.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        provisional: Option<bool>,
+    },
 }
 
 /// Rows `offset..` of the `total` rows the filter leaves; `matched` findings in them; `counts`
@@ -133,7 +147,10 @@ impl Findings {
                 Row::Code(severity, code, count) => {
                     Some(FindingRow::Code { severity, code: store.words.name(code).to_owned(), count })
                 }
-                Row::Item(i) => store.diagnostic(i).map(|diagnostic| FindingRow::Item { diagnostic }),
+                Row::Item(i) => store.diagnostic(i).map(|diagnostic| FindingRow::Item {
+                    diagnostic,
+                    provisional: store.provisional.binary_search(&i).is_ok().then_some(true),
+                }),
             })
             .collect();
         FindingsPage {
@@ -329,7 +346,7 @@ mod tests {
             .map(|r| match r {
                 FindingRow::Group { severity, count } => format!("{severity:?} {count}"),
                 FindingRow::Code { code, count, .. } => format!("  {code} {count}"),
-                FindingRow::Item { diagnostic } => format!("    {}:{}", diagnostic.at.file, diagnostic.at.line),
+                FindingRow::Item { diagnostic, .. } => format!("    {}:{}", diagnostic.at.file, diagnostic.at.line),
             })
             .collect()
     }
@@ -365,13 +382,13 @@ mod tests {
         let warn = view.findings(&filter("", &[Severity::Error, Severity::Info], None), 0, 1000);
         assert!(warn.rows.iter().all(|r| match r {
             FindingRow::Group { severity, .. } | FindingRow::Code { severity, .. } => *severity == Severity::Warning,
-            FindingRow::Item { diagnostic } => diagnostic.severity == Severity::Warning,
+            FindingRow::Item { diagnostic, .. } => diagnostic.severity == Severity::Warning,
         }));
         let first = &report.diagnostics[0];
         let code_and_line = format!("{} {}:{}", first.code.to_uppercase(), first.at.file, first.at.line);
         let one = view.findings(&filter(&code_and_line, &[], None), 0, 10);
         assert!(one.matched >= 1, "{code_and_line}");
-        assert!(one.rows.iter().any(|r| matches!(r, FindingRow::Item { diagnostic } if diagnostic == first)));
+        assert!(one.rows.iter().any(|r| matches!(r, FindingRow::Item { diagnostic, .. } if diagnostic == first)));
         let none = view.findings(&filter("no such words anywhere", &[], None), 0, 10);
         assert_eq!((none.total, none.matched), (0, 0));
         assert_eq!(none.counts.total(), n, "the counts are the whole log's");

@@ -196,6 +196,9 @@ pub(crate) struct Store {
     pub replies: Vec<ReplyRow>,
     pub waits: Vec<WaitRow>,
     pub diagnostics: Vec<DiagRow>,
+    /// The diagnostics (ascending indices) that are provisional: made when a followed log's
+    /// snapshot was finished, they may change as the log grows.
+    pub provisional: Vec<u32>,
     /// Token counts of sessions and subtrees (`SessionRow::usage` and `subtree_usage` index them).
     pub usages: Vec<report::Usage>,
     /// The report's summary of tokens by model, with the price table's source.

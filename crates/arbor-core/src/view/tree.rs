@@ -246,6 +246,11 @@ impl Tree {
         self.index_of_row(row)
     }
 
+    /// The collapsed nodes, in no order.
+    pub fn collapsed(&self) -> impl Iterator<Item = u32> + '_ {
+        self.collapsed.iter().copied()
+    }
+
     pub fn is_collapsed(&self, node: u32) -> bool {
         self.collapsed.contains(&node)
     }

@@ -2,12 +2,51 @@
 // Do not edit: change the Rust types, then ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-app --test app_ts_bindings
 
 import type { FormatInfo, Progress } from "./engine";
+import type { Summary } from "./view";
 
 export type EngineInfo = { version: string, formats: Array<FormatInfo>, };
 
 export type CommandError = { code: string, message: string, };
 
-export type LoadEvent = { "type": "progress" } & Progress | { "type": "changed", revision: number, sessions: number, };
+export type LoadEvent = { "type": "progress" } & Progress | { "type": "changed", revision: number, sessions: number, 
+/**
+ * Set when the open log grew while it was followed (`follow.rs`): the revision is then
+ * the open log's, and every view asks for what it shows again.
+ */
+follow?: Followed, };
+
+export type Followed = { 
+/**
+ * Files that grew and files that appeared since the last message, by their names in the report.
+ */
+grown: Array<string>, appeared: Array<string>, 
+/**
+ * Bytes read for this message, and the bytes of every open file read so far.
+ */
+bytes: number, read_to: number, 
+/**
+ * Why everything was read again from the start, when it was (a file truncated, replaced or
+ * deleted: the findings then say so too).
+ */
+reread: string | null, 
+/**
+ * What the watcher could not do (a folder that cannot be watched).
+ */
+errors: Array<string>, 
+/**
+ * The open log's summary as of this revision (the counts the page shows).
+ */
+summary: Summary, };
+
+export type FollowState = { following: boolean, 
+/**
+ * Seconds since the newest of the open files was last written, when it can be told.
+ */
+modified_ago: number | null, 
+/**
+ * Whether that is within the time that turns Follow on by default.
+ */
+recent: boolean, };
 
 export type TreeOf = "open" | "loading";
 
@@ -41,7 +80,11 @@ session?: string,
 /**
  * The side pane's tab (`findings`, `replies`, `search`).
  */
-tab?: string, };
+tab?: string, 
+/**
+ * Whether the log is followed as it is written (absent: on when it was written lately).
+ */
+follow?: boolean, };
 
 export type SettingsView = { recent: Array<RecentEntry>, theme: Theme, 
 /**

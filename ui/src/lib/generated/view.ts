@@ -76,7 +76,12 @@ export type TreeSpot = { index: number | null, total: number, };
 
 export type FindingsFilter = { text: string, hidden: Array<Severity>, session: string | null, };
 
-export type FindingRow = { "kind": "group", severity: Severity, count: number, } | { "kind": "code", severity: Severity, code: string, count: number, } | { "kind": "item", diagnostic: Diagnostic, };
+export type FindingRow = { "kind": "group", severity: Severity, count: number, } | { "kind": "code", severity: Severity, code: string, count: number, } | { "kind": "item", diagnostic: Diagnostic, 
+/**
+ * Set (true) when the finding depends on the end of a log still followed (an open turn,
+ * a truncated last line): it may go away as the log grows.
+ */
+provisional?: boolean, };
 
 export type FindingsPage = { revision: number, total: number, matched: number, counts: SeverityCounts, offset: number, rows: Array<FindingRow>, };
 

@@ -1,0 +1,217 @@
+//! Following what is open while it is written (SPEC 5 Follow): when the page turns Follow on, a
+//! thread of its own keeps an `arbor_follow::Follower` (the engine's `Live` and a file watcher)
+//! on the open log's paths. On each change it makes a fresh snapshot's view, swaps it in as what
+//! is open under a new revision (the tree's collapsed sessions kept) and tells the page over the
+//! load's own channel, in a `changed` message that says what grew and the new counts.
+//!
+//! There is at most one rebuild in flight: the thread rebuilds, then looks again, and everything
+//! written meanwhile is read in that next look; rebuilds also start at most every twice the time
+//! the last one took, so that a log written without pause leaves at least half the CPU to the
+//! page (which draws one change at a time itself: `ui/src/lib/follow.svelte.ts`). It owns no
+//! reading of its own (that is the engine's) and decides nothing about what is shown.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+use arbor_core::live::Change;
+use arbor_follow::Follower;
+use serde::Serialize;
+use tauri::ipc::Channel;
+use ts_rs::TS;
+
+use crate::commands::{CommandError, LoadEvent, Open};
+use crate::engine::{self, Summary};
+
+/// A log is followed by default when one of its files was written this recently.
+pub const RECENT: Duration = Duration::from_secs(10 * 60);
+
+/// The least time between the starts of two rebuilds (a log written continuously is redrawn
+/// about this often); a rebuild that took longer spaces the next one by twice its time, so that
+/// the following thread takes at most half a core from the page.
+const MIN_SPACING: Duration = Duration::from_millis(40);
+
+/// How often the thread looks whether it was stopped while nothing is written.
+const LOOK: Duration = Duration::from_millis(250);
+
+/// What one rebuild of a followed log found, sent in a `changed` message.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct Followed {
+    /// Files that grew and files that appeared since the last message, by their names in the report.
+    pub grown: Vec<String>,
+    pub appeared: Vec<String>,
+    /// Bytes read for this message, and the bytes of every open file read so far.
+    #[ts(type = "number")]
+    pub bytes: u64,
+    #[ts(type = "number")]
+    pub read_to: u64,
+    /// Why everything was read again from the start, when it was (a file truncated, replaced or
+    /// deleted: the findings then say so too).
+    pub reread: Option<String>,
+    /// What the watcher could not do (a folder that cannot be watched).
+    pub errors: Vec<String>,
+    /// The open log's summary as of this revision (the counts the page shows).
+    pub summary: Summary,
+}
+
+/// Whether what is open is followed, and how long ago its newest file was written.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct FollowState {
+    pub following: bool,
+    /// Seconds since the newest of the open files was last written, when it can be told.
+    pub modified_ago: Option<f64>,
+    /// Whether that is within the time that turns Follow on by default.
+    pub recent: bool,
+}
+
+/// A follow in progress: dropping it stops the thread (at its next look).
+pub struct Following {
+    stop: Arc<AtomicBool>,
+}
+
+impl Drop for Following {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+}
+
+/// What the following thread shares with the commands.
+pub struct Shared {
+    pub open: Arc<Mutex<Option<Arc<Open>>>>,
+    pub revision: Arc<AtomicU64>,
+    /// The load generation when following began: a newer load or a cancel stops the thread.
+    pub generation: Arc<AtomicU64>,
+    pub mine: u64,
+    pub channel: Channel<LoadEvent>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Seconds since the newest of `paths` was written.
+pub fn modified_ago(paths: &[PathBuf]) -> Option<f64> {
+    let newest = paths.iter().filter_map(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok()).max()?;
+    Some(SystemTime::now().duration_since(newest).unwrap_or_default().as_secs_f64())
+}
+
+/// Starts following `paths` (call it on a blocking thread: it reads them). The first look happens
+/// at once, so that what was written between the load and now shows.
+pub fn start(paths: Vec<PathBuf>, shared: Shared) -> Result<Following, CommandError> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let follower = engine::at_low_priority({
+        let paths = paths.clone();
+        move || Follower::open(&paths, &mut ())
+    })
+    .map_err(|e| CommandError::new("internal", e))?
+    .map_err(|e| CommandError::new("follow-failed", e))?;
+    let stopped = stop.clone();
+    std::thread::Builder::new()
+        .name("arbor-follow".into())
+        .spawn(move || {
+            let _ = engine::at_low_priority(move || run(follower, shared, &stopped));
+        })
+        .map_err(|e| CommandError::new("internal", format!("no thread to follow with: {e}")))?;
+    Ok(Following { stop })
+}
+
+/// Folds a later look into an earlier one.
+fn merge(into: &mut Change, later: Change) {
+    for g in later.grown {
+        if !into.grown.contains(&g) {
+            into.grown.push(g);
+        }
+    }
+    into.appeared.extend(later.appeared);
+    into.bytes += later.bytes;
+    if later.reread.is_some() {
+        into.reread = later.reread;
+        into.rewritten |= later.rewritten;
+    }
+}
+
+fn run(mut follower: Follower, shared: Shared, stop: &AtomicBool) {
+    let wanted = || !stop.load(Ordering::SeqCst) && shared.generation.load(Ordering::SeqCst) == shared.mine;
+    let mut spacing = MIN_SPACING;
+    let mut last: Option<Instant> = None;
+    // What was written between the load and the start of following (the follower read it).
+    let bytes = |files: &[arbor_core::analysis::FileInfo]| files.iter().map(|f| f.bytes).sum::<u64>();
+    let shown = lock(&shared.open).as_ref().map(|o| bytes(&o.analysis.files));
+    let mut first = (shown != Some(bytes(follower.live().files()))).then(Change::default);
+    while wanted() {
+        let change = match first.take() {
+            Some(c) => Some(c),
+            None => follower.next(LOOK, &mut ()),
+        };
+        let Some(mut change) = change else { continue };
+        // Rebuilds are spaced (from the start of the last one): what is written while waiting is
+        // read in the same look.
+        if let Some(wait) = last.map(|t| spacing.saturating_sub(t.elapsed())).filter(|w| !w.is_zero()) {
+            std::thread::sleep(wait);
+            merge(&mut change, follower.update(&mut ()));
+        }
+        if !wanted() {
+            return;
+        }
+        let began = Instant::now();
+        let snapshot = follower.live().snapshot();
+        let read_to = bytes(&snapshot.files);
+        let revision = shared.revision.fetch_add(1, Ordering::SeqCst) + 1;
+        let Some(mut view) = engine::view_of(&snapshot, revision, &wanted) else { return };
+        let summary = view.summary();
+        {
+            let mut open = lock(&shared.open);
+            if !wanted() {
+                return;
+            }
+            if let Some(before) = open.as_ref() {
+                view.keep_collapsed(&before.view());
+            }
+            let paths = open.as_ref().map(|o| o.paths.clone()).unwrap_or_default();
+            *open = Some(Arc::new(Open::new(snapshot, view, paths)));
+        }
+        let sessions = summary.sessions;
+        let followed = Followed {
+            grown: change.grown,
+            appeared: change.appeared,
+            bytes: change.bytes,
+            read_to,
+            reread: change.reread,
+            errors: follower.take_errors(),
+            summary,
+        };
+        let _ = shared.channel.send(LoadEvent::Changed { revision, sessions, follow: Some(Box::new(followed)) });
+        // ARBOR_FOLLOW_TRACE=1: each rebuild's time on stderr (bench/follow-latency).
+        if std::env::var_os("ARBOR_FOLLOW_TRACE").is_some_and(|v| !v.is_empty()) {
+            eprintln!("follow: revision {revision} rebuilt in {:?} ({read_to} bytes)", began.elapsed());
+        }
+        spacing = (began.elapsed() * 2).max(MIN_SPACING);
+        last = Some(began);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn later_looks_fold_into_one() {
+        let mut a = Change { grown: vec!["a".into()], bytes: 3, ..Change::default() };
+        merge(
+            &mut a,
+            Change {
+                grown: vec!["a".into(), "b".into()],
+                appeared: vec!["c".into()],
+                bytes: 4,
+                reread: Some("why".into()),
+                rewritten: true,
+            },
+        );
+        assert_eq!(a.grown, ["a", "b"]);
+        assert_eq!(a.appeared, ["c"]);
+        assert_eq!(a.bytes, 7);
+        assert_eq!(a.reread.as_deref(), Some("why"));
+        assert!(a.rewritten);
+    }
+}
