@@ -76,6 +76,15 @@ await browserTest("newcomer browser test", async ({ ui, newPage }) => {
   await page.getByTestId("inputs-toggle").click();
   console.log(`ok: ${want}, on one line; the list of ${folder.inputs.length} opens in ${Math.round(list.height)}px`);
 
+  // 8. With the timeline open at its default size, each pane keeps a usable height.
+  await page.getByTestId("tab-timeline").click();
+  await page.locator(".pane.timeline").waitFor();
+  const sizes = {};
+  for (const pane of ["tree", "side", "timeline", "inspector"]) sizes[pane] = Math.round((await box(page, `.pane.${pane}`)).height);
+  assert.ok(sizes.tree >= 200 && sizes.inspector >= 200 && sizes.timeline >= 180, `pane heights at 1280×800 with the timeline: ${JSON.stringify(sizes)}`);
+  await page.getByTestId("tab-timeline").click();
+  console.log(`ok: with the timeline open the panes are ${JSON.stringify(sizes)} px high`);
+
   // Roots ran turns: they say so instead of "0 runs".
   const root = folder.sessions.find((s) => s.parent === null && s.runs.length === 0 && folder.turns.some((t) => t.session === s.id));
   const turns = folder.turns.filter((t) => t.session === root.id).length;
@@ -190,6 +199,32 @@ await browserTest("newcomer browser test", async ({ ui, newPage }) => {
   assert.ok(mark.right <= row.right && mark.left - row.left < 400, `the match is inside the row, near its start (${mark.left - row.left}px)`);
   assert.ok((await hit.getAttribute("title")).includes(UUID), "the whole session on hover");
   console.log(`ok: the search row reads ${JSON.stringify(text)}`);
+
+  // 7. The timeline: a legend; zoom to the selected session (the button and z).
+  await p.locator('.node[data-session="worker-7"]').click();
+  await p.getByTestId("tab-timeline").click();
+  const canvas = p.getByTestId("timeline-canvas");
+  await p.waitForFunction(() => document.querySelector("[data-testid=timeline-canvas]")?.dataset.ready === "1");
+  const legend = await p.getByTestId("timeline-legend").textContent();
+  for (const w of ["run (ok)", "run (error)", "turn", "step", "finding", "sub-agent"]) assert.ok(legend.includes(w), `the legend names ${w}: ${legend}`);
+  const span = () => canvas.evaluate((c) => Number(c.dataset.viewEnd) - Number(c.dataset.viewStart));
+  const whole = await span();
+  await p.getByTestId("timeline-zoom-selection").click();
+  await p.waitForFunction((w) => {
+    const c = document.querySelector("[data-testid=timeline-canvas]");
+    return Number(c.dataset.viewEnd) - Number(c.dataset.viewStart) < w * 0.9;
+  }, whole);
+  const zoomed = await span();
+  await canvas.focus();
+  await p.keyboard.press("0");
+  assert.equal(await span(), whole, "0 fits the whole log again");
+  await p.keyboard.press("z");
+  await p.waitForFunction((w) => {
+    const c = document.querySelector("[data-testid=timeline-canvas]");
+    return Number(c.dataset.viewEnd) - Number(c.dataset.viewStart) < w * 0.9;
+  }, whole);
+  console.log(`ok: the timeline has a legend; zoom to worker-7 shows ${zoomed.toFixed(1)} of ${whole.toFixed(1)} (button and z)`);
+  await p.getByTestId("tab-timeline").click();
 
   // 11. The ok badge ringed red says an earlier run failed.
   const badge = p.locator('.node[data-session="worker-7"] .status');

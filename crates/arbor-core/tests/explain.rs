@@ -42,7 +42,11 @@ fn the_committed_typescript_catalog_is_the_rust_one() {
          export const CATALOG: Record<string, Explanation> = {\n",
     );
     for e in explain::catalog() {
-        want.push_str(&format!("  {}: {},\n", serde_json::to_string(e.code).unwrap(), serde_json::to_string(&e).unwrap()));
+        want.push_str(&format!(
+            "  {}: {},\n",
+            serde_json::to_string(e.code).unwrap(),
+            serde_json::to_string(&e).unwrap()
+        ));
     }
     want.push_str("};\n");
     ts_file::check(&repo_file("ui/src/lib/generated/catalog.ts"), &want, UPDATE);

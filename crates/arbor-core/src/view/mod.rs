@@ -287,7 +287,18 @@ impl View {
         let Layout { tree, counts, places, turns, reply_order, findings } = rest?;
         let mut timeline = [None, None];
         timeline[axis as usize] = Some(model?);
-        go_on().then_some(View { revision, store, tree, counts, places, turns, findings, reply_order, clocked, timeline })
+        go_on().then_some(View {
+            revision,
+            store,
+            tree,
+            counts,
+            places,
+            turns,
+            findings,
+            reply_order,
+            clocked,
+            timeline,
+        })
     }
 
     pub fn revision(&self) -> u64 {

@@ -308,7 +308,11 @@ pub(crate) fn replies_page(store: &Store, order: &[u32], revision: u64, offset: 
             Some(g) if g.session == reply.session => g.replies.push(reply),
             _ => {
                 let label = store.session(&reply.session).and_then(|i| store.word_of(store.sessions[i as usize].label));
-                groups.push(ReplyGroup { session: reply.session.clone(), label: label.map(str::to_owned), replies: vec![reply] })
+                groups.push(ReplyGroup {
+                    session: reply.session.clone(),
+                    label: label.map(str::to_owned),
+                    replies: vec![reply],
+                })
             }
         }
     }

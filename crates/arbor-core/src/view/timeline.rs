@@ -893,13 +893,23 @@ impl Model {
             serde_json::Value::String(s) => s,
             v => v.to_string(),
         };
+        // On the time axis a span says how long it took (" · 1.2 s"); wire order has no duration.
+        let took = |t: &SpanTable, k: usize| match self.axis {
+            Axis::Time => format!(" · {}", duration(t.end[k] - t.start[k])),
+            Axis::Wire => String::new(),
+        };
         let run_hit = |i: usize| {
             let r = self.run_items[self.runs.item[i] as usize];
             let session = store.ids.name(store.sessions[r.session as usize].id).to_owned();
             let outcome =
                 serde_json::to_value(r.outcome).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
             TimelineHit {
-                text: format!("run {} of {session} ({outcome}) · {}", r.index + 1, label(r.start)),
+                text: format!(
+                    "run {} of {session} ({outcome}){} · {}",
+                    r.index + 1,
+                    took(&self.runs, i),
+                    label(r.start)
+                ),
                 session: Some(session),
                 place: store.place(r.start),
             }
@@ -926,7 +936,13 @@ impl Model {
                 let st = &store.steps[step];
                 let session = store.ids.name(t.session).to_owned();
                 return Some(TimelineHit {
-                    text: format!("{session} · turn {} · step {} · {}", turn_label(t.turn), st.step, label(st.start)),
+                    text: format!(
+                        "{session} · turn {} · step {}{} · {}",
+                        turn_label(t.turn),
+                        st.step,
+                        took(&self.steps, k),
+                        label(st.start)
+                    ),
                     session: Some(session),
                     place: store.place(st.start),
                 });
@@ -937,7 +953,7 @@ impl Model {
             let start = if t.start.is_some() { t.start } else { t.end };
             let session = store.ids.name(t.session).to_owned();
             return Some(TimelineHit {
-                text: format!("{session} · turn {} · {}", turn_label(t.turn), label(start)),
+                text: format!("{session} · turn {}{} · {}", turn_label(t.turn), took(&self.turns, k), label(start)),
                 session: Some(session),
                 place: store.place(start),
             });
@@ -956,6 +972,23 @@ impl Model {
             Axis::Time => self.clock.as_ref()?.time_of(a),
         });
         Located { lane, at }
+    }
+}
+
+/// A span's length on the time axis (milliseconds) as people read it: "850 ms", "12.4 s",
+/// "3 min 05 s", "2 h 07 min".
+fn duration(ms: f64) -> String {
+    let ms = ms.max(0.0);
+    if ms < 1000.0 {
+        format!("{} ms", ms.round())
+    } else if ms < 60_000.0 {
+        format!("{:.1} s", ms / 1000.0)
+    } else if ms < 3_600_000.0 {
+        let s = (ms / 1000.0).round() as u64;
+        format!("{} min {:02} s", s / 60, s % 60)
+    } else {
+        let m = (ms / 60_000.0).round() as u64;
+        format!("{} h {:02} min", m / 60, m % 60)
     }
 }
 
@@ -1365,5 +1398,30 @@ mod tests {
         let at = v.timeline_locate(Axis::Wire, Some("c"), Some(&self::place(7)));
         assert_eq!(at, Located { lane: Some(1), at: Some(7.5) });
         assert_eq!(v.timeline_locate(Axis::Wire, Some("nobody"), None), Located { lane: None, at: None });
+    }
+
+    #[test]
+    fn spans_on_the_time_axis_say_how_long_they_took() {
+        assert_eq!(super::duration(850.2), "850 ms");
+        assert_eq!(super::duration(12_400.0), "12.4 s");
+        assert_eq!(super::duration(185_000.0), "3 min 05 s");
+        assert_eq!(super::duration(7_620_000.0), "2 h 07 min");
+        let mut v = crate::view::View::from_report(crate::view::tests::case_report("copilot-events-saved"), 1);
+        let info = v.timeline_info(Axis::Time);
+        assert_eq!(info.axis, Axis::Time, "a saved Copilot log has a clock");
+        let mut texts = Vec::new();
+        for lane in 0..info.lanes {
+            for k in 0..=200 {
+                let x = info.min + (info.max - info.min) * f64::from(k) / 200.0;
+                if let Some(h) =
+                    v.timeline_hit(&HitQuery { axis: Axis::Time, lane, x: Some(x), slop: 0.0, band: Band::Lane })
+                {
+                    texts.push(h.text);
+                }
+            }
+        }
+        let turns: Vec<&String> = texts.iter().filter(|t| t.contains(" · turn ")).collect();
+        assert!(!turns.is_empty(), "{texts:?}");
+        assert!(turns.iter().all(|t| t.contains(" ms · ") || t.contains(" s · ")), "{turns:?}");
     }
 }
