@@ -74,6 +74,9 @@ await browserTest("newcomer browser test", async ({ ui, newPage }) => {
   assert.ok(list.height <= 240, `the open list is bounded (${list.height}px)`);
   assert.ok((await box(page, ".pane.tree")).height >= 120, "and the tree still shows");
   await page.getByTestId("inputs-toggle").click();
+  // 11. The toolbar leaves the open path room.
+  const source = await box(page, "[data-testid=source]");
+  assert.ok(source.width >= 180, `the open path has room in the toolbar (${source.width}px)`);
   console.log(`ok: ${want}, on one line; the list of ${folder.inputs.length} opens in ${Math.round(list.height)}px`);
 
   // 8. With the timeline open at its default size, each pane keeps a usable height.
@@ -206,7 +209,7 @@ await browserTest("newcomer browser test", async ({ ui, newPage }) => {
   const canvas = p.getByTestId("timeline-canvas");
   await p.waitForFunction(() => document.querySelector("[data-testid=timeline-canvas]")?.dataset.ready === "1");
   const legend = await p.getByTestId("timeline-legend").textContent();
-  for (const w of ["run (ok)", "run (error)", "turn", "step", "finding", "sub-agent"]) assert.ok(legend.includes(w), `the legend names ${w}: ${legend}`);
+  for (const w of ["run ok", "run (error)", "turn", "step", "finding", "sub-agent"]) assert.ok(legend.includes(w), `the legend names ${w}: ${legend}`);
   const span = () => canvas.evaluate((c) => Number(c.dataset.viewEnd) - Number(c.dataset.viewStart));
   const whole = await span();
   await p.getByTestId("timeline-zoom-selection").click();

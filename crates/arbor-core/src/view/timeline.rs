@@ -490,11 +490,53 @@ pub(crate) struct Model {
     clock: Option<PlaceClock>,
 }
 
-/// Ordinal offset of each file: the records and bad lines of the inputs before it.
+/// The inputs in the order wire order joins them: a folder's files stay together where the folder
+/// first comes, and within one folder a parent's file comes before its sub-agents' (by the depth
+/// in the tree of the shallowest session with a turn in the file), then in name order. A
+/// dsh-session folder holds `session.jsonl` and its sub-agents' `session.1.jsonl`, … which sort
+/// before it by name: joined by name, the children's turns would come before the parent's.
+fn wire_order(store: &Store) -> Vec<&crate::report::Input> {
+    let depth_of = |mut i: u32| {
+        let mut d = 0u32;
+        while let Some(p) = store.session_of_sym(Sym(store.sessions[i as usize].parent)) {
+            d += 1;
+            // A cycle (reported as a finding) ends somewhere: no deeper than there are sessions.
+            if p == i || d as usize > store.sessions.len() {
+                break;
+            }
+            i = p;
+        }
+        d
+    };
+    let mut shallowest = vec![u32::MAX; store.files.len()];
+    for t in &store.turns {
+        let at = if t.start.is_some() { t.start } else { t.end };
+        if let (Some(f), Some(i)) = (shallowest.get_mut(at.file as usize), store.session_of_sym(t.session)) {
+            *f = (*f).min(depth_of(i));
+        }
+    }
+    let folder = |name: &str| name.rfind(['/', '\\']).map_or("", |k| &name[..k]).to_owned();
+    let mut first_of: crate::intern::HashMap<String, usize> = Default::default();
+    let mut keyed: Vec<(usize, u32, usize, &crate::report::Input)> = store
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(k, input)| {
+            let dir = *first_of.entry(folder(&input.file)).or_insert(k);
+            let depth = store.files.iter().position(|f| *f == input.file).map_or(u32::MAX, |f| shallowest[f]);
+            (dir, depth, k, input)
+        })
+        .collect();
+    keyed.sort_by_key(|&(dir, depth, k, _)| (dir, depth, k));
+    keyed.into_iter().map(|k| k.3).collect()
+}
+
+/// Ordinal offset of each file: the records and bad lines of the inputs before it, in wire
+/// order (`wire_order`).
 fn file_offsets(store: &Store) -> Vec<f64> {
     let mut out = vec![f64::NAN; store.files.len()];
     let mut sum = 0.0;
-    for input in &store.inputs {
+    for input in wire_order(store) {
         if let Some(i) = store.files.iter().position(|f| *f == input.file) {
             if out[i].is_nan() {
                 out[i] = sum;
@@ -1423,5 +1465,22 @@ mod tests {
         let turns: Vec<&String> = texts.iter().filter(|t| t.contains(" · turn ")).collect();
         assert!(!turns.is_empty(), "{texts:?}");
         assert!(turns.iter().all(|t| t.contains(" ms · ") || t.contains(" s · ")), "{turns:?}");
+    }
+
+    /// A dsh-session folder's files are named `session.1.jsonl`, `session.2.jsonl`, `session.jsonl`
+    /// (sub-agents first by name): wire order joins the parent's first, then its sub-agents'.
+    #[test]
+    fn wire_order_puts_a_folders_parent_file_before_its_sub_agents() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/corpus/deepseek-harness/examples_acp-agent__subagent-multi");
+        let report = crate::analyze_paths(&[dir]).unwrap();
+        let names: Vec<&str> =
+            report.inputs.iter().filter(|i| i.format == "dsh-session").map(|i| i.file.as_str()).collect();
+        assert_eq!(names, ["session.1.jsonl", "session.2.jsonl", "session.jsonl"], "the report keeps name order");
+        let mut v = crate::view::View::from_report(report, 1);
+        let info = v.timeline_info(Axis::Wire);
+        let order: Vec<&str> =
+            info.inputs.iter().map(|i| i.file.as_str()).filter(|f| f.starts_with("session")).collect();
+        assert_eq!(order, ["session.jsonl", "session.1.jsonl", "session.2.jsonl"]);
     }
 }
