@@ -220,7 +220,10 @@ await browserTest("newcomer browser test", async ({ ui, newPage }) => {
   const zoomed = await span();
   await canvas.focus();
   await p.keyboard.press("0");
-  assert.equal(await span(), whole, "0 fits the whole log again");
+  await p.waitForFunction((w) => {
+    const c = document.querySelector("[data-testid=timeline-canvas]");
+    return Number(c.dataset.viewEnd) - Number(c.dataset.viewStart) === w;
+  }, whole);
   await p.keyboard.press("z");
   await p.waitForFunction((w) => {
     const c = document.querySelector("[data-testid=timeline-canvas]");
@@ -234,6 +237,38 @@ await browserTest("newcomer browser test", async ({ ui, newPage }) => {
   assert.equal(await badge.textContent(), "ok");
   assert.match(await badge.getAttribute("title"), /earlier run failed/);
   await p.close();
+
+  // 9. The session list: titles, harness, date and size of the recent and found logs, filtered.
+  const foundLogs = [
+    { path: "/home/u/.claude/projects/-home-u-app/5d1c.jsonl", harness: "claude-code", name: "-home-u-app/5d1c.jsonl", modified: Date.UTC(2026, 10, 30, 9, 5), title: "Explain why the build fails on CI", size: 48_000 },
+    { path: "/home/u/.copilot/session-state/9f3e", harness: "copilot", name: "9f3e", modified: Date.UTC(2026, 10, 29, 9, 5), title: "Review the parser PR", size: 2_400_000 },
+    { path: "/home/u/.dsh/sessions/run-7", harness: "dsh", name: "run-7", modified: null, title: null, size: null },
+  ];
+  const lister = await newPage({ viewport: { width: 1280, height: 800 } });
+  // Launched with no paths: the sample opens, and the recent list stays the saved one.
+  await mockIpc(lister, {
+    report: sample,
+    files,
+    launch: [],
+    answers: { found_logs: foundLogs, settings: { recent: [{ paths: [foundLogs[1].path], openedAt: Date.UTC(2026, 10, 30, 12) }], theme: "system", notice: null } },
+  });
+  await lister.goto(ui.url);
+  await lister.locator(".node").first().waitFor();
+  await lister.getByTestId("sessions").click();
+  const rowsText = await lister.getByTestId("session-row").allTextContents();
+  assert.equal(rowsText.length, 4, "the recent entry and the three found");
+  assert.ok(rowsText[0].includes("recent") && rowsText[0].includes("Review the parser PR") && rowsText[0].includes("copilot"), rowsText[0]);
+  assert.ok(rowsText[1].includes("Explain why the build fails on CI") && rowsText[1].includes("47 KB") && rowsText[1].includes("2026-11-30"), rowsText[1]);
+  assert.ok(rowsText[3].includes("run-7"), "an untitled log shows its name");
+  await lister.getByLabel("Filter sessions").fill("build ci");
+  assert.equal(await lister.getByTestId("session-row").count(), 1);
+  await lister.getByTestId("session-row").click();
+  await lister.waitForFunction((p) => window.__ipcCalls.some(([c, a]) => c === "open_paths" && a.paths[0] === p), foundLogs[0].path);
+  assert.equal(await lister.getByTestId("session-list").count(), 0, "the list closes on open");
+  const outside = await lister.evaluate(() => [...document.querySelectorAll("header.bar > *")].filter((c) => c.getBoundingClientRect().right > window.innerWidth).length);
+  assert.equal(outside, 0, "the toolbar fits 1280 px");
+  await lister.close();
+  console.log("ok: the session list shows titles, harness, date and size, filters, and opens the chosen one");
 
   // 11. An open that failed: Reload (enabled) reads it again, as the error says.
   const failing = await newPage({ viewport: { width: 1280, height: 800 } });
