@@ -74,9 +74,12 @@ await browserTest("newcomer browser test", async ({ ui, newPage }) => {
   assert.ok(list.height <= 240, `the open list is bounded (${list.height}px)`);
   assert.ok((await box(page, ".pane.tree")).height >= 120, "and the tree still shows");
   await page.getByTestId("inputs-toggle").click();
-  // 11. The toolbar leaves the open path room.
+  // 11. The open path has room (on the inputs strip), and the toolbar is one row.
   const source = await box(page, "[data-testid=source]");
-  assert.ok(source.width >= 180, `the open path has room in the toolbar (${source.width}px)`);
+  assert.ok(source.width >= 180, `the open path has room (${source.width}px)`);
+  assert.equal(await page.getByTestId("source").textContent(), FOLDER, "the whole path, its start cut when it must be");
+  const tops = await page.evaluate(() => [...document.querySelectorAll("header.bar > *")].map((c) => c.getBoundingClientRect().top));
+  assert.ok(Math.max(...tops) - Math.min(...tops) < 24, `the toolbar is one row at 1280 px: ${tops}`);
   console.log(`ok: ${want}, on one line; the list of ${folder.inputs.length} opens in ${Math.round(list.height)}px`);
 
   // 8. With the timeline open at its default size, each pane keeps a usable height.
