@@ -81,6 +81,22 @@ py_venv() {
   echo "made $venv ($("$PY" --version)): $("$PY" -m pip freeze --disable-pip-version-check | paste -sd' ')"
 }
 
+# The app's cargo features, the same for scripts/start and scripts/test so that the app is built
+# once: `cargo test` turns on tauri's `test` feature (a dev-dependency), and a `cargo build`
+# without it would build the whole tauri stack again. The feature only adds tauri's mock runtime
+# for the tests; nothing of it runs in the app.
+APP_FEATURES=custom-protocol,tauri/test
+
+# Chinese, Japanese and Korean text in logs needs a CJK font: installs Noto CJK (Debian/Ubuntu
+# fonts-noto-cjk) when fontconfig knows of none.
+ensure_cjk_font() {
+  if command -v fc-list >/dev/null && [[ -n $(fc-list :lang=zh family 2>/dev/null | head -n 1) ]]; then
+    echo "a CJK font is installed: $(fc-list :lang=zh family | head -n 1)"
+    return 0
+  fi
+  apt_install_missing fonts-noto-cjk
+}
+
 BUILD_PACKAGES=(build-essential pkg-config libwebkit2gtk-4.1-dev)
 TEST_PACKAGES=(xvfb xauth webkit2gtk-driver imagemagick x11-utils xdotool strace python3-venv)
 # The browser tests use $CHROMIUM when set (CI images ship Chrome; Ubuntu's chromium is a snap).

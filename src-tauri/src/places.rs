@@ -1,8 +1,9 @@
 //! The harnesses' default places on this machine: where Copilot CLI, deepseek-harness, Claude Code
 //! and Codex CLI keep their session logs (SPEC.md section 5). It lists candidates for the open
-//! menu, newest first, from the file system's entries and their times alone: it reads no log
-//! content (the engine does, when one is opened), so a machine with thousands of sessions lists
-//! them in milliseconds.
+//! menu, newest first, from the file system's entries and their times; only the entries listed
+//! (at most `LIMIT`) are then described: their size, and a title read from the first 64 KiB of
+//! the log (a dsh `session/title`, Claude Code's summary, Copilot's workspace summary, else the
+//! first prompt), so a machine with thousands of sessions still lists them in milliseconds.
 
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
@@ -22,6 +23,11 @@ pub struct FoundLog {
     pub name: String,
     /// Last modification, epoch milliseconds, when the file system says.
     pub modified: Option<f64>,
+    /// What the session is about, for the list: its title, summary or first prompt, one line.
+    pub title: Option<String>,
+    /// Bytes (a folder's: its files', one level down).
+    #[ts(type = "number | null")]
+    pub size: Option<u64>,
 }
 
 /// At most this many entries: the menu is for recent sessions, not an archive browser.
@@ -41,7 +47,93 @@ pub fn found_logs(home: &Path, dsh_home: Option<&Path>) -> Vec<FoundLog> {
         b.modified.partial_cmp(&a.modified).unwrap_or(std::cmp::Ordering::Equal).then(a.path.cmp(&b.path))
     });
     found.truncate(LIMIT);
+    for f in &mut found {
+        describe(f);
+    }
     found
+}
+
+/// How much of a log's head is read for its title.
+const HEAD: u64 = 64 * 1024;
+/// A title is cut to this many characters.
+const TITLE: usize = 120;
+
+/// Fills in a listed log's size and title.
+fn describe(found: &mut FoundLog) {
+    let path = Path::new(&found.path);
+    let Ok(meta) = std::fs::metadata(path) else { return };
+    let log = if meta.is_dir() {
+        found.size = Some(
+            std::fs::read_dir(path)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter_map(|e| e.metadata().ok().filter(|m| m.is_file()).map(|m| m.len()))
+                .sum(),
+        );
+        if found.harness == "copilot" {
+            found.title = workspace_summary(&path.join("workspace.yaml"));
+        }
+        ["events.jsonl", "session.jsonl"].iter().map(|n| path.join(n)).find(|p| p.is_file())
+    } else {
+        found.size = Some(meta.len());
+        Some(path.to_path_buf())
+    };
+    if found.title.is_none() {
+        found.title = log.as_deref().and_then(title_of);
+    }
+}
+
+/// Copilot CLI's `summary:` line in a session folder's `workspace.yaml`.
+fn workspace_summary(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let line = text.lines().find_map(|l| l.strip_prefix("summary:"))?;
+    one_line(line.trim().trim_matches(['"', '\''])).filter(|t| !t.is_empty())
+}
+
+/// A title from the first `HEAD` bytes of a JSONL log: a title or summary line wins, else the
+/// first prompt the user typed (not a harness's context block, which starts with `<`).
+fn title_of(path: &Path) -> Option<String> {
+    use std::io::Read;
+    if path.extension().is_some_and(|e| e == "zst") {
+        return None;
+    }
+    let mut head = Vec::new();
+    std::fs::File::open(path).ok()?.take(HEAD).read_to_end(&mut head).ok()?;
+    let mut prompt = None;
+    for line in head.split(|&b| b == b'\n') {
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(line) else { continue };
+        let s = |p: &str| v.pointer(p).and_then(|x| x.as_str());
+        let title = match s("/type") {
+            Some("session/title") => s("/data/title"),
+            Some("summary") => s("/summary"),
+            Some("custom-title" | "ai-title") => s("/customTitle").or(s("/aiTitle")).or(s("/title")),
+            _ => None,
+        };
+        if let Some(t) = title.and_then(one_line).filter(|t| !t.is_empty()) {
+            return Some(t);
+        }
+        if prompt.is_none() {
+            let typed = match s("/type") {
+                Some("user") => s("/message/content"),
+                Some("user.message") => s("/data/content"),
+                Some("user/message") => s("/data/text").or(s("/data/content")),
+                Some("response_item") if s("/payload/role") == Some("user") => s("/payload/content/0/text"),
+                _ => None,
+            };
+            prompt = typed.map(str::trim).filter(|t| !t.is_empty() && !t.starts_with('<')).and_then(one_line);
+        }
+    }
+    prompt
+}
+
+/// `text` on one line (runs of whitespace made one space), cut to `TITLE` characters.
+fn one_line(text: &str) -> Option<String> {
+    let mut out: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if out.chars().count() > TITLE {
+        out = out.chars().take(TITLE - 1).collect::<String>() + "…";
+    }
+    Some(out)
 }
 
 fn modified(meta: &std::fs::Metadata) -> Option<f64> {
@@ -73,6 +165,8 @@ fn collect_claude(projects: &Path, out: &mut Vec<FoundLog>) {
                 harness: "claude-code",
                 name: format!("{project}/{name}"),
                 modified: modified(&meta),
+                title: None,
+                size: None,
             });
         }
     }
@@ -103,6 +197,8 @@ fn collect_codex(sessions: &Path, out: &mut Vec<FoundLog>) {
                     harness: "codex",
                     name,
                     modified: modified(&meta),
+                    title: None,
+                    size: None,
                 });
             }
         }
@@ -125,6 +221,8 @@ fn collect(dir: &Path, harness: &'static str, folders_only: bool, out: &mut Vec<
             harness,
             name: entry.file_name().to_string_lossy().into_owned(),
             modified: modified(&meta),
+            title: None,
+            size: None,
         });
     }
 }
@@ -241,5 +339,38 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].name, "run-folder");
         assert!(found_logs(&home.path().join("nowhere"), None).is_empty());
+    }
+
+    /// Each listed session says what it is about: a dsh title (over its first prompt), Claude
+    /// Code's summary, Copilot's workspace summary, else the first prompt; and its size.
+    #[test]
+    fn listed_sessions_carry_a_title_and_a_size() {
+        let home = tempfile::tempdir().unwrap();
+        let dsh = home.path().join(".dsh/sessions/run-1");
+        fs::create_dir_all(&dsh).unwrap();
+        fs::write(
+            dsh.join("session.jsonl"),
+            "{\"type\":\"user/message\",\"data\":{\"text\":\"first prompt\"}}\n{\"type\":\"session/title\",\"data\":{\"title\":\"Fix the  parser\"}}\n",
+        )
+        .unwrap();
+        let project = home.path().join(".claude/projects/-p");
+        fs::create_dir_all(&project).unwrap();
+        fs::write(project.join("s1.jsonl"), "{\"type\":\"user\",\"message\":{\"content\":\"<command>x</command>\"}}\n{\"type\":\"user\",\"message\":{\"content\":\"Explain the build\\nplease\"}}\n").unwrap();
+        fs::write(project.join("s2.jsonl"), "{\"type\":\"summary\",\"summary\":\"Build fixed\"}\n").unwrap();
+        let copilot = home.path().join(".copilot/session-state/c1");
+        fs::create_dir_all(&copilot).unwrap();
+        fs::write(copilot.join("workspace.yaml"), "id: c1\nsummary: Review the PR\n").unwrap();
+        fs::write(copilot.join("events.jsonl"), "{\"type\":\"user.message\",\"data\":{\"content\":\"hello\"}}\n")
+            .unwrap();
+        let found = found_logs(home.path(), None);
+        let title = |name: &str| found.iter().find(|f| f.name == name).and_then(|f| f.title.clone());
+        assert_eq!(title("run-1").as_deref(), Some("Fix the parser"));
+        assert_eq!(title("-p/s1.jsonl").as_deref(), Some("Explain the build please"));
+        assert_eq!(title("-p/s2.jsonl").as_deref(), Some("Build fixed"));
+        assert_eq!(title("c1").as_deref(), Some("Review the PR"));
+        let s2 = found.iter().find(|f| f.name == "-p/s2.jsonl").unwrap();
+        assert_eq!(s2.size, Some(fs::metadata(project.join("s2.jsonl")).unwrap().len()));
+        let c1 = found.iter().find(|f| f.name == "c1").unwrap();
+        assert!(c1.size.unwrap() > 20, "a folder's size is its files'");
     }
 }

@@ -21,7 +21,7 @@ await browserTest("hostile browser test", async ({ ui, newPage, fail }) => {
   const { REPORTS } = await ui.load("/src/lib/fixtures/reports.ts");
   const { DROPPED } = await ui.load("/src/lib/fixtures/dropped.ts");
   const { prettyLine } = await ui.load("/src/lib/inspector.ts");
-  const { matchParts } = await ui.load("/src/lib/search.ts");
+  const { snippetParts } = await ui.load("/src/lib/search.ts");
   const report = REPORTS.find((r) => r.inputs.some((i) => i.file === FILE));
   assert.ok(report, `the fixtures record ${FILE} (ARBOR_UPDATE_FIXTURES=1, tests/app_report_types.rs)`);
   const text = readFileSync(`${DIR}/${FILE}`, "utf8");
@@ -100,7 +100,8 @@ await browserTest("hostile browser test", async ({ ui, newPage, fail }) => {
 
   // The replies: both readings' texts and every session's replies; the dropped notifications.
   await page.getByTestId("tab-replies").click();
-  for (const r of report.replies) await shows(".replies pre", r.text, "the replies");
+  // Replies are Markdown with raw HTML off: the markup in them is text.
+  for (const r of report.replies) await shows(".replies [data-testid=reply-text]", r.text, "the replies");
   for (const w of report.waits) await shows(".replies .wait pre", w.reply, "the root wait");
   await page.getByTestId("dropped-line").first().waitFor();
   await shows("[data-testid=dropped-line]", IMG, "the dropped notifications");
@@ -111,8 +112,9 @@ await browserTest("hostile browser test", async ({ ui, newPage, fail }) => {
   await page.getByTestId("tab-search").click();
   await page.getByLabel("Search the log").fill("pwned");
   await page.locator("[data-hit=record]").first().waitFor();
-  // A record hit's row starts a little before the match (lib/search.ts); from there it is verbatim.
-  const row = (h) => Object.values(matchParts(h.text, "pwned")).join("");
+  // A record hit's row starts a little before the match (lib/search.ts), its JSON escapes undone;
+  // the markup in it is text.
+  const row = (h) => Object.values(snippetParts(h.text, "pwned")).join("");
   for (const h of hits) await shows("[data-hit]", h.type === "session" ? h.label : row(h), "the search hits");
   assert.ok(hits.some((h) => h.type === "record" && row(h).includes(SCRIPT)), "a record hit shows a script element as text");
   await clean("search");

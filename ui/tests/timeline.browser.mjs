@@ -9,7 +9,7 @@ import { resolve } from "node:path";
 import { browserTest, eventually, mockIpc, UI } from "./browser.mjs";
 
 const AXIS = 26;
-const GUTTER = 190;
+const GUTTER = 250;
 const LANE = 28;
 const SHOTS = resolve(UI, "../docs/screenshots");
 

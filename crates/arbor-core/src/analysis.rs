@@ -1332,11 +1332,16 @@ impl Analysis {
         self.cx.find_record(Loc { file: f, line })
     }
 
-    /// The records around one: `before` before it, `after` after it, itself included.
+    /// The records around one in its own file: up to `before` before it, up to `after` after it,
+    /// itself included.
     pub fn records_around(&self, index: usize, before: usize, after: usize) -> Vec<RecordView> {
         let lo = index.saturating_sub(before);
         let hi = index.saturating_add(after).saturating_add(1).min(self.cx.records.len());
-        (lo..hi).filter_map(|i| self.record_view(i)).collect()
+        // Neighbours come from the record's own file: the record index joins the files one after
+        // another, and the lines before a file's first are another file's last.
+        let Some(file) = self.cx.file_of(index) else { return Vec::new() };
+        let segment = self.cx.records_of(file).find(|r| r.contains(&index)).unwrap_or(index..index + 1);
+        (lo.max(segment.start)..hi.min(segment.end)).filter_map(|i| self.record_view(i)).collect()
     }
 
     /// The notifications of a dsh-rpc root turn that the naive reading drops (SPEC 2.1): those

@@ -1,6 +1,7 @@
 //! The findings catalog (`arbor_core::explain`) as others read it: the TypeScript type the app
-//! receives it as (`ui/src/lib/generated/explain.ts`) and the page made from it
-//! (`docs/findings.md`). Both are committed; these tests fail when either differs from what the
+//! receives it as (`ui/src/lib/generated/explain.ts`), the catalog itself as the app bundles it
+//! (`ui/src/lib/generated/catalog.ts`: the app explains a finding without asking the engine) and
+//! the page made from it (`docs/findings.md`). All are committed; these tests fail when either differs from what the
 //! catalog makes, and `ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test explain` rewrites
 //! both (`cargo run -p arbor-cli -- explain --markdown > docs/findings.md` rewrites the page).
 
@@ -28,6 +29,27 @@ fn the_committed_typescript_explanation_type_is_generated_from_the_rust_one() {
         &[Explanation::decl(&Config::new())],
     );
     ts_file::check(&repo_file("ui/src/lib/generated/explain.ts"), &want, UPDATE);
+}
+
+#[test]
+fn the_committed_typescript_catalog_is_the_rust_one() {
+    let mut want = String::from(
+        "// Generated from arbor-core's findings catalog (crates/arbor-core/src/explain.rs) by\n\
+         // crates/arbor-core/tests/explain.rs. Do not edit: change the catalog, then\n\
+         // ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test explain\n\n\
+         import type { Explanation } from \"./explain\";\n\n\
+         /** Every finding code's explanation, by code. */\n\
+         export const CATALOG: Record<string, Explanation> = {\n",
+    );
+    for e in explain::catalog() {
+        want.push_str(&format!(
+            "  {}: {},\n",
+            serde_json::to_string(e.code).unwrap(),
+            serde_json::to_string(&e).unwrap()
+        ));
+    }
+    want.push_str("};\n");
+    ts_file::check(&repo_file("ui/src/lib/generated/catalog.ts"), &want, UPDATE);
 }
 
 #[test]

@@ -83,6 +83,25 @@ fn progress_closures_still_observe_and_cancel() {
     assert!(calls >= 2);
 }
 
+/// The inspector's neighbours of a file's first line are not the last lines of the file read
+/// before it: `session.jsonl:1` of a dsh-session folder has none before it.
+#[test]
+fn a_records_neighbours_stay_in_its_file() {
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/corpus/deepseek-harness/examples_acp-agent__subagent-multi");
+    let a = arbor_core::analyze(&[folder], &mut ());
+    for file in ["session.jsonl", "session.1.jsonl", "session.2.jsonl"] {
+        let ix = a.find_record(file, 1).unwrap();
+        let around = a.records_around(ix, 3, 3);
+        assert!(
+            around.iter().all(|r| r.file == file),
+            "{file}: {:?}",
+            around.iter().map(|r| (&r.file, r.line)).collect::<Vec<_>>()
+        );
+        assert_eq!(around.iter().map(|r| r.line).collect::<Vec<_>>(), [1, 2, 3, 4], "{file}");
+    }
+}
+
 #[test]
 fn records_are_found_by_place_with_their_neighbours() {
     let (_d, folder) = sample();

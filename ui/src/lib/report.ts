@@ -42,3 +42,11 @@ export function shortPlaceLabel(p: Place | null | undefined): string {
 export function samePlace(a: Place | null | undefined, b: Place | null | undefined): boolean {
   return !!a && !!b && a.file === b.file && a.line === b.line;
 }
+
+/**
+ * A long id shortened for a narrow row: a UUID or any id over 14 characters keeps its first 8
+ * and an ellipsis ("3f2a9c1e…"); the full id goes in a tooltip.
+ */
+export function shortId(id: string): string {
+  return id.length > 14 ? `${id.slice(0, 8)}…` : id;
+}

@@ -48,3 +48,15 @@ describe("a streamed search", () => {
     expect(searchStatus(s, "q", 1000)).toMatch(/the first 5000 are listed/);
   });
 });
+
+describe("snippets unescaped", () => {
+  it("undoes JSON string escapes and folds whitespace", async () => {
+    const { unescapeJson, snippetParts } = await import("./search");
+    expect(unescapeJson('{\\"text\\":\\"caf\\u00e9\\\\n\\nnext\\t\\"}')).toBe('{"text":"café\\n next "}');
+    expect(unescapeJson("a\\u001b[31mred")).toBe("a [31mred");
+    const p = snippetParts('{"type":"x","text":"line one\\nthe \\"needle\\" here"}', "needle");
+    expect(p.match).toBe("needle");
+    expect(p.before.endsWith('one the "')).toBe(true);
+    expect(p.after.startsWith('" here')).toBe(true);
+  });
+});

@@ -14,6 +14,28 @@ export function matchParts(text: string, query: string, lead = 24): { before: st
   return { before, match: text.slice(at, at + q.length), after: text.slice(at + q.length) };
 }
 
+/**
+ * A piece of a raw JSON line as a reader wants it: string escapes undone (`\"` is `"`, `\u00e9`
+ * is `é`, a newline or tab a space) and runs of spaces made one. A piece cut inside an escape
+ * keeps what cannot be read. The result is shown as text.
+ */
+export function unescapeJson(text: string): string {
+  return text
+    .replace(/\\(u[0-9a-fA-F]{4}|["\\/bfnrt])/g, (_, e: string) => {
+      if (e[0] === "u") {
+        const c = parseInt(e.slice(1), 16);
+        return c < 0x20 ? " " : String.fromCharCode(c);
+      }
+      return ({ b: " ", f: " ", n: " ", r: " ", t: " " } as Record<string, string>)[e] ?? e;
+    })
+    .replace(/\s+/g, " ");
+}
+
+/** `matchParts` of a record hit's raw text, each part unescaped (`unescapeJson`). */
+export function snippetParts(text: string, query: string, lead = 24): { before: string; match: string; after: string } {
+  const p = matchParts(text, query, lead);
+  return { before: unescapeJson(p.before), match: unescapeJson(p.match), after: unescapeJson(p.after) };
+}
 
 /**
  * What the search view shows of a search that streams: the hits so far (at most `MAX_HITS` are

@@ -94,6 +94,8 @@ struct Layout {
     tree: tree::Tree,
     counts: Vec<SeverityCounts>,
     places: Vec<At>,
+    /// Per session (report order): how many turns it ran.
+    turns: Vec<u32>,
     reply_order: Vec<u32>,
     findings: pages::Findings,
 }
@@ -112,8 +114,10 @@ impl Layout {
         // A session's place: its first run's start, else its first turn's start.
         let mut places: Vec<At> =
             (0..store.sessions.len() as u32).map(|i| store.runs_of(i).first().map_or(At::NONE, |r| r.start)).collect();
+        let mut turns = vec![0u32; store.sessions.len()];
         for t in &store.turns {
             if let Some(i) = store.session_of_sym(t.session) {
+                turns[i as usize] += 1;
                 let p = &mut places[i as usize];
                 if !p.is_some() && t.start.is_some() && store.runs_of(i).first().is_none_or(|r| !r.start.is_some()) {
                     *p = t.start;
@@ -122,7 +126,7 @@ impl Layout {
         }
         let reply_order = pages::reply_order(store, |s| store.session_of_sym(s).and_then(|i| tree.index_of(i)));
         let findings = pages::Findings::new(store);
-        Layout { tree, counts, places, reply_order, findings }
+        Layout { tree, counts, places, turns, reply_order, findings }
     }
 }
 
@@ -134,6 +138,8 @@ pub struct View {
     /// Per session (report order): its findings by severity, and where choosing it points.
     counts: Vec<SeverityCounts>,
     places: Vec<At>,
+    /// Per session (report order): how many turns it ran.
+    turns: Vec<u32>,
     findings: pages::Findings,
     reply_order: Vec<u32>,
     clocked: bool,
@@ -299,10 +305,21 @@ impl View {
             };
             (model, rest)
         });
-        let Layout { tree, counts, places, reply_order, findings } = rest?;
+        let Layout { tree, counts, places, turns, reply_order, findings } = rest?;
         let mut timeline = [None, None];
         timeline[axis as usize] = Some(model?);
-        go_on().then_some(View { revision, store, tree, counts, places, findings, reply_order, clocked, timeline })
+        go_on().then_some(View {
+            revision,
+            store,
+            tree,
+            counts,
+            places,
+            turns,
+            findings,
+            reply_order,
+            clocked,
+            timeline,
+        })
     }
 
     pub fn revision(&self) -> u64 {
@@ -345,6 +362,7 @@ impl View {
                     has_children: r.has_children,
                     collapsed: self.tree.is_collapsed(r.node),
                     runs: Some(runs.len() as u32),
+                    turns: Some(self.turns[r.node as usize]),
                     events: Some(row.events),
                     outcome: runs.last().map(|r| r.outcome),
                     link: runs.last().map(|r| r.link),
@@ -537,6 +555,7 @@ pub(crate) mod tests {
         for row in &page.rows {
             let s = report.sessions.iter().find(|s| s.id == row.id).unwrap();
             assert_eq!(row.runs, Some(s.runs.len() as u32), "{}", s.id);
+            assert_eq!(row.turns, Some(report.turns.iter().filter(|t| t.session == s.id).count() as u32), "{}", s.id);
             assert_eq!(row.outcome, s.runs.last().map(|r| r.outcome));
             assert_eq!(row.any_error, s.runs.iter().any(|r| r.outcome == report::Outcome::Error));
             assert_eq!((row.label.as_deref(), row.parent.as_deref()), (s.label.as_deref(), s.parent.as_deref()));

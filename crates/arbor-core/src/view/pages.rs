@@ -234,6 +234,8 @@ pub struct WaitsPage {
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct ReplyGroup {
     pub session: String,
+    /// The session's label (its title, the task it was given), to head the group with.
+    pub label: Option<String>,
     pub replies: Vec<Reply>,
 }
 
@@ -321,7 +323,14 @@ pub(crate) fn replies_page(store: &Store, order: &[u32], revision: u64, offset: 
     for reply in store.replies_of(&page) {
         match groups.last_mut() {
             Some(g) if g.session == reply.session => g.replies.push(reply),
-            _ => groups.push(ReplyGroup { session: reply.session.clone(), replies: vec![reply] }),
+            _ => {
+                let label = store.session(&reply.session).and_then(|i| store.word_of(store.sessions[i as usize].label));
+                groups.push(ReplyGroup {
+                    session: reply.session.clone(),
+                    label: label.map(str::to_owned),
+                    replies: vec![reply],
+                })
+            }
         }
     }
     RepliesPage { revision, total: order.len() as u32, offset, groups }
@@ -451,7 +460,10 @@ mod tests {
         for g in &all.groups {
             let want: Vec<&crate::report::Reply> = report.replies.iter().filter(|r| r.session == g.session).collect();
             assert_eq!(g.replies.iter().collect::<Vec<_>>(), want);
+            let label = report.sessions.iter().find(|s| s.id == g.session).and_then(|s| s.label.clone());
+            assert_eq!(g.label, label, "the group is headed with its session's label");
         }
+        assert!(all.groups.iter().any(|g| g.label.is_some()), "the sample labels some sessions");
         // A page cuts through a group and the next goes on with it.
         let a = view.replies(0, 2);
         let b = view.replies(2, 2);

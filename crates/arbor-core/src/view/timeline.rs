@@ -490,11 +490,53 @@ pub(crate) struct Model {
     clock: Option<PlaceClock>,
 }
 
-/// Ordinal offset of each file: the records and bad lines of the inputs before it.
+/// The inputs in the order wire order joins them: a folder's files stay together where the folder
+/// first comes, and within one folder a parent's file comes before its sub-agents' (by the depth
+/// in the tree of the shallowest session with a turn in the file), then in name order. A
+/// dsh-session folder holds `session.jsonl` and its sub-agents' `session.1.jsonl`, … which sort
+/// before it by name: joined by name, the children's turns would come before the parent's.
+fn wire_order(store: &Store) -> Vec<&crate::report::Input> {
+    let depth_of = |mut i: u32| {
+        let mut d = 0u32;
+        while let Some(p) = store.session_of_sym(Sym(store.sessions[i as usize].parent)) {
+            d += 1;
+            // A cycle (reported as a finding) ends somewhere: no deeper than there are sessions.
+            if p == i || d as usize > store.sessions.len() {
+                break;
+            }
+            i = p;
+        }
+        d
+    };
+    let mut shallowest = vec![u32::MAX; store.files.len()];
+    for t in &store.turns {
+        let at = if t.start.is_some() { t.start } else { t.end };
+        if let (Some(f), Some(i)) = (shallowest.get_mut(at.file as usize), store.session_of_sym(t.session)) {
+            *f = (*f).min(depth_of(i));
+        }
+    }
+    let folder = |name: &str| name.rfind(['/', '\\']).map_or("", |k| &name[..k]).to_owned();
+    let mut first_of: crate::intern::HashMap<String, usize> = Default::default();
+    let mut keyed: Vec<(usize, u32, usize, &crate::report::Input)> = store
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(k, input)| {
+            let dir = *first_of.entry(folder(&input.file)).or_insert(k);
+            let depth = store.files.iter().position(|f| *f == input.file).map_or(u32::MAX, |f| shallowest[f]);
+            (dir, depth, k, input)
+        })
+        .collect();
+    keyed.sort_by_key(|&(dir, depth, k, _)| (dir, depth, k));
+    keyed.into_iter().map(|k| k.3).collect()
+}
+
+/// Ordinal offset of each file: the records and bad lines of the inputs before it, in wire
+/// order (`wire_order`).
 fn file_offsets(store: &Store) -> Vec<f64> {
     let mut out = vec![f64::NAN; store.files.len()];
     let mut sum = 0.0;
-    for input in &store.inputs {
+    for input in wire_order(store) {
         if let Some(i) = store.files.iter().position(|f| *f == input.file) {
             if out[i].is_nan() {
                 out[i] = sum;
@@ -513,30 +555,81 @@ fn file_offsets(store: &Store) -> Vec<f64> {
 /// Whether every span the timeline draws has a clock: each turn, step and run with a place at its
 /// start (and its end, when it has ended) carries that place's time.
 pub(crate) fn has_clock(store: &Store) -> bool {
-    let ok = |at: At, t: f64| !at.is_some() || t.is_finite();
+    let b = Borrowed::of(store);
+    // Every place of a span gets a time: its own, or one borrowed in its file.
+    let ok = |a: At| !a.is_some() || b.time(a, f64::NAN).is_finite();
     let mut any = false;
     for (i, t) in store.turns.iter().enumerate() {
-        if !t.start.is_some() && !t.end.is_some() {
-            continue;
-        }
-        if !ok(t.start, t.start_time) || !ok(t.end, t.end_time) {
-            return false;
-        }
-        any = true;
-        if !store.steps_of(i as u32).iter().all(|s| ok(s.start, s.start_time) && ok(s.end, s.end_time)) {
+        any |= t.start.is_some() || t.end.is_some();
+        if !ok(t.start) || !ok(t.end) || !store.steps_of(i as u32).iter().all(|s| ok(s.start) && ok(s.end)) {
             return false;
         }
     }
     for r in &store.runs {
-        if !r.start.is_some() && !r.end.is_some() {
-            continue;
-        }
-        if !ok(r.start, r.start_time) || !ok(r.end, r.end_time) {
+        any |= r.start.is_some() || r.end.is_some();
+        if !ok(r.start) || !ok(r.end) {
             return false;
         }
-        any = true;
     }
     any
+}
+
+/// The times of a log's places, by file: a place without a time of its own (a clockless line in a
+/// log that has a clock: every dsh-rpc `session.event` carries `time`, a response may not) borrows
+/// a time from the timed places around it in its file (in proportion to the lines between them;
+/// the nearest one's past either end), so that one such line does not make the whole log
+/// wire-ordered.
+#[derive(Default)]
+struct Borrowed {
+    /// Per file: (line, time) of its timed places, sorted by line.
+    timed: Vec<Vec<(u32, f64)>>,
+}
+
+impl Borrowed {
+    fn of(store: &Store) -> Borrowed {
+        let mut timed: Vec<Vec<(u32, f64)>> = vec![Vec::new(); store.files.len()];
+        let mut note = |a: At, t: f64| {
+            if a.is_some() && t.is_finite() {
+                if let Some(f) = timed.get_mut(a.file as usize) {
+                    f.push((a.line, t));
+                }
+            }
+        };
+        for (i, t) in store.turns.iter().enumerate() {
+            note(t.start, t.start_time);
+            note(t.end, t.end_time);
+            for st in store.steps_of(i as u32) {
+                note(st.start, st.start_time);
+                note(st.end, st.end_time);
+            }
+        }
+        for r in &store.runs {
+            note(r.start, r.start_time);
+            note(r.end, r.end_time);
+        }
+        for f in &mut timed {
+            f.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        }
+        Borrowed { timed }
+    }
+
+    /// `time` when it is one, else the borrowed time of `a` (NaN when its file has no clock).
+    fn time(&self, a: At, time: f64) -> f64 {
+        if time.is_finite() || !a.is_some() {
+            return time;
+        }
+        let Some(f) = self.timed.get(a.file as usize).filter(|f| !f.is_empty()) else { return f64::NAN };
+        // Between two timed places, in proportion to the lines; past the first or last, theirs.
+        let k = f.partition_point(|&(line, _)| line <= a.line);
+        match (k.checked_sub(1).map(|i| f[i]), f.get(k)) {
+            (Some((l0, t0)), Some(&(l1, t1))) if l1 > l0 => {
+                t0 + (t1 - t0) * f64::from(a.line - l0) / f64::from(l1 - l0)
+            }
+            (Some((_, t0)), _) => t0,
+            (None, Some(&(_, t1))) => t1,
+            (None, None) => f64::NAN,
+        }
+    }
 }
 
 /// Where places go on the axis: their time (noted in the clock, for the places without one), or
@@ -546,6 +639,7 @@ struct Placer<'a> {
     wire: bool,
     offsets: &'a [f64],
     clock: PlaceClock,
+    borrowed: Borrowed,
 }
 
 impl Placer<'_> {
@@ -557,6 +651,7 @@ impl Placer<'_> {
         if self.wire {
             self.ordinal(a)
         } else {
+            let time = self.borrowed.time(a, time);
             self.clock.set(a, time);
             time
         }
@@ -612,7 +707,8 @@ impl Model {
             lanes.push(Lane { session: i as u32, depth });
         }
         let wire = axis == Axis::Wire;
-        let mut at = Placer { wire, offsets: &offsets, clock: PlaceClock::default() };
+        let borrowed = if wire { Borrowed::default() } else { Borrowed::of(store) };
+        let mut at = Placer { wire, offsets: &offsets, clock: PlaceClock::default(), borrowed };
         const OPEN: f64 = f64::INFINITY;
         let (mut tl, mut ts, mut te, mut titem) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let (mut sl, mut ss, mut se, mut sitem) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -893,13 +989,23 @@ impl Model {
             serde_json::Value::String(s) => s,
             v => v.to_string(),
         };
+        // On the time axis a span says how long it took (" · 1.2 s"); wire order has no duration.
+        let took = |t: &SpanTable, k: usize| match self.axis {
+            Axis::Time => format!(" · {}", duration(t.end[k] - t.start[k])),
+            Axis::Wire => String::new(),
+        };
         let run_hit = |i: usize| {
             let r = self.run_items[self.runs.item[i] as usize];
             let session = store.ids.name(store.sessions[r.session as usize].id).to_owned();
             let outcome =
                 serde_json::to_value(r.outcome).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
             TimelineHit {
-                text: format!("run {} of {session} ({outcome}) · {}", r.index + 1, label(r.start)),
+                text: format!(
+                    "run {} of {session} ({outcome}){} · {}",
+                    r.index + 1,
+                    took(&self.runs, i),
+                    label(r.start)
+                ),
                 session: Some(session),
                 place: store.place(r.start),
             }
@@ -926,7 +1032,13 @@ impl Model {
                 let st = &store.steps[step];
                 let session = store.ids.name(t.session).to_owned();
                 return Some(TimelineHit {
-                    text: format!("{session} · turn {} · step {} · {}", turn_label(t.turn), st.step, label(st.start)),
+                    text: format!(
+                        "{session} · turn {} · step {}{} · {}",
+                        turn_label(t.turn),
+                        st.step,
+                        took(&self.steps, k),
+                        label(st.start)
+                    ),
                     session: Some(session),
                     place: store.place(st.start),
                 });
@@ -937,7 +1049,7 @@ impl Model {
             let start = if t.start.is_some() { t.start } else { t.end };
             let session = store.ids.name(t.session).to_owned();
             return Some(TimelineHit {
-                text: format!("{session} · turn {} · {}", turn_label(t.turn), label(start)),
+                text: format!("{session} · turn {}{} · {}", turn_label(t.turn), took(&self.turns, k), label(start)),
                 session: Some(session),
                 place: store.place(start),
             });
@@ -956,6 +1068,23 @@ impl Model {
             Axis::Time => self.clock.as_ref()?.time_of(a),
         });
         Located { lane, at }
+    }
+}
+
+/// A span's length on the time axis (milliseconds) as people read it: "850 ms", "12.4 s",
+/// "3 min 05 s", "2 h 07 min".
+fn duration(ms: f64) -> String {
+    let ms = ms.max(0.0);
+    if ms < 1000.0 {
+        format!("{} ms", ms.round())
+    } else if ms < 60_000.0 {
+        format!("{:.1} s", ms / 1000.0)
+    } else if ms < 3_600_000.0 {
+        let s = (ms / 1000.0).round() as u64;
+        format!("{} min {:02} s", s / 60, s % 60)
+    } else {
+        let m = (ms / 60_000.0).round() as u64;
+        format!("{} h {:02} min", m / 60, m % 60)
     }
 }
 
@@ -1194,13 +1323,20 @@ mod tests {
     }
 
     #[test]
-    fn wire_order_when_a_span_lacks_a_time_and_time_when_all_have_one() {
+    fn wire_order_without_a_clock_and_time_with_one() {
         let sessions = vec![
             session("s", None, Some(0), vec![]),
             session("c", Some("s"), Some(1), vec![run("s", 3, Some(9), Outcome::Ok, None)]),
         ];
         let t = turn("s", 2, Some(10), (Some(1000.0), Some(5000.0)), vec![]);
+        // A run without a time in a log with a clock gets one from the timed lines around it.
         let (m, v) = model(report(sessions.clone(), vec![t.clone()], vec![]), Axis::Time);
+        assert!(has_clock(&v.store));
+        assert_eq!(m.axis, Axis::Time);
+        assert_eq!(spans_of(&m.runs, 0), [[1500.0, 4500.0]]);
+        // No time anywhere: wire order.
+        let untimed = turn("s", 2, Some(10), (None, None), vec![]);
+        let (m, v) = model(report(sessions.clone(), vec![untimed], vec![]), Axis::Time);
         assert!(!has_clock(&v.store));
         assert_eq!(m.axis, Axis::Wire);
         assert_eq!((m.min, m.max), (1.0, 101.0));
@@ -1231,7 +1367,7 @@ mod tests {
     }
 
     #[test]
-    fn every_step_needs_a_time_too_and_an_open_turn_reaches_the_end() {
+    fn steps_are_timed_too_and_an_open_turn_reaches_the_end() {
         let step = |times: Option<(f64, f64)>| StepSpan {
             step: 1,
             start: place(3),
@@ -1240,7 +1376,7 @@ mod tests {
             end_time: times.map(|t| t.1),
         };
         let sessions = vec![session("s", None, Some(0), vec![])];
-        let untimed = report(sessions.clone(), vec![turn("s", 2, None, (Some(10.0), None), vec![step(None)])], vec![]);
+        let untimed = report(sessions.clone(), vec![turn("s", 2, None, (None, None), vec![step(None)])], vec![]);
         assert!(!has_clock(&view_of(untimed).store));
         assert!(!has_clock(&view_of(report(sessions.clone(), vec![], vec![])).store), "nothing to put on a clock");
         let timed =
@@ -1365,5 +1501,69 @@ mod tests {
         let at = v.timeline_locate(Axis::Wire, Some("c"), Some(&self::place(7)));
         assert_eq!(at, Located { lane: Some(1), at: Some(7.5) });
         assert_eq!(v.timeline_locate(Axis::Wire, Some("nobody"), None), Located { lane: None, at: None });
+    }
+
+    #[test]
+    fn spans_on_the_time_axis_say_how_long_they_took() {
+        assert_eq!(super::duration(850.2), "850 ms");
+        assert_eq!(super::duration(12_400.0), "12.4 s");
+        assert_eq!(super::duration(185_000.0), "3 min 05 s");
+        assert_eq!(super::duration(7_620_000.0), "2 h 07 min");
+        let mut v = crate::view::View::from_report(crate::view::tests::case_report("copilot-events-saved"), 1);
+        let info = v.timeline_info(Axis::Time);
+        assert_eq!(info.axis, Axis::Time, "a saved Copilot log has a clock");
+        let mut texts = Vec::new();
+        for lane in 0..info.lanes {
+            for k in 0..=200 {
+                let x = info.min + (info.max - info.min) * f64::from(k) / 200.0;
+                if let Some(h) =
+                    v.timeline_hit(&HitQuery { axis: Axis::Time, lane, x: Some(x), slop: 0.0, band: Band::Lane })
+                {
+                    texts.push(h.text);
+                }
+            }
+        }
+        let turns: Vec<&String> = texts.iter().filter(|t| t.contains(" · turn ")).collect();
+        assert!(!turns.is_empty(), "{texts:?}");
+        assert!(turns.iter().all(|t| t.contains(" ms · ") || t.contains(" s · ")), "{turns:?}");
+    }
+
+    /// A dsh-session folder's files are named `session.1.jsonl`, `session.2.jsonl`, `session.jsonl`
+    /// (sub-agents first by name): wire order joins the parent's first, then its sub-agents'.
+    #[test]
+    fn wire_order_puts_a_folders_parent_file_before_its_sub_agents() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/corpus/deepseek-harness/examples_acp-agent__subagent-multi");
+        let report = crate::analyze_paths(&[dir]).unwrap();
+        let names: Vec<&str> =
+            report.inputs.iter().filter(|i| i.format == "dsh-session").map(|i| i.file.as_str()).collect();
+        assert_eq!(names, ["session.1.jsonl", "session.2.jsonl", "session.jsonl"], "the report keeps name order");
+        let mut v = crate::view::View::from_report(report, 1);
+        let info = v.timeline_info(Axis::Wire);
+        let order: Vec<&str> =
+            info.inputs.iter().map(|i| i.file.as_str()).filter(|f| f.starts_with("session")).collect();
+        assert_eq!(order, ["session.jsonl", "session.1.jsonl", "session.2.jsonl"]);
+    }
+
+    /// Every dsh-rpc `session.event` carries `time`; its responses do not. A log of both is drawn
+    /// on its clock, the clockless lines placed between the timed ones around them.
+    #[test]
+    fn a_dsh_rpc_log_with_clockless_responses_is_on_its_clock() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/conformance/cases/builtin-sample/input/delegation.jsonl");
+        let report = crate::analyze_paths(&[dir]).unwrap();
+        assert_eq!(report.inputs[0].format, "dsh-rpc");
+        let untimed = report.turns.iter().filter(|t| t.start.is_some() && t.start_time.is_none()).count()
+            + report
+                .sessions
+                .iter()
+                .flat_map(|s| &s.runs)
+                .filter(|r| r.start.is_some() && r.start_time.is_none())
+                .count();
+        let ends = report.turns.iter().filter(|t| t.end.is_some() && t.end_time.is_none()).count();
+        assert!(untimed + ends > 0, "some span has a clockless place");
+        let mut v = crate::view::View::from_report(report, 1);
+        assert!(v.summary().clocked, "{untimed} spans start and {ends} turns end on a clockless line");
+        assert_eq!(v.timeline_info(Axis::Time).axis, Axis::Time);
     }
 }

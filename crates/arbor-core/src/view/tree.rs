@@ -60,6 +60,10 @@ pub struct TreeRow {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub runs: Option<u32>,
+    /// How many turns the session ran (a root has turns and no runs); absent while the log is read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub turns: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "number")]
     pub events: Option<u64>,
@@ -440,6 +444,7 @@ impl Growing {
                 has_children: r.has_children,
                 collapsed: t.is_collapsed(r.node),
                 runs: None,
+                turns: None,
                 events: None,
                 outcome: None,
                 link: None,

@@ -66,7 +66,15 @@ name: string,
 /**
  * Last modification, epoch milliseconds, when the file system says.
  */
-modified: number | null, };
+modified: number | null, 
+/**
+ * What the session is about, for the list: its title, summary or first prompt, one line.
+ */
+title: string | null, 
+/**
+ * Bytes (a folder's: its files', one level down).
+ */
+size: number | null, };
 
 export type RecentEntry = { paths: Array<string>, openedAt: number, };
 

@@ -47,7 +47,11 @@ reported_depth?: number, parent: string | null, has_children: boolean, collapsed
 /**
  * How many runs (reused ids show every run); absent while the log is read.
  */
-runs?: number, events?: number, 
+runs?: number, 
+/**
+ * How many turns the session ran (a root has turns and no runs); absent while the log is read.
+ */
+turns?: number, events?: number, 
 /**
  * The outcome of the latest run; absent for a session that never ran as a sub-agent.
  */
@@ -111,7 +115,11 @@ dropped?: number, };
 
 export type WaitsPage = { revision: number, total: number, offset: number, items: Array<WaitItem>, };
 
-export type ReplyGroup = { session: string, replies: Array<Reply>, };
+export type ReplyGroup = { session: string, 
+/**
+ * The session's label (its title, the task it was given), to head the group with.
+ */
+label: string | null, replies: Array<Reply>, };
 
 export type RepliesPage = { revision: number, total: number, offset: number, groups: Array<ReplyGroup>, };
 

@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest";
+import { summarizeInputs } from "./inputs";
+
+const input = (file: string, format: string, bad_lines = 0) => ({ file, format, records: 1, bad_lines, bytes: 10 });
+
+describe("summarizeInputs", () => {
+  it("counts files by format, most first, and the skipped ones last", () => {
+    const s = summarizeInputs([
+      input("a/session.jsonl", "dsh-session"),
+      input("a/input.json", "unknown"),
+      input("b/rpc.jsonl", "dsh-rpc", 2),
+      input("b/session.jsonl", "dsh-session"),
+      input("b/x.json", "unknown"),
+      input("c/session.jsonl", "dsh-session", 1),
+    ]);
+    expect(s.text).toBe("6 files: 3 dsh-session, 1 dsh-rpc, 2 skipped");
+    expect(s.badLines).toBe(3);
+    expect(s.skipped).toBe(2);
+  });
+  it("says one file", () => {
+    expect(summarizeInputs([input("x.jsonl", "copilot-events")]).text).toBe("1 file: 1 copilot-events");
+  });
+});
