@@ -7,7 +7,7 @@
 // raster (a one-pixel read makes the canvas rasterize) for zoom, pan and lane scrolling.
 // Figures only: nothing is asserted (the CPU is shared).
 // usage: node scripts/timeline-bench.mjs [frames per action, default 120]   (from ui/)
-import { launch, mockIpc, startUi, stats } from "../tests/browser.mjs";
+import { launch, mockIpc, startUi, stats, closeViewHost } from "../tests/browser.mjs";
 
 const FRAMES = Number(process.argv[2] ?? 120);
 
@@ -136,6 +136,7 @@ try {
     await page.close();
   }
 } finally {
+  closeViewHost();
   await browser.close();
   await ui.close();
 }

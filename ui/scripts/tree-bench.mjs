@@ -23,7 +23,7 @@
 // Rust side's, and the page asks for those it shows.
 // usage: node scripts/tree-bench.mjs [frames per action, default 120] [--build production|dev|both] [--trees N]   (from ui/)
 import { loadavg } from "node:os";
-import { launch, mockIpc, startUi, stats } from "../tests/browser.mjs";
+import { launch, mockIpc, startUi, stats, closeViewHost } from "../tests/browser.mjs";
 
 const args = process.argv.slice(2);
 const buildArg = args.indexOf("--build");
@@ -165,6 +165,7 @@ async function bench(production) {
   } finally {
     await browser.close();
     await ui.close();
+    closeViewHost();
   }
 }
 

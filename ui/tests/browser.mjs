@@ -107,6 +107,11 @@ export function viewHost() {
   return host;
 }
 
+/** Lets the view host go (a script that used it ends only then: its pipes keep node running). */
+export function closeViewHost() {
+  host?.close();
+}
+
 export async function launch() {
   return chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true });
 }
