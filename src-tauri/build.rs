@@ -34,6 +34,10 @@ fn main() {
         "timeline_window",
         "timeline_hit",
         "timeline_locate",
+        "transcript_page",
+        "transcript_part",
+        "transcript_locate",
+        "export_otel",
     ]);
     tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest))
         .expect("tauri-build failed (see tauri.conf.json and capabilities/)");

@@ -56,6 +56,10 @@ pub fn app_builder<R: Runtime>(
             commands::view_state,
             commands::save_view_state,
             commands::naive_dropped,
+            commands::transcript_page,
+            commands::transcript_part,
+            commands::transcript_locate,
+            commands::export_otel,
         ])
 }
 
