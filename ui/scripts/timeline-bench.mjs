@@ -33,7 +33,7 @@ function buildReport({ trees: TREES, turns: TURNS, steps: STEPS, findings: FINDI
       const start = Math.floor(rand() * SPAN * 0.2);
       const end = start + Math.floor(SPAN * (0.3 + rand() * 0.5));
       const runs = parent
-        ? [{ parent, start: place(), end: place(), outcome: rand() < 0.1 ? "error" : "ok", start_time: start, end_time: end }]
+        ? [{ parent, start: place(), end: place(), outcome: rand() < 0.1 ? "error" : "ok", link: "start-edge", start_time: start, end_time: end }]
         : [];
       sessions.push({ id, parent, root: `r${t}`, depth, label: parent ? `task ${id}` : null, runs, events: TURNS * 3 });
       const w = (end - start) / TURNS;

@@ -46,7 +46,7 @@ function buildReport({ trees: TREES, events: EVENTS }) {
   let n = 0;
   for (let t = 0; t < TREES; t++) {
     const add = (id, parent, depth) => {
-      const runs = parent ? [{ parent, start: place(), end: place(), outcome: rand() < 0.1 ? "error" : "ok" }] : [];
+      const runs = parent ? [{ parent, start: place(), end: place(), outcome: rand() < 0.1 ? "error" : "ok", link: "start-edge" }] : [];
       sessions.push({ id, parent, root: `r${t}`, depth, label: parent ? `task ${id}` : null, runs, events: EVENTS });
       for (let k = 1; k <= 2; k++) turns.push({ session: id, turn: k, start: place(), end: place(), reason: "completed", steps: 1 });
       if (n++ % 5 === 0) {

@@ -62,7 +62,7 @@ function tallReport(n) {
     sessions.push({ id: `r${i}`, parent: null, root: `r${i}`, depth: 0, label: null, events: 2, runs: [] });
     sessions.push({
       id: `r${i}c`, parent: `r${i}`, root: `r${i}`, depth: 1, label: `child of r${i}`, events: 2,
-      runs: [{ parent: `r${i}`, start: { file, line: a + 1 }, end: { file, line: a + 2 }, outcome: "ok" }],
+      runs: [{ parent: `r${i}`, start: { file, line: a + 1 }, end: { file, line: a + 2 }, outcome: "ok", link: "start-edge" }],
     });
     turns.push({ session: `r${i}`, turn: 1, start: { file, line: a }, end: { file, line: a + 3 }, reason: "completed", steps: 0 });
   }

@@ -23,7 +23,7 @@ function synthetic() {
   const add = (t, id, parent, depth, hasChildren) => {
     const n = sessions.length;
     const outcome = parent ? (n % 7 === 0 ? "error" : "ok") : null;
-    const runs = parent ? [{ parent, start: place(), end: place(), outcome }] : [];
+    const runs = parent ? [{ parent, start: place(), end: place(), outcome, link: "start-edge" }] : [];
     const label = parent ? `task ${id}` : null;
     sessions.push({ id, parent, root: `r${t}`, depth, label, runs, events: n % 50 });
     const findings = { error: 0, warning: 0, info: 0 };
