@@ -152,6 +152,7 @@ await browserTest("transcript browser test", async ({ ui, newPage }) => {
   await item(0).waitFor();
   await page.getByTestId("transcript").evaluate((el) => (el.scrollTop = 0));
   await item(2).locator("details.json summary").click();
+  await page.getByTestId("transcript").evaluate((el) => (el.scrollTop = 0));
   const frame = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   for (const theme of ["light", "dark"]) {
     await page.evaluate((t) => (document.documentElement.dataset.theme = t), theme);
