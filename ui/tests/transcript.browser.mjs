@@ -27,6 +27,7 @@ await browserTest("transcript browser test", async ({ ui, newPage }) => {
     report: transcriptReport(ROWS),
     transcript: syntheticTranscript(ROWS),
     launch: ["/logs"],
+    hits: [{ type: "record", record: { index: 70_000, file: "run.jsonl", line: 70_001, session: "root", kind: "event", time: null }, text: "question 70000" }],
     answers: { "plugin:dialog|save": out, export_otel: { path: out, traces: 1, spans: 42 } },
   });
   await page.goto(ui.url);
@@ -91,10 +92,18 @@ await browserTest("transcript browser test", async ({ ui, newPage }) => {
   console.log("ok: code monospaced, arguments as folded JSON, a cut text shown whole on request");
 
   // A finding opens its item in the transcript.
+  await page.getByRole("tab", { name: /Findings/ }).click();
   await page.locator("button.item", { hasText: "half way down" }).click();
   await item(50_000).waitFor();
   await page.waitForFunction(() => document.querySelector('[data-testid=transcript] .item.current')?.dataset.row === "50000");
   assert.ok(await item(50_000).isVisible(), "the finding's item is on screen");
+
+  // A search hit opens its item too.
+  await page.getByTestId("tab-search").click();
+  await page.locator('input[aria-label="Search the log"]').fill("question 70000");
+  await page.locator('[data-hit="record"]').click();
+  await page.waitForFunction(() => document.querySelector("[data-testid=transcript] .item.current")?.dataset.row === "70000");
+  assert.ok((await item(70_000).textContent()).includes("question 70000"), "the hit's item is on screen");
 
   // Spawn → the child's transcript; the child's header → where the parent received its reply;
   // the received item → the child's reply.
@@ -110,7 +119,7 @@ await browserTest("transcript browser test", async ({ ui, newPage }) => {
   await page.waitForFunction(() => document.querySelector(".node.selected")?.dataset.session === "kid");
   await page.waitForFunction(() => document.querySelector("[data-testid=transcript] .item.current")?.dataset.row === "9");
   assert.ok((await item(9).textContent()).includes("kid answer"));
-  console.log("ok: finding → its item, spawn → child, child → parent's received item, received → child's reply");
+  console.log("ok: finding → its item, search hit → its item, spawn → child, child → parent's received item, received → child's reply");
 
   // Tokens in the tree: own / subtree on a node with children, own on a leaf, nothing without.
   const tokens = (id) => page.locator(`.node[data-session="${id}"] [data-testid=tokens]`).textContent();
