@@ -36,6 +36,10 @@ fn main() {
         "timeline_locate",
         "follow_state",
         "set_follow",
+        "transcript_page",
+        "transcript_part",
+        "transcript_locate",
+        "export_otel",
     ]);
     tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest))
         .expect("tauri-build failed (see tauri.conf.json and capabilities/)");

@@ -289,9 +289,10 @@ fn the_ui_may_listen_for_dropped_files() {
 #[test]
 fn a_plugin_command_the_capabilities_do_not_grant_is_refused() {
     let (_app, window) = main_window(&[]);
-    // The app never saves files through the dialog, so `dialog:allow-save` is not granted.
-    let refused = invoke(&window, "plugin:dialog|save", json!({"options": {}}));
-    assert!(refused.is_err(), "dialog save must be refused, got {refused:?}");
+    // The app opens and saves files through the dialog (Export…) but shows no message boxes
+    // through it, so `dialog:allow-message` is not granted.
+    let refused = invoke(&window, "plugin:dialog|message", json!({"message": "hi"}));
+    assert!(refused.is_err(), "dialog message must be refused, got {refused:?}");
 }
 
 #[test]
@@ -422,4 +423,52 @@ fn a_followed_log_grows_in_the_open_view_until_follow_is_turned_off() {
     append(0, 8);
     std::thread::sleep(std::time::Duration::from_millis(400));
     assert_eq!(invoke(&window, "follow_state", json!({})).unwrap()["following"], json!(false));
+}
+
+#[test]
+fn a_session_transcript_pages_its_items_and_a_place_opens_its_item() {
+    let (_app, window) = main_window(&[]);
+    let ask = |cmd: &str, args: Value| invoke(&window, cmd, args);
+    assert_eq!(
+        ask("transcript_page", json!({"session": "root", "from": 0, "limit": 10})).unwrap_err()["code"],
+        "not-open"
+    );
+    open(&window, &[case("dsh-rpc-two-level")]);
+    let page =
+        ask("transcript_page", json!({"session": "root", "from": 1, "limit": 1})).expect("transcript_page is allowed");
+    assert_eq!((page["total"].as_u64(), page["from"].as_u64()), (Some(5), Some(1)), "{page}");
+    let row = &page["rows"][0];
+    assert_eq!((row["at"]["line"].as_u64(), row["parts"][0]["kind"].as_str()), (Some(6), Some("spawn")), "{row}");
+    assert_eq!(row["parts"][0]["child"], "kid");
+    let text = ask("transcript_part", json!({"session": "root", "row": 3, "part": 0})).unwrap();
+    assert_eq!(text, "kid answer");
+    assert_eq!(
+        ask("transcript_page", json!({"session": "nobody", "from": 0, "limit": 1})).unwrap_err()["code"],
+        "no-session"
+    );
+    // A place opens the item of the session whose record is there: line 17 is kid's, the reply
+    // it received from grand.
+    let spot = ask("transcript_locate", json!({"session": null, "place": {"file": "run.jsonl", "line": 17}})).unwrap();
+    assert_eq!(spot, json!({"session": "kid", "row": 2}));
+    // A line between two items (root's step end) opens the one before it (its tool result).
+    let spot =
+        ask("transcript_locate", json!({"session": "root", "place": {"file": "run.jsonl", "line": 25}})).unwrap();
+    assert_eq!(spot, json!({"session": "root", "row": 3}));
+}
+
+#[test]
+fn export_writes_otlp_json_where_it_is_told() {
+    let (_app, window) = main_window(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("out.otlp.json");
+    assert_eq!(invoke(&window, "export_otel", json!({"path": path})).unwrap_err()["code"], "not-open");
+    open(&window, &[case("dsh-rpc-two-level")]);
+    let done = invoke(&window, "export_otel", json!({"path": path})).expect("export_otel is allowed");
+    assert_eq!(done["path"], path.to_str().unwrap());
+    assert_eq!(done["traces"], 1);
+    assert!(done["spans"].as_u64() >= Some(3), "{done}");
+    let first: Value = serde_json::from_str(std::fs::read_to_string(&path).unwrap().lines().next().unwrap()).unwrap();
+    assert!(first["resourceSpans"].is_array(), "{first}");
+    let bad = dir.path().join("no-such-folder/out.json");
+    assert_eq!(invoke(&window, "export_otel", json!({"path": bad})).unwrap_err()["code"], "export-failed");
 }

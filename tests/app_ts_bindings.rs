@@ -3,7 +3,7 @@
 //! test fails when the committed file differs from what the Rust types generate;
 //! `ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-app --test app_ts_bindings` rewrites it.
 
-use arbor_app::commands::{CommandError, EngineInfo, LoadEvent, TreeOf};
+use arbor_app::commands::{CommandError, EngineInfo, Exported, LoadEvent, TranscriptSpot, TreeOf};
 use arbor_app::follow::{FollowState, Followed};
 use arbor_app::places::FoundLog;
 use arbor_app::settings::{RecentEntry, SettingsView, Theme, ViewState};
@@ -31,6 +31,8 @@ fn bindings() -> String {
         Theme::decl(&cfg),
         ViewState::decl(&cfg),
         SettingsView::decl(&cfg),
+        TranscriptSpot::decl(&cfg),
+        Exported::decl(&cfg),
     ];
     ts_file::file_of(
         HEADER,

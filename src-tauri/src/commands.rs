@@ -20,7 +20,8 @@ use ts_rs::TS;
 use crate::engine::{
     self, Analysis, Axis, Cursor, Delta, Diagnostic, FindingsFilter, FindingsPage, Growing, HitQuery, LoadFailure,
     Located, Observer, Place, Progress, RecordPage, RecordView, RepliesPage, SearchEnd, SearchEvent, SessionDetail,
-    Summary, TimelineHit, TimelineInfo, TimelineOpen, TimelineWindow, TreePage, TreeSpot, View, WaitsPage, WindowQuery,
+    Summary, TimelineHit, TimelineInfo, TimelineOpen, TimelineWindow, TranscriptIndex, TranscriptPage, TreePage,
+    TreeSpot, View, WaitsPage, WindowQuery,
 };
 use crate::places::{self, FoundLog};
 use crate::settings::{RecentEntry, SettingsSlot, SettingsStore, SettingsView, Theme, ViewState};
@@ -104,15 +105,32 @@ pub struct Open {
     pub(crate) analysis: Analysis,
     view: Mutex<View>,
     pub(crate) paths: Vec<PathBuf>,
+    /// The transcript index of the session last read (its rows, a few bytes each): made once
+    /// when a session's transcript is first asked for, kept while the page scrolls through it.
+    transcript: Mutex<Option<(String, Arc<TranscriptIndex>)>>,
 }
 
 impl Open {
     pub(crate) fn new(analysis: Analysis, view: View, paths: Vec<PathBuf>) -> Open {
-        Open { analysis, view: Mutex::new(view), paths }
+        Open { analysis, view: Mutex::new(view), paths, transcript: Mutex::default() }
     }
 
     pub(crate) fn view(&self) -> MutexGuard<'_, View> {
         self.view.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The transcript index of `session` (made now unless it is the one kept); `None` when the
+    /// log has no such session.
+    fn transcript(&self, session: &str) -> Option<Arc<TranscriptIndex>> {
+        let mut kept = lock(&self.transcript);
+        if let Some((id, index)) = kept.as_ref() {
+            if id == session {
+                return Some(index.clone());
+            }
+        }
+        let index = Arc::new(self.analysis.transcript_index(session)?);
+        *kept = Some((session.to_owned(), index.clone()));
+        Some(index)
     }
 }
 
@@ -678,6 +696,107 @@ pub async fn set_follow(on: bool, opened: State<'_, Opened>) -> Result<crate::fo
 /// Stops following (the window is closing).
 pub fn stop_following(opened: &Opened) {
     *lock(&opened.following) = None;
+}
+
+/// How many characters of one part a transcript page carries; `transcript_part` gives the rest.
+const TRANSCRIPT_TEXT: usize = 4000;
+
+/// Runs `f` on the open log's analysis and the transcript index of `session` on a blocking
+/// thread (the first ask for a session walks its records); `no-session` when there is none.
+async fn with_transcript<T: Send + 'static>(
+    opened: &Opened,
+    session: String,
+    f: impl FnOnce(&Analysis, &TranscriptIndex) -> T + Send + 'static,
+) -> Result<T, CommandError> {
+    let open = opened.current()?;
+    tauri::async_runtime::spawn_blocking(move || {
+        let index = open.transcript(&session);
+        index
+            .map(|i| f(&open.analysis, &i))
+            .ok_or_else(|| CommandError::new("no-session", format!("no session {session}")))
+    })
+    .await
+    .map_err(CommandError::stopped)?
+}
+
+/// Rows `from..from + limit` (at most 500) of a session's transcript, each part's text cut to
+/// 4,000 characters (with its whole length).
+#[tauri::command]
+pub async fn transcript_page(
+    session: String,
+    from: u32,
+    limit: u32,
+    opened: State<'_, Opened>,
+) -> Result<TranscriptPage, CommandError> {
+    with_transcript(&opened, session, move |a, i| a.transcript_page(i, from, limit.min(500), TRANSCRIPT_TEXT)).await
+}
+
+/// The whole text of part `part` of row `row` of a session's transcript; `null` when it has none.
+#[tauri::command]
+pub async fn transcript_part(
+    session: String,
+    row: u32,
+    part: u32,
+    opened: State<'_, Opened>,
+) -> Result<Option<String>, CommandError> {
+    with_transcript(&opened, session, move |a, i| a.transcript_part(i, row, part as usize)).await
+}
+
+/// Where a place opens in a transcript: the session of the record there (else `session`), and the
+/// row of that record or of the last one before it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+pub struct TranscriptSpot {
+    pub session: String,
+    pub row: u32,
+}
+
+/// The transcript item a place (a finding's, a search hit's, a run's start) opens: `null` when no
+/// record starts there and `session` is not given, or its transcript is empty.
+#[tauri::command]
+pub async fn transcript_locate(
+    session: Option<String>,
+    place: Place,
+    opened: State<'_, Opened>,
+) -> Result<Option<TranscriptSpot>, CommandError> {
+    let open = opened.current()?;
+    tauri::async_runtime::spawn_blocking(move || {
+        let record = open.analysis.find_record(&place.file, place.line);
+        let owner = record.and_then(|r| open.analysis.record_view(r)).and_then(|v| v.session);
+        let session = owner.or(session)?;
+        let index = open.transcript(&session)?;
+        let row = match record {
+            Some(r) => index.row_near(r)?,
+            None if index.is_empty() => return None,
+            None => 0,
+        };
+        Some(TranscriptSpot { session, row })
+    })
+    .await
+    .map_err(CommandError::stopped)
+}
+
+/// What an export wrote: where, and how many traces and spans.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+pub struct Exported {
+    pub path: String,
+    #[ts(type = "number")]
+    pub traces: u64,
+    #[ts(type = "number")]
+    pub spans: u64,
+}
+
+/// Writes the open log as OTLP-JSON (OpenTelemetry GenAI spans, `arbor-otel`) to `path`, a file
+/// the user chose in the save dialog; the file appears whole or not at all.
+#[tauri::command]
+pub async fn export_otel(path: String, opened: State<'_, Opened>) -> Result<Exported, CommandError> {
+    let open = opened.current()?;
+    tauri::async_runtime::spawn_blocking(move || {
+        arbor_otel::write_json_file(&open.analysis, std::path::Path::new(&path), &arbor_otel::Options::default())
+            .map(|s| Exported { path, traces: s.traces, spans: s.spans })
+            .map_err(|e| CommandError::new("export-failed", format!("could not write the export: {e}")))
+    })
+    .await
+    .map_err(CommandError::stopped)?
 }
 
 fn unsaved(e: std::io::Error) -> CommandError {

@@ -59,6 +59,10 @@ pub fn app_builder<R: Runtime>(
             commands::naive_dropped,
             commands::follow_state,
             commands::set_follow,
+            commands::transcript_page,
+            commands::transcript_part,
+            commands::transcript_locate,
+            commands::export_otel,
         ])
         // Closing the window stops following what it showed.
         .on_window_event(|window, event| {

@@ -182,6 +182,54 @@ const TESTS = [
     },
   },
   {
+    name: "a transcript opens, follows a delegation down and back up, and keeps log markup inert",
+    get args() {
+      // The two-level log with grand's answer (and so what kid received) made of markup.
+      const src = readFileSync(caseInput("dsh-rpc-two-level", "run.jsonl"), "utf8");
+      if (!src.includes('"grand answer"')) throw new Error("the case changed: pick another text");
+      const text = `${MARKUP} **done**, see https://example.com`;
+      const path = join(OUT, "transcript.jsonl");
+      writeFileSync(path, src.replaceAll('"grand answer"', JSON.stringify(text)));
+      return [path];
+    },
+    async run(s) {
+      await s.waitForText(["transcript.jsonl", "dsh-rpc"]);
+      await s.click('[data-session="root"]');
+      await s.click('[data-testid="tab-transcript"]');
+      await s.waitForText(["Transcript of root", "5 items", "SPAWNED", "RECEIVED"]);
+      // Down: root's spawn opens kid's transcript, kid's opens grand's.
+      await s.click('[data-testid="to-child"]');
+      await s.waitForText(["Transcript of kid", "spawned by root"]);
+      await s.click('[data-testid="to-child"]');
+      const text = await s.waitForText(["Transcript of grand", "onerror=document.title=1", "<script>document.title=2</script>", "done"]);
+      if (!text.includes("<b>Plan</b>")) throw new Error("the markup is not shown as text");
+      const [imgs, bolds, inline, scripts, strong, links, title] = await s.call("POST", "/execute/sync", {
+        script:
+          "const t = document.querySelector('[data-testid=transcript]');" +
+          " return [t.querySelectorAll('img').length, t.querySelectorAll('b').length, document.querySelectorAll('script:not([src])').length," +
+          " [...t.querySelectorAll('a')].filter((a) => !/^https:/.test(a.getAttribute('href'))).length, t.querySelectorAll('strong').length," +
+          " [...t.querySelectorAll('a')].map((a) => a.getAttribute('href')).join(' '), document.title];",
+        args: [],
+      });
+      if (imgs || bolds || inline || scripts || title !== "Arbor") {
+        throw new Error(`log markup reached the transcript: img=${imgs} b=${bolds} inline script=${inline} non-https links=${scripts} title=${title}`);
+      }
+      if (!strong || links !== "https://example.com") throw new Error(`markdown not rendered: strong=${strong} links=${links}`);
+      // A link's click goes nowhere.
+      await s.click('[data-testid="transcript"] a');
+      await sleep(500);
+      await s.waitForText(["Transcript of grand"]);
+      await s.screenshot("transcript");
+      // Up: grand's header goes back to kid's item that started it (or received its reply).
+      await s.click('[data-testid="to-parent"]');
+      await s.waitForText(["Transcript of kid"]);
+      const current = await waitFor("kid's item about grand to be marked", () =>
+        s.call("POST", "/execute/sync", { script: "return document.querySelector('[data-testid=transcript] .item.current')?.innerText ?? null;", args: [] }),
+      );
+      if (!current.includes("grand")) throw new Error(`kid's marked item is not about grand: ${current}`);
+    },
+  },
+  {
     name: "a large log streams its first sessions and progress, and Cancel stops it",
     get args() {
       return [largeLog("large.jsonl", 600_000)];

@@ -183,9 +183,12 @@ let pages = 0;
  * lists, paged here). Every call is kept, in order, in `window.__ipcCalls` as `[command, args]`
  * (channels left out). `answers` (command to a JSON value) override the default answers, for
  * example the settings or the open dialog's choice; `{ reject: error }` makes the command fail
- * with that error.
+ * with that error. `transcript` answers the transcript commands in Node (the view host holds a
+ * report, not the files a transcript is read back from): `{ page(session, from, limit),
+ * part(session, row, part), locate(session, place) }`, as `transcript_page`, `transcript_part`
+ * and `transcript_locate` answer (tests/transcript-fixture.mjs makes one).
  */
-export async function mockIpc(page, { report, build, files, launch, hits, dropped, answers }) {
+export async function mockIpc(page, { report, build, files, launch, hits, dropped, answers, transcript }) {
   const key = `page-${++pages}`;
   const log = report ?? (build ? new Function(`return (${build})()`)() : null);
   const view = viewHost();
@@ -193,6 +196,16 @@ export async function mockIpc(page, { report, build, files, launch, hits, droppe
   await page.exposeBinding("__arborView", (_source, cmd, args) =>
     cmd === "open" ? view.call(key, "open", { report: args?.report ?? log }) : view.call(key, cmd, args),
   );
+  await page.exposeBinding("__arborTranscript", async (_source, cmd, args) => {
+    if (!transcript) return { err: { code: "unknown-command", message: "this test gives no transcript" } };
+    try {
+      if (cmd === "transcript_page") return { ok: await transcript.page(args.session, args.from, Math.min(args.limit, 500)) };
+      if (cmd === "transcript_part") return { ok: await transcript.part(args.session, args.row, args.part) };
+      return { ok: await transcript.locate(args.session, args.place) };
+    } catch (e) {
+      return { err: e && e.code ? e : { code: "internal", message: String(e) } };
+    }
+  });
   // A closed page's view goes (a bench opens several large ones).
   page.on("close", () => void view.call(key, "close", {}));
   await page.addInitScript(
@@ -230,6 +243,11 @@ export async function mockIpc(page, { report, build, files, launch, hits, droppe
         const follow = { grown, appeared: [], bytes: 1, read_to: 1, reread: null, errors: [], summary };
         send(loadChannel, { type: "changed", revision: summary.revision, sessions: summary.sessions, follow });
         return summary.revision;
+      };
+      const askTranscript = async (cmd, args) => {
+        const answer = await window.__arborTranscript(cmd, args);
+        if (answer.err) throw answer.err;
+        return answer.ok;
       };
       /** Opening: the report goes to the view host; progress and the tree's first revision stream. */
       const open = async (args) => {
@@ -271,6 +289,9 @@ export async function mockIpc(page, { report, build, files, launch, hits, droppe
           return { total: d.page.total, offset: a.offset, records: d.page.records.slice(a.offset, a.offset + Math.min(a.limit, 500)) };
         },
         cancel_load: () => null,
+        transcript_page: (a) => askTranscript("transcript_page", a),
+        transcript_part: (a) => askTranscript("transcript_part", a),
+        transcript_locate: (a) => askTranscript("transcript_locate", a),
         settings: () => ({ recent: [], theme: "system", notice: null }),
         remember_opened: (a) => [{ paths: a.paths, openedAt: 0 }],
         set_theme: () => null,

@@ -174,6 +174,18 @@ impl Index {
         self.rows.binary_search(&r).ok().map(|i| i as u32)
     }
 
+    /// The row a place's record opens in this transcript: the record's own row, else the last
+    /// row before it (a finding on a status line between two messages opens the message it
+    /// follows), else the first row; `None` for an empty transcript.
+    pub fn row_near(&self, record: usize) -> Option<u32> {
+        let r = u32::try_from(record).unwrap_or(u32::MAX);
+        let i = self.rows.partition_point(|&x| x <= r);
+        if self.rows.is_empty() {
+            return None;
+        }
+        Some(i.saturating_sub(1) as u32)
+    }
+
     /// The turn (index in `Turns::list`) and step number a record is in.
     fn turn_step(&self, a: &Analysis, record: u32) -> (Option<usize>, Option<u32>) {
         let i = self.turns.partition_point(|t| t.0 <= record);
@@ -366,6 +378,17 @@ impl Analysis {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_place_opens_its_own_row_else_the_one_before_else_the_first() {
+        let index = Index { session: Sym(0), rows: vec![3, 7, 9], turns: Vec::new() };
+        assert_eq!(index.row_near(7), Some(1));
+        assert_eq!(index.row_near(8), Some(1));
+        assert_eq!(index.row_near(100), Some(2));
+        assert_eq!(index.row_near(0), Some(0));
+        let empty = Index { session: Sym(0), rows: Vec::new(), turns: Vec::new() };
+        assert_eq!(empty.row_near(5), None);
+    }
 
     #[test]
     fn a_long_text_is_cut_on_a_character_with_its_whole_length() {

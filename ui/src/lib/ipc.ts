@@ -2,9 +2,9 @@
 // rest of the UI imports these functions and never calls `invoke` or a plugin itself.
 import { Channel, invoke } from "@tauri-apps/api/core";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
-import { open } from "@tauri-apps/plugin-dialog";
-import type { CommandError, EngineInfo, FollowState, FoundLog, LoadEvent, RecentEntry, SettingsView, Theme, TreeOf, ViewState } from "./generated/app";
-import type { RecordPage, RecordView } from "./generated/engine";
+import { open, save } from "@tauri-apps/plugin-dialog";
+import type { CommandError, EngineInfo, Exported, FollowState, FoundLog, LoadEvent, RecentEntry, SettingsView, Theme, TranscriptSpot, TreeOf, ViewState } from "./generated/app";
+import type { Page as TranscriptPage, RecordPage, RecordView } from "./generated/engine";
 import type {
   Axis,
   FindingsFilter,
@@ -30,8 +30,8 @@ import type { Diagnostic, Place } from "./report";
 // The IPC's types are generated from the Rust ones (ts-rs): the app's in generated/app.ts, the
 // engine's in generated/engine.ts, generated/report.ts and generated/view.ts (what the page asks
 // of the open log: it holds only what it draws, and asks for the rest a page or a window at a time).
-export type { EngineInfo, FollowState, Followed, FoundLog, RecentEntry, SettingsView, Theme, TreeOf, ViewState } from "./generated/app";
-export type { FormatInfo, RecordView } from "./generated/engine";
+export type { EngineInfo, Exported, FollowState, Followed, FoundLog, RecentEntry, SettingsView, Theme, TranscriptSpot, TreeOf, ViewState } from "./generated/app";
+export type { FormatInfo, Page as TranscriptPage, RecordView } from "./generated/engine";
 export type * from "./generated/view";
 
 /** How every command error reaches the UI (`commands::CommandError`): a code and a sentence. */
@@ -84,6 +84,10 @@ interface Commands {
   naive_dropped: { args: { root: string; file: string; line: number; offset: number; limit: number }; answer: RecordPage };
   follow_state: { args: Record<string, never>; answer: FollowState };
   set_follow: { args: { on: boolean }; answer: FollowState };
+  transcript_page: { args: { session: string; from: number; limit: number }; answer: TranscriptPage };
+  transcript_part: { args: { session: string; row: number; part: number }; answer: string | null };
+  transcript_locate: { args: { session: string | null; place: Place }; answer: TranscriptSpot | null };
+  export_otel: { args: { path: string }; answer: Exported };
 }
 
 async function call<C extends keyof Commands>(command: C, args: Commands[C]["args"]): Promise<Commands[C]["answer"]> {
@@ -320,4 +324,31 @@ export function followState(): Promise<FollowState> {
  */
 export function setFollow(on: boolean): Promise<FollowState> {
   return call("set_follow", { on });
+}
+
+/** Rows `from..from + limit` (at most 500) of a session's transcript, texts cut to 4,000 characters. */
+export function transcriptPage(session: string, from: number, limit: number): Promise<TranscriptPage> {
+  return call("transcript_page", { session, from, limit });
+}
+
+/** The whole text of one part of one transcript row. */
+export function transcriptPart(session: string, row: number, part: number): Promise<string | null> {
+  return call("transcript_part", { session, row, part });
+}
+
+/** The transcript item a place opens: its record's session (else `session`) and row. */
+export function transcriptLocate(session: string | null, place: Place): Promise<TranscriptSpot | null> {
+  return call("transcript_locate", { session, place });
+}
+
+/** Asks where to save an OpenTelemetry export (the native save dialog); null when cancelled. */
+export function chooseExportFile(): Promise<string | null> {
+  return guard(() =>
+    save({ title: "Export as OpenTelemetry (OTLP-JSON)", defaultPath: "arbor-export.otlp.json", filters: [{ name: "OTLP-JSON", extensions: ["json"] }] }),
+  );
+}
+
+/** Writes the open log as OTLP-JSON spans to `path`. */
+export function exportOtel(path: string): Promise<Exported> {
+  return call("export_otel", { path });
 }

@@ -100,3 +100,7 @@ export type SettingsView = { recent: Array<RecentEntry>, theme: Theme,
  * once.
  */
 notice: string | null, };
+
+export type TranscriptSpot = { session: string, row: number, };
+
+export type Exported = { path: string, traces: number, spans: number, };

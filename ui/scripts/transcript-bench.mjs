@@ -1,0 +1,83 @@
+// Frame time of the Transcript view scrolling a 100,000-item session (tests/transcript-fixture.mjs:
+// prompts, markdown answers with code blocks, folded tool calls and results, rows of different
+// heights) in headless Chromium with the IPC mocked (tests/browser.mjs), on the production build
+// (what the app embeds). Per action, one step a frame: "update" is the scroll handler, the Svelte
+// update and style and layout (performance.now() around a scroll event and a forced layout),
+// "frame" the interval between animation frames (paint and raster included; 60 Hz makes its floor
+// 16.7 ms). Pages come from Node through the mock, so a jump's first frames wait for the answer:
+// the figures are the view's, not the engine's. Figures only: nothing is asserted (the CPU is
+// shared).
+// usage: node scripts/transcript-bench.mjs [frames per action, default 120]   (from ui/)
+import { loadavg } from "node:os";
+import { launch, mockIpc, startUi, stats } from "../tests/browser.mjs";
+import { syntheticTranscript, transcriptReport } from "../tests/transcript-fixture.mjs";
+
+const FRAMES = Number(process.argv[2] ?? 120);
+const ROWS = 100_000;
+const load = () => loadavg().map((x) => x.toFixed(2)).join(" ");
+
+const ui = await startUi({ production: true });
+const browser = await launch();
+try {
+  const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+  page.on("pageerror", (e) => console.error("page error:", e.message));
+  await mockIpc(page, { report: transcriptReport(ROWS), transcript: syntheticTranscript(ROWS), launch: ["/logs"] });
+  await page.goto(ui.url);
+  await page.locator('.node[data-session="root"]').click();
+  const t0 = Date.now();
+  await page.getByTestId("tab-transcript").click();
+  await page.locator('[data-testid=transcript] .item[data-row="0"] .meta').waitFor();
+  console.log(`\ntranscript, ${ROWS} items, window 1600x1000, production build; load average ${load()}`);
+  console.log(`  tab click to the first rows drawn: ${Date.now() - t0} ms`);
+  await page.evaluate(() => {
+    window.__longFrames = [];
+    try {
+      new PerformanceObserver((l) => window.__longFrames.push(...l.getEntries().map((e) => e.duration))).observe({ type: "long-animation-frame" });
+    } catch {
+      window.__longFrames = null;
+    }
+  });
+  const run = (action, n) =>
+    page.evaluate(
+      async ({ action, n }) => {
+        const list = document.querySelector("[data-testid=transcript]");
+        const frame = () => new Promise((res) => requestAnimationFrame(res));
+        let seed = 3;
+        const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+        const out = [];
+        let last = await frame();
+        for (let i = 0; i < n; i++) {
+          const t = performance.now();
+          if (action === "wheel steps (100 px)") list.scrollTop += 100;
+          else if (action === "page steps (PageDown)") list.scrollTop += list.clientHeight;
+          else list.scrollTop = Math.floor(rand() * list.scrollHeight);
+          list.dispatchEvent(new Event("scroll"));
+          await Promise.resolve();
+          list.getBoundingClientRect();
+          void document.body.offsetHeight;
+          const update = performance.now() - t;
+          const now = await frame();
+          out.push([update, now - last]);
+          last = now;
+        }
+        return out;
+      },
+      { action, n },
+    );
+  for (const action of ["wheel steps (100 px)", "page steps (PageDown)", "jumps (scrollbar drag)"]) {
+    await page.evaluate(() => {
+      document.querySelector("[data-testid=transcript]").scrollTop = 0;
+      if (window.__longFrames) window.__longFrames.length = 0;
+    });
+    await page.waitForTimeout(300);
+    const xs = await run(action, FRAMES);
+    const long = await page.evaluate(() => window.__longFrames?.length ?? "n/a");
+    const shown = await page.evaluate(() => document.querySelectorAll("[data-testid=transcript] .item").length);
+    console.log(`  ${action.padEnd(26)} update: ${stats(xs.map((x) => x[0]))}`);
+    console.log(`  ${"".padEnd(26)} frame:  ${stats(xs.map((x) => x[1]))}   long frames: ${long}; rows in the DOM: ${shown}`);
+  }
+  console.log(`  load average at the end: ${load()}`);
+} finally {
+  await browser.close();
+  await ui.close();
+}

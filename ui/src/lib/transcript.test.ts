@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { formatCost, formatTokens, Heights, markdown, modelLines, prettyJson } from "./transcript";
+
+describe("Heights", () => {
+  it("gives offsets and the row at an offset as rows are measured", () => {
+    const h = new Heights(5, 10);
+    expect(h.total).toBe(50);
+    expect(h.offset(3)).toBe(30);
+    expect(h.set(1, 25)).toBe(15);
+    expect(h.offset(2)).toBe(35);
+    expect(h.total).toBe(65);
+    expect(h.indexAt(0)).toBe(0);
+    expect(h.indexAt(9.9)).toBe(0);
+    expect(h.indexAt(10)).toBe(1);
+    expect(h.indexAt(34.9)).toBe(1);
+    expect(h.indexAt(35)).toBe(2);
+    expect(h.indexAt(1000)).toBe(4);
+    expect(new Heights(0, 10).indexAt(5)).toBe(0);
+  });
+
+  it("matches a plain sum on a large list", () => {
+    const n = 100_000;
+    const h = new Heights(n, 64);
+    const plain = new Array(n).fill(64);
+    for (let k = 0; k < 500; k++) {
+      const i = (k * 7919) % n;
+      const v = 20 + ((k * 31) % 300);
+      h.set(i, v);
+      plain[i] = v;
+    }
+    let sum = 0;
+    for (let i = 0; i < n; i += 997) {
+      const want = plain.slice(0, i).reduce((a, b) => a + b, 0);
+      expect(h.offset(i)).toBe(want);
+      expect(h.indexAt(want)).toBe(i);
+      sum = want;
+    }
+    expect(sum).toBeGreaterThan(0);
+  });
+});
+
+describe("markdown", () => {
+  it("shows raw HTML as text and drops script links and images", () => {
+    const html = markdown('<script>alert(1)</script> <img src=x onerror="alert(2)"> [x](javascript:alert(3)) ![i](http://example.com/a.png)');
+    expect(html).not.toContain("<script");
+    expect(html).not.toContain("<img");
+    expect(html).toContain("&lt;script&gt;");
+    expect(html).not.toContain('href="javascript:');
+  });
+
+  it("renders code blocks, and a link as its text with its URL as a title, never followable", () => {
+    const html = markdown("see [the site](https://example.com)\n\n```\nlet x = 1;\n```");
+    expect(html).toContain('<span class="md-link" title="https://example.com">the site</span>');
+    expect(html).not.toContain("<a ");
+    expect(html).toContain("<pre><code>let x = 1;");
+  });
+});
+
+describe("formatting", () => {
+  it("writes token counts short", () => {
+    expect(formatTokens(950)).toBe("950");
+    expect(formatTokens(1234)).toBe("1.23k");
+    expect(formatTokens(12_345)).toBe("12.3k");
+    expect(formatTokens(12_000)).toBe("12k");
+    expect(formatTokens(4_560_000)).toBe("4.56M");
+  });
+
+  it("says a cost is unknown rather than zero", () => {
+    const u = { input: 1, output: 2, cache_read: 0, cache_write: 0 };
+    expect(formatCost(u)).toBe("cost unknown");
+    expect(formatCost({ ...u, cost: 0 })).toBe("$0.00");
+    expect(formatCost({ ...u, cost: 1.234 })).toBe("$1.23");
+    const lines = modelLines({
+      models: [
+        { model: "a", usage: u },
+        { model: "b", usage: { ...u, output: 100, cost: 2 } },
+      ],
+      total: u,
+      prices: { source: "s", date: "d" },
+    });
+    expect(lines.map((l) => [l.model, l.cost])).toEqual([
+      ["b", "$2.00"],
+      ["a", "cost unknown"],
+    ]);
+  });
+
+  it("pretty-prints JSON and leaves other text", () => {
+    expect(prettyJson('{"a":1}')).toBe('{\n  "a": 1\n}');
+    expect(prettyJson('{"a":')).toBe('{"a":');
+  });
+});

@@ -1,0 +1,153 @@
+// The transcript's pure parts: row heights for a list of rows of different heights (measured as
+// they are drawn, estimated until then), the markdown renderer for log text, and how tokens and
+// costs are written. The rows themselves stay on the Rust side (`transcript_page`).
+
+import { renderMarkdown } from "./markdown";
+import type { Part, PartKind, Row } from "./generated/engine";
+import type { Link, Usage, UsageSummary } from "./generated/report";
+
+export type { Part, PartKind, Row };
+
+/**
+ * The heights of `count` rows, each estimated until it is measured, with the offset of any row
+ * and the row at any offset in O(log n) (a Fenwick tree over the heights): a 100,000-row
+ * transcript scrolls without summing heights on every frame.
+ */
+export class Heights {
+  readonly count: number;
+  private readonly h: Float64Array;
+  private readonly tree: Float64Array;
+  private readonly top: number;
+
+  constructor(count: number, estimate: number) {
+    this.count = count;
+    this.h = new Float64Array(count).fill(estimate);
+    this.tree = new Float64Array(count + 1);
+    // Every node i of a Fenwick tree sums the (i & -i) heights ending at i.
+    for (let i = 1; i <= count; i++) this.tree[i] = estimate * (i & -i);
+    this.top = count === 0 ? 0 : 1 << Math.floor(Math.log2(count));
+  }
+
+  height(i: number): number {
+    return this.h[i] ?? 0;
+  }
+
+  /** Sets row i's height; answers how much it changed. */
+  set(i: number, height: number): number {
+    if (i < 0 || i >= this.count) return 0;
+    const d = height - this.h[i];
+    if (d === 0) return 0;
+    this.h[i] = height;
+    for (let j = i + 1; j <= this.count; j += j & -j) this.tree[j] += d;
+    return d;
+  }
+
+  /** The top of row i: the heights of the rows before it. */
+  offset(i: number): number {
+    let s = 0;
+    for (let j = Math.min(i, this.count); j > 0; j -= j & -j) s += this.tree[j];
+    return s;
+  }
+
+  get total(): number {
+    return this.offset(this.count);
+  }
+
+  /** The row at offset `y` (the last row for `y` past the end, 0 before the start). */
+  indexAt(y: number): number {
+    if (this.count === 0 || y <= 0) return 0;
+    let pos = 0;
+    let rest = y;
+    for (let step = this.top; step > 0; step >>= 1) {
+      const next = pos + step;
+      if (next <= this.count && this.tree[next] <= rest) {
+        pos = next;
+        rest -= this.tree[next];
+      }
+    }
+    return Math.min(pos, this.count - 1);
+  }
+}
+
+/** Markdown for log text: the app's one renderer (./markdown: raw HTML off, links shown, never followed). */
+export function markdown(text: string): string {
+  return renderMarkdown(text);
+}
+
+/** JSON text pretty-printed, or as it is when it does not parse (a cut text, a string). */
+export function prettyJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+/** "950", "12.3k", "4.56M": a token count in a narrow column. */
+export function formatTokens(n: number): string {
+  if (n < 1000) return String(Math.round(n));
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 2 : 1).replace(/\.?0+$/, "")}k`;
+  return `${(n / 1_000_000).toFixed(n < 10_000_000 ? 2 : 1).replace(/\.?0+$/, "")}M`;
+}
+
+/** Every token a usage counts: input, output, cache read and cache write. */
+export function totalTokens(u: Usage): number {
+  return u.input + u.output + u.cache_read + u.cache_write;
+}
+
+/** "$1.23" when the price is known; "cost unknown" when it is not (never $0 for an unknown model). */
+export function formatCost(u: Usage): string {
+  if (u.cost === undefined || u.cost === null) return "cost unknown";
+  if (u.cost > 0 && u.cost < 0.01) return "<$0.01";
+  return `$${u.cost.toFixed(2)}`;
+}
+
+/** "in 1.2k · out 300 · cache read 4k · cache write 0", for a tooltip or the inspector. */
+export function usageBreakdown(u: Usage): string {
+  return `in ${formatTokens(u.input)} · out ${formatTokens(u.output)} · cache read ${formatTokens(u.cache_read)} · cache write ${formatTokens(u.cache_write)}`;
+}
+
+/** The per-model lines of a summary, largest first. */
+export function modelLines(s: UsageSummary): { model: string; tokens: string; cost: string; detail: string }[] {
+  return [...s.models]
+    .sort((a, b) => totalTokens(b.usage) - totalTokens(a.usage))
+    .map((m) => ({ model: m.model, tokens: formatTokens(totalTokens(m.usage)), cost: formatCost(m.usage), detail: usageBreakdown(m.usage) }));
+}
+
+/** What a part is called in the transcript. */
+export const PART_LABEL: Record<PartKind, string> = {
+  prompt: "prompt",
+  text: "assistant",
+  reasoning: "reasoning",
+  "tool-call": "tool call",
+  "tool-result": "tool result",
+  spawn: "spawned",
+  received: "received",
+  compaction: "compaction",
+  notice: "notice",
+};
+
+/** The turn and step of a row, "turn 3 · step 2", or "" when the log names neither. */
+export function turnStep(r: Row): string {
+  const t = r.turn === null ? "" : `turn ${r.turn}`;
+  const s = r.step === null ? "" : `step ${r.step}`;
+  return [t, s].filter(Boolean).join(" · ");
+}
+
+/** How a sub-agent was linked to its parent (`report::Link`), in a few words for people. */
+export const LINK_LABEL: Record<Link, string> = {
+  "start-edge": "linked by its start event",
+  header: "linked by its header's parent session",
+  "agent-id": "linked by the start event's parent id",
+  "tool-call": "linked by the spawning tool call",
+  "parent-tool-call-id": "linked by its parent tool-call id",
+  meta: "linked by meta sidecar",
+  "tool-result": "linked by the parent's tool result",
+  "result-text": "linked by the agent id in the result text",
+  "parent-uuid": "linked by its first parentUuid",
+  prompt: "linked by matching prompt",
+  "thread-spawn": "linked by its parent thread id",
+  activity: "linked by sub-agent activity",
+  "time-window": "linked by time (review window)",
+  inferred: "inferred (nothing names the parent)",
+};

@@ -1,0 +1,173 @@
+// The Transcript view in headless Chromium (IPC mocked, tests/browser.mjs) over a synthetic log
+// (tests/transcript-fixture.mjs) whose root session has 100,000 transcript items: only the rows
+// on screen are in the DOM as it scrolls and pages are asked for as needed; markup in log text
+// stays inert (raw HTML shown as text, no `javascript:` link, a link's click goes nowhere); a
+// finding opens its item, a spawn opens the child's transcript, the child's header goes back to
+// where the parent received its reply, and a received item opens the child's last reply. Also the
+// tokens column of the tree (own / subtree, 12.3k), the inspector's usage and link provenance, the
+// per-model summary (an unknown price is "cost unknown"), the unknown depth shown as nothing, and
+// Export… (the save dialog mocked). Screenshots of the view, light and dark, go to
+// docs/screenshots. usage: node tests/transcript.browser.mjs   (from ui/)
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+import { browserTest, mockIpc, UI } from "./browser.mjs";
+import { syntheticTranscript, transcriptReport } from "./transcript-fixture.mjs";
+
+const ROWS = 100_000;
+const SHOTS = resolve(UI, "../docs/screenshots");
+
+await browserTest("transcript browser test", async ({ ui, newPage }) => {
+  const page = await newPage({ viewport: { width: 1280, height: 960 } });
+  page.on("dialog", (d) => {
+    throw new Error(`a dialog opened: ${d.message()}`);
+  });
+  const out = "/tmp/arbor-export.otlp.json";
+  await mockIpc(page, {
+    report: transcriptReport(ROWS),
+    transcript: syntheticTranscript(ROWS),
+    launch: ["/logs"],
+    hits: [{ type: "record", record: { index: 70_000, file: "run.jsonl", line: 70_001, session: "root", kind: "event", time: null }, text: "question 70000" }],
+    answers: { "plugin:dialog|save": out, export_otel: { path: out, traces: 1, spans: 42 } },
+  });
+  await page.goto(ui.url);
+  await page.locator('.node[data-session="root"]').click();
+  await page.getByTestId("tab-transcript").click();
+  const item = (row) => page.locator(`[data-testid=transcript] .item[data-row="${row}"]`);
+  await item(0).getByText("question 0").waitFor();
+  const calls = (cmd) => page.evaluate((cmd) => window.__ipcCalls.filter(([c]) => c === cmd).map(([, a]) => a), cmd);
+  const rowsInDom = () => page.locator("[data-testid=transcript] .item").count();
+  assert.equal(await page.getByTestId("transcript-total").textContent(), "100000 items");
+
+  // Virtualized: a bounded number of rows in the DOM wherever the list is scrolled.
+  const viewport = page.getByTestId("transcript");
+  const counts = [await rowsInDom()];
+  for (const frac of [0.25, 0.5, 0.999]) {
+    await viewport.evaluate((el, f) => (el.scrollTop = el.scrollHeight * f), frac);
+    await page.waitForFunction(() => [...document.querySelectorAll("[data-testid=transcript] .item")].some((e) => e.querySelector(".meta")));
+    await page.waitForTimeout(100);
+    counts.push(await rowsInDom());
+  }
+  const deepest = await page.evaluate(() => Math.max(...[...document.querySelectorAll("[data-testid=transcript] .item")].map((e) => Number(e.dataset.row))));
+  assert.ok(deepest > ROWS * 0.9, `scrolled to the end: row ${deepest}`);
+  assert.ok(counts.every((n) => n > 0 && n <= 80), `rows in the DOM stay bounded: ${counts}`);
+  const pages = await calls("transcript_page");
+  assert.ok(pages.length <= 20 && pages.every((a) => a.limit <= 100), `pages asked a block at a time: ${JSON.stringify(pages)}`);
+  console.log(`ok: ${ROWS} items, ${counts.join("/")} rows in the DOM, ${pages.length} pages asked`);
+
+  // Markup in log text is inert.
+  await viewport.evaluate((el) => (el.scrollTop = 0));
+  const hostile = item(3);
+  await hostile.getByText("hostile:").waitFor();
+  const text = await hostile.locator(".md").textContent();
+  assert.ok(text.includes("<script>window.__pwned=1</script>") && text.includes('<img src=x onerror="window.__pwned=1">'), `markup shown as text: ${text}`);
+  const seen = await page.evaluate(() => ({
+    pwned: typeof window.__pwned,
+    imgs: document.querySelectorAll("[data-testid=transcript] img").length,
+    scripts: document.querySelectorAll("[data-testid=transcript] script").length,
+    hrefs: [...document.querySelectorAll("[data-testid=transcript] a")].map((a) => a.getAttribute("href")),
+  }));
+  // No anchor at all: a link is its text, its address beside it and on hover (ui/src/lib/markdown.ts).
+  assert.deepEqual(seen, { pwned: "undefined", imgs: 0, scripts: 0, hrefs: [] }, JSON.stringify(seen));
+  const url = page.url();
+  await hostile.locator(".md-link").first().click();
+  await page.waitForTimeout(100);
+  assert.equal(page.url(), url, "a link's click goes nowhere");
+  assert.equal(await page.evaluate(() => typeof window.__pwned), "undefined");
+  console.log("ok: raw HTML shows as text, the javascript: link is not a link, a link's click goes nowhere");
+
+  // Code blocks are monospaced; tool arguments are collapsible pretty JSON.
+  const code = item(1).locator(".md pre code");
+  assert.match(await code.evaluate((e) => getComputedStyle(e).fontFamily), /mono/i);
+  const args = item(2).locator("details.json");
+  assert.equal(await args.evaluate((d) => d.open), false, "arguments start folded");
+  await args.locator("summary").click();
+  assert.equal(await args.locator("pre").textContent(), JSON.stringify({ path: "src/file2.rs", line: 2 }, null, 2));
+
+  // A long text comes cut with its length; "show all" asks for the whole.
+  const more = item(7).getByTestId("show-all");
+  assert.equal(await more.textContent(), "cut at 4000 of 10000 characters · show all");
+  await more.click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=transcript] .item[data-row="7"] .md')?.textContent.trim().length === 9999);
+  assert.deepEqual(await calls("transcript_part"), [{ session: "root", row: 7, part: 0 }]);
+  console.log("ok: code monospaced, arguments as folded JSON, a cut text shown whole on request");
+
+  // A finding opens its item in the transcript.
+  await page.getByRole("tab", { name: /Findings/ }).click();
+  await page.locator("button.item", { hasText: "half way down" }).click();
+  await item(50_000).waitFor();
+  await page.waitForFunction(() => document.querySelector('[data-testid=transcript] .item.current')?.dataset.row === "50000");
+  assert.ok(await item(50_000).isVisible(), "the finding's item is on screen");
+
+  // A search hit opens its item too.
+  await page.getByTestId("tab-search").click();
+  await page.locator('input[aria-label="Search the log"]').fill("question 70000");
+  await page.locator('[data-hit="record"]').click();
+  await page.waitForFunction(() => document.querySelector("[data-testid=transcript] .item.current")?.dataset.row === "70000");
+  assert.ok((await item(70_000).textContent()).includes("question 70000"), "the hit's item is on screen");
+
+  // Spawn → the child's transcript; the child's header → where the parent received its reply;
+  // the received item → the child's reply.
+  await viewport.evaluate((el) => (el.scrollTop = 0));
+  await item(5).getByTestId("to-child").click();
+  await page.waitForFunction(() => document.querySelector(".node.selected")?.dataset.session === "kid");
+  await item(0).getByText("check the numbers").waitFor();
+  assert.equal(await page.getByTestId("transcript-total").textContent(), "10 items");
+  await page.getByTestId("to-parent").click();
+  await page.waitForFunction(() => document.querySelector(".node.selected")?.dataset.session === "root");
+  await page.waitForFunction(() => document.querySelector("[data-testid=transcript] .item.current")?.dataset.row === "6");
+  await item(6).getByTestId("to-child-reply").click();
+  await page.waitForFunction(() => document.querySelector(".node.selected")?.dataset.session === "kid");
+  await page.waitForFunction(() => document.querySelector("[data-testid=transcript] .item.current")?.dataset.row === "9");
+  assert.ok((await item(9).textContent()).includes("kid answer"));
+  console.log("ok: finding → its item, search hit → its item, spawn → child, child → parent's received item, received → child's reply");
+
+  // Tokens in the tree: own / subtree on a node with children, own on a leaf, nothing without.
+  const tokens = (id) => page.locator(`.node[data-session="${id}"] [data-testid=tokens]`).textContent();
+  assert.equal(await tokens("root"), "137k / 148.1k");
+  assert.equal(await tokens("kid"), "11.1k");
+  assert.equal(await tokens("stray"), "");
+  // An unknown depth shows nothing (not "d0"); an inferred link is marked.
+  const stray = page.locator('.node[data-session="stray"]');
+  assert.ok(!(await stray.textContent()).includes("d0"), await stray.textContent());
+  assert.ok(await stray.locator(".inferred-link").isVisible(), "the inferred link is marked");
+  assert.ok((await page.locator('.node[data-session="kid"]').textContent()).includes("d1"));
+  // The inspector: the session's and subtree's tokens, and how each run was linked.
+  await page.getByTestId("tab-inspector").click();
+  await page.locator('.node[data-session="kid"]').click();
+  assert.equal(await page.getByTestId("run-link").textContent(), "linked by meta sidecar");
+  assert.ok((await page.getByTestId("inspector-usage").textContent()).includes("own 11.1k tokens · cost unknown"));
+  await page.locator('.node[data-session="root"]').click();
+  await page.getByTestId("inspector-usage").getByText("own 137k tokens · $1.50").waitFor();
+  assert.ok((await page.getByTestId("inspector-usage").textContent()).includes("subtree 148.1k tokens · cost unknown"), "a subtree with a model of unknown price");
+  // The per-model summary: an unknown price is unknown, never $0.
+  await page.getByTestId("usage-summary").locator("summary").click();
+  const models = await page.getByTestId("usage-model").allTextContents();
+  assert.ok(models[0].includes("gpt-known") && models[0].includes("$1.50"), models[0]);
+  assert.ok(models[1].includes("mystery-model") && models[1].includes("cost unknown"), models[1]);
+  await page.getByTestId("usage-summary").locator("summary").click();
+  console.log("ok: tokens column, inspector usage and link provenance, per-model summary, no d0");
+
+  // Export…: the save dialog's path goes to export_otel, and the app says what it wrote.
+  await page.getByTestId("export").click();
+  await page.getByTestId("exported").getByText(`Exported 42 spans in 1 trace to ${out}`).waitFor();
+  assert.deepEqual(await calls("export_otel"), [{ path: out }]);
+  console.log("ok: Export… writes where the dialog said and tells how many spans");
+
+  // Screenshots of the transcript, light and dark.
+  mkdirSync(SHOTS, { recursive: true });
+  await page.getByTestId("exported").getByRole("button").click();
+  await page.locator('.node[data-session="root"]').click();
+  await page.getByTestId("tab-transcript").click();
+  await item(0).waitFor();
+  await page.getByTestId("transcript").evaluate((el) => (el.scrollTop = 0));
+  await item(2).locator("details.json summary").click();
+  await page.getByTestId("transcript").evaluate((el) => (el.scrollTop = 0));
+  const frame = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  for (const theme of ["light", "dark"]) {
+    await page.evaluate((t) => (document.documentElement.dataset.theme = t), theme);
+    await frame();
+    await page.screenshot({ path: `${SHOTS}/transcript-${theme}.png` });
+  }
+  console.log(`ok: screenshots in ${SHOTS}`);
+});
