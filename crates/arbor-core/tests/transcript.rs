@@ -190,3 +190,34 @@ fn a_codex_rollout_shows_each_message_once_from_its_response_items() {
         ]
     );
 }
+
+#[test]
+fn a_codex_spawn_call_names_the_thread_its_collab_spawn_end_started() {
+    // Newer builds write `collab_agent_spawn_end` (call id, new thread id) rather than a
+    // `sub_agent_activity`; an event of another call names nothing.
+    let (_dir, path) = common::log(
+        "rollout-2026-09-12T00-00-00-R.jsonl",
+        concat!(
+            r#"{"timestamp":"2026-09-12T00:00:00.000Z","type":"session_meta","payload":{"id":"R"}}"#,
+            "\n",
+            r#"{"timestamp":"2026-09-12T00:00:01.000Z","type":"response_item","payload":{"type":"function_call","name":"spawn_agent","call_id":"c1","arguments":"{\"message\":\"Inspect the parser\"}"}}"#,
+            "\n",
+            r#"{"timestamp":"2026-09-12T00:00:01.100Z","type":"event_msg","payload":{"type":"collab_agent_spawn_end","call_id":"c1","sender_thread_id":"R","new_thread_id":"kid","status":"running"}}"#,
+            "\n",
+            r#"{"timestamp":"2026-09-12T00:00:01.200Z","type":"response_item","payload":{"type":"function_call","name":"spawn_agent","call_id":"c2","arguments":"{}"}}"#,
+            "\n",
+            r#"{"timestamp":"2026-09-12T00:00:01.300Z","type":"event_msg","payload":{"type":"collab_agent_spawn_end","call_id":"c9","new_thread_id":"other"}}"#,
+            "\n",
+            r#"{"timestamp":"2026-09-12T00:00:02.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"agent_id\":\"kid\"}"}}"#,
+            "\n",
+        ),
+    );
+    assert_eq!(
+        whole(&[path], "R"),
+        [
+            "2 Spawn spawn_agent [kid] Inspect the parser",
+            "4 Spawn spawn_agent {}",
+            "6 Received [kid] {|  \"agent_id\": \"kid\"|}",
+        ]
+    );
+}

@@ -217,6 +217,9 @@ struct Payload<'a> {
     /// `sub_agent_activity.kind`: started, interacted, interrupted, completed.
     activity: Str<'a>,
     item: Obj<Item<'a>>,
+    /// `collab_agent_spawn_end`: the spawn call and the thread it started.
+    call_id: Str<'a>,
+    new_thread_id: Str<'a>,
     // response items
     role: Str<'a>,
     content: List<Block<'a>>,
@@ -485,6 +488,8 @@ impl<'de: 'a, 'a> Visitor<'de> for PayloadSeed<'_, 'a> {
                 "content" => p.content = a.next_value()?,
                 "author" => p.author = a.next_value()?,
                 "model" => p.model = a.next_value()?,
+                "call_id" => p.call_id = a.next_value()?,
+                "new_thread_id" => p.new_thread_id = a.next_value()?,
                 _ => {
                     a.next_value::<IgnoredAny>()?;
                 }
@@ -1253,6 +1258,14 @@ impl Rollout {
                     cx.ext::<Rollouts>().activities.push(Activity { parent: s, child, at, time, started, outcome, path });
                 }
             }
+            // The child a spawn call started, for the transcript (the call line does not name it).
+            // Interned without `cx.sym`: the report does not see this, so it tells nothing.
+            ("event_msg", "collab_agent_spawn_end") => {
+                if let (Some(call), Some(child)) = (p.call_id.non_empty(), p.new_thread_id.non_empty()) {
+                    let child = cx.ids.intern(child);
+                    cx.spawns.insert((s, call.into()), child);
+                }
+            }
             ("event_msg", "item_completed") => {
                 if let Some(item) = p.item.0.as_ref().filter(|i| i.kind.as_str() == Some("SubAgentActivity")) {
                     if let Some(child) = item.agent_thread_id.non_empty() {
@@ -1723,7 +1736,9 @@ mod transcript {
     fn event(p: &Value, t: &str, out: &mut Vec<Draft>) {
         match t {
             "error" | "stream_error" => {
-                let mut d = Draft::new(PartKind::Notice, str_at(p, "message").unwrap_or(""));
+                // `message`, or (some builds) an `error` object with its `message`.
+                let message = str_at(p, "message").or(p.pointer("/error/message").and_then(Value::as_str));
+                let mut d = Draft::new(PartKind::Notice, message.unwrap_or(""));
                 d.is_error = Some(t == "error");
                 out.push(d);
             }
