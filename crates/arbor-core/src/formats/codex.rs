@@ -1832,6 +1832,28 @@ mod tests {
     }
 
     #[test]
+    fn a_malformed_or_surprising_line_says_nothing_in_the_transcript() {
+        use super::super::Format;
+        let lines: &[&[u8]] = &[
+            b"not json",
+            b"{\"type\":\"response_item\",\"payload\":7}",
+            b"{\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"role\":7}}",
+            b"{\"type\":\"event_msg\",\"payload\":{\"type\":\"agent_message\",\"message\":\"echo\"}}",
+            b"\xff\xfe",
+        ];
+        for line in lines {
+            let mut out = Vec::new();
+            CodexFormat.transcript(line, &mut out);
+            assert!(out.is_empty(), "{:?}: {out:?}", String::from_utf8_lossy(line));
+        }
+        // A call whose fields are of surprising types is still a call, with what can be read.
+        let mut out = Vec::new();
+        CodexFormat.transcript(br#"{"type":"response_item","payload":{"type":"function_call","name":1,"arguments":[1],"call_id":null}}"#, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0].tool.as_deref(), out[0].call_id.as_deref(), out[0].json), (None, None, true));
+    }
+
+    #[test]
     fn surprising_field_types_read_as_absent() {
         let l = parse_line(r#"{"type":"session_meta","payload":{"id":5,"source":["x"],"parent_thread_id":{}}}"#)
             .expect("an object");
