@@ -131,3 +131,93 @@ fn pages_agree_with_the_whole_and_a_cut_text_is_whole_on_request() {
     assert!(full.starts_with(&p.text));
     assert!(a.transcript_index("no-such-session").is_none());
 }
+
+#[test]
+fn a_codex_parent_names_the_child_its_spawn_call_started_and_what_came_back() {
+    assert_eq!(
+        whole(&[case("codex-fork-replay")], "P"),
+        [
+            "4 Prompt fork a helper",
+            "5 Spawn spawn_agent [H] {|  \"fork_turns\": \"all\",|  \"task_name\": \"helper\"|}",
+            "6 Notice [H] /root/helper: started",
+            // The FINAL_ANSWER agent message is signed with the child's agent path, no session id.
+            "8 Received helped",
+            "9 Text ok",
+        ]
+    );
+    // An older child's notification is a user message; the spawn's output acknowledges the child.
+    assert_eq!(
+        whole(&[case("codex-activity-link")], "P"),
+        [
+            "3 Spawn spawn_agent [C] {}",
+            "4 Notice [C] C: started",
+            "5 Received [C] {|  \"agent_id\": \"C\",|  \"nickname\": \"Nash\"|}",
+            "6 Received [C] forty-two",
+            "7 Text done",
+        ]
+    );
+}
+
+#[test]
+fn a_codex_rollout_shows_each_message_once_from_its_response_items() {
+    let file = common::repo().join("tests/corpus/codex-cli/agtrace_codex_session.jsonl");
+    let lines = whole(&[file], "019b04ae-b1c6-7c72-a134-a4c2de66058c");
+    let brief: Vec<String> = lines.iter().map(|l| l.chars().take(60).collect()).collect();
+    assert_eq!(
+        brief,
+        [
+            "2 Notice <environment_context>|  <cwd>/Users/test_user/agent",
+            "3 Prompt add myapp directory and create myapp/hoge.py which ",
+            "9 Reasoning **Creating directory and file using shell and pa",
+            "10 ToolCall shell_command {|  \"command\": \"mkdir -p myapp\",| ",
+            "12 ToolResult Exit code: 0|Wall time: 0.1 seconds|Output:|/o",
+            "16 Reasoning **Creating file with patch**||I'm creating a ne",
+            "17 ToolCall apply_patch *** Begin Patch|*** Add File: myapp/",
+            "19 ToolResult Success. Updated the following files:|A myapp/",
+            "23 Text Added simple script in `myapp/hoge.py` that prints t",
+            "25 Prompt cd to myapp and run python hoge.py",
+            "31 Reasoning **Running Python script in workspace**",
+            "32 ToolCall shell_command {|  \"command\": \"python hoge.py\",| ",
+            "34 ToolResult error Exit code: 1|Wall time: 0.1 seconds|Outp",
+            "38 Reasoning **Handling command failure with escalation**||T",
+            "39 ToolCall shell_command {|  \"command\": \"python hoge.py\",| ",
+            "41 ToolResult error Exit code: 1|Wall time: 0.1 seconds|Outp",
+            "45 Reasoning **Considering python3 usage**||Noticing possibl",
+            "46 ToolCall shell_command {|  \"command\": \"python3 hoge.py\",|",
+            "48 ToolResult Exit code: 0|Wall time: 0.1 seconds|Output:|/o",
+            "52 Reasoning **Noting python3 usage due to missing shim**||T",
+            "54 Text Ran the script with `python3` (since `python` shim i",
+        ]
+    );
+}
+
+#[test]
+fn a_codex_spawn_call_names_the_thread_its_collab_spawn_end_started() {
+    // Newer builds write `collab_agent_spawn_end` (call id, new thread id) rather than a
+    // `sub_agent_activity`; an event of another call names nothing.
+    let (_dir, path) = common::log(
+        "rollout-2026-09-12T00-00-00-R.jsonl",
+        concat!(
+            r#"{"timestamp":"2026-09-12T00:00:00.000Z","type":"session_meta","payload":{"id":"R"}}"#,
+            "\n",
+            r#"{"timestamp":"2026-09-12T00:00:01.000Z","type":"response_item","payload":{"type":"function_call","name":"spawn_agent","call_id":"c1","arguments":"{\"message\":\"Inspect the parser\"}"}}"#,
+            "\n",
+            r#"{"timestamp":"2026-09-12T00:00:01.100Z","type":"event_msg","payload":{"type":"collab_agent_spawn_end","call_id":"c1","sender_thread_id":"R","new_thread_id":"kid","status":"running"}}"#,
+            "\n",
+            r#"{"timestamp":"2026-09-12T00:00:01.200Z","type":"response_item","payload":{"type":"function_call","name":"spawn_agent","call_id":"c2","arguments":"{}"}}"#,
+            "\n",
+            r#"{"timestamp":"2026-09-12T00:00:01.300Z","type":"event_msg","payload":{"type":"collab_agent_spawn_end","call_id":"c9","new_thread_id":"other"}}"#,
+            "\n",
+            r#"{"timestamp":"2026-09-12T00:00:02.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"agent_id\":\"kid\"}"}}"#,
+            "\n",
+        ),
+    );
+    assert_eq!(
+        whole(&[path], "R"),
+        [
+            "2 Spawn spawn_agent [kid] Inspect the parser",
+            "4 Spawn spawn_agent {}",
+            "6 Received [kid] {|  \"agent_id\": \"kid\"|}",
+        ]
+    );
+}
