@@ -112,11 +112,12 @@ fn assistant(v: &Value, content: Option<&Value>, out: &mut Vec<Draft>) {
                         let name = b.get("name").and_then(Value::as_str);
                         let input = b.get("input");
                         let spawn = name.is_some_and(is_spawn_tool);
+                        // A spawn's task is its prompt; a call without one shows its arguments.
                         let prompt = input.and_then(|i| i.get("prompt")).and_then(Value::as_str);
-                        let mut d = match (spawn, prompt) {
-                            (true, Some(p)) => Draft::new(PartKind::Spawn, p),
-                            _ => {
-                                let mut d = Draft::new(PartKind::ToolCall, pretty(input));
+                        let mut d = match prompt.filter(|_| spawn) {
+                            Some(p) => Draft::new(PartKind::Spawn, p),
+                            None => {
+                                let mut d = Draft::new(if spawn { PartKind::Spawn } else { PartKind::ToolCall }, pretty(input));
                                 d.json = input.is_some();
                                 d
                             }
