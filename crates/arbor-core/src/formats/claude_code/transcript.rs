@@ -24,15 +24,16 @@ pub(super) fn transcript(line: &[u8], out: &mut Vec<Draft>) {
         Some("system") => {
             let text = v.get("content").and_then(Value::as_str).unwrap_or_default();
             if v.get("subtype").and_then(Value::as_str) == Some("compact_boundary") {
+                // `compactMetadata`: what started it and the context's tokens before and after.
                 let meta = v.get("compactMetadata");
-                let trigger = meta.and_then(|m| m.get("trigger")).and_then(Value::as_str);
-                let before = meta.and_then(|m| m.get("preTokens")).and_then(Value::as_u64);
+                let num = |k: &str| meta.and_then(|m| m.get(k)).and_then(Value::as_u64);
+                let mut about: Vec<String> = Vec::new();
+                about.extend(meta.and_then(|m| m.get("trigger")).and_then(Value::as_str).map(str::to_owned));
+                about.extend(num("preTokens").map(|n| format!("{n} tokens before")));
+                about.extend(num("postTokens").map(|n| format!("{n} after")));
                 let mut t = if text.is_empty() { "Conversation compacted".to_owned() } else { text.to_owned() };
-                match (trigger, before) {
-                    (Some(tr), Some(n)) => t.push_str(&format!(" ({tr}, {n} tokens before)")),
-                    (Some(tr), None) => t.push_str(&format!(" ({tr})")),
-                    (None, Some(n)) => t.push_str(&format!(" ({n} tokens before)")),
-                    (None, None) => {}
+                if !about.is_empty() {
+                    t.push_str(&format!(" ({})", about.join(", ")));
                 }
                 out.push(Draft::new(PartKind::Compaction, t));
             } else if !text.is_empty() {
@@ -224,6 +225,8 @@ mod tests {
         assert!(p[1].usage.is_none());
         assert!(p.iter().all(|d| d.message.as_deref() == Some("m1 r1") && d.model.as_deref() == Some("x")));
         assert!(parts(r#"{"type":"assistant","message":"#).is_empty());
+        let c = parts(r#"{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"manual","preTokens":9,"postTokens":2}}"#);
+        assert_eq!(c[0].text, "Conversation compacted (manual, 9 tokens before, 2 after)");
         assert!(parts(r#"{"type":"user","message":{"content":7}}"#).iter().all(|d| d.text.is_empty()));
     }
 
