@@ -277,6 +277,7 @@ impl Analysis {
         // first line, which may be on the page before.
         let first = from.saturating_sub(1);
         let drafts = self.read_drafts(&index.rows[first as usize..to as usize]);
+        let tokens = self.message_tokens(index, &drafts, to);
         let mut rows = Vec::with_capacity((to - from) as usize);
         let mut last_message: Option<String> = None;
         for (k, (record, drafts)) in index.rows[first as usize..to as usize].iter().zip(drafts).enumerate() {
@@ -308,7 +309,11 @@ impl Analysis {
                     is_error: d.is_error,
                     child,
                     model: d.model,
-                    usage: if repeated { None } else { d.usage },
+                    usage: if repeated {
+                        None
+                    } else {
+                        d.message.as_ref().and_then(|m| tokens.get(m).copied()).or(d.usage)
+                    },
                 });
             }
             if row < from {
@@ -317,6 +322,39 @@ impl Analysis {
             rows.push(self.row(index, row, *record, parts));
         }
         Page { session: self.cx.ids.name(index.session).to_owned(), total: index.rows.len() as u32, from, rows }
+    }
+
+    /// The tokens of each message the drafts name: the largest of each count over its lines, as
+    /// readers count a message whose lines repeat a growing snapshot (Claude Code: output 8, 8,
+    /// 436). The last message may go on past the page: its lines are read on until another
+    /// message starts, at most `LOOK_AHEAD` rows.
+    fn message_tokens(&self, index: &Index, drafts: &[Vec<Draft>], to: u32) -> crate::intern::HashMap<String, Usage> {
+        const LOOK_AHEAD: usize = 256;
+        fn fold(tokens: &mut crate::intern::HashMap<String, Usage>, m: &str, u: &Usage) {
+            let t = tokens.entry(m.to_owned()).or_insert(*u);
+            (t.input, t.output) = (t.input.max(u.input), t.output.max(u.output));
+            (t.cache_read, t.cache_write) = (t.cache_read.max(u.cache_read), t.cache_write.max(u.cache_write));
+        }
+        let mut tokens = crate::intern::HashMap::default();
+        for d in drafts.iter().flatten() {
+            if let (Some(m), Some(u)) = (&d.message, &d.usage) {
+                fold(&mut tokens, m, u);
+            }
+        }
+        let Some(last) = drafts.iter().flatten().rev().find_map(|d| d.message.clone()) else { return tokens };
+        let (mut at, end) = (to as usize, index.rows.len().min(to as usize + LOOK_AHEAD));
+        while at < end {
+            let next = end.min(at + 16);
+            for d in self.read_drafts(&index.rows[at..next]).iter().flatten() {
+                match (&d.message, &d.usage) {
+                    (Some(m), _) if *m != last => return tokens,
+                    (Some(m), Some(u)) => fold(&mut tokens, m, u),
+                    _ => {}
+                }
+            }
+            at = next;
+        }
+        tokens
     }
 
     /// The whole text of one part of one row.

@@ -158,6 +158,41 @@ fn a_codex_parent_names_the_child_its_spawn_call_started_and_what_came_back() {
     );
 }
 
+/// Each part's tokens as (line, input, output, cache read, cache write).
+fn tokens(page: &Page) -> Vec<(u64, u64, u64, u64, u64)> {
+    page.rows
+        .iter()
+        .flat_map(|r| r.parts.iter().map(move |p| (r.at.line, p)))
+        .filter_map(|(line, p)| p.usage.map(|u| (line, u.input, u.output, u.cache_read, u.cache_write)))
+        .collect()
+}
+
+#[test]
+fn a_claude_code_root_shows_its_background_spawn_the_launch_and_the_notification_that_came_back() {
+    assert_eq!(
+        whole(&[case("claude-code-background")], "s-bg"),
+        [
+            "1 Prompt Start a survey and keep going",
+            "2 Spawn Agent [bg1] Survey the docs",
+            "3 Received [bg1] Async agent launched successfully.|agentId: bg1 (This is an internal ID for your use, do not mention it to the user.)",
+            "4 Text Launched; waiting.",
+            "7 Received [bg1] The docs have 4 pages.",
+            "8 Text The survey found 4 pages.",
+        ]
+    );
+    // A foreground spawn's result names its child only in the text: the link finds it.
+    let a = whole(&[case("claude-code-agent-files")], "s20");
+    assert_eq!(
+        a[1..5],
+        [
+            "2 Spawn Task [b1] Find TODOs",
+            "3 Spawn Task [b2] Count files",
+            "4 Received [b1] 3 TODOs",
+            "5 Received [b2] 12 files|agentId: b2 (use SendMessage with to: 'b2' to continue this agent)"
+        ]
+    );
+}
+
 #[test]
 fn a_codex_rollout_shows_each_message_once_from_its_response_items() {
     let file = common::repo().join("tests/corpus/codex-cli/agtrace_codex_session.jsonl");
@@ -220,4 +255,86 @@ fn a_codex_spawn_call_names_the_thread_its_collab_spawn_end_started() {
             "6 Received [kid] {|  \"agent_id\": \"kid\"|}",
         ]
     );
+}
+
+#[test]
+fn a_claude_code_message_split_over_lines_shows_its_largest_counts_once_and_each_request_again() {
+    let a = arbor_core::analyze(&[case("claude-code-turns-usage")], &mut ());
+    let index = a.transcript_index("s-u").unwrap();
+    let page = a.transcript_page(&index, 0, u32::MAX, usize::MAX);
+    assert_eq!(
+        render(&page),
+        [
+            "1 Prompt Question one",
+            "2 Reasoning hm",
+            "3 Text Answer one.",
+            "4 ToolCall Bash {|  \"command\": \"true\"|}",
+            "5 ToolResult ok",
+            "6 Notice <system-reminder>Keep going.</system-reminder>",
+            "7 Text Done.",
+            "8 Prompt Question two",
+            "9 Reasoning hm",
+            "10 Text Two.",
+            "11 Text Two.",
+        ]
+    );
+    // msg_1's lines say output 1, 8, 40: the message's is 40, on its first line; msg_3 came twice
+    // (req_3, req_3b) and counts twice, as the report's usage does (output 52 in all).
+    let want = [(2, 3, 40, 0, 10), (7, 4, 2, 50, 0), (9, 2, 5, 0, 0), (11, 2, 5, 0, 0)];
+    assert_eq!(tokens(&page), want);
+    assert_eq!(page.rows[1].parts[0].model.as_deref(), Some("claude-test-1"));
+    // A page that ends inside a message reads on to its last line for its counts.
+    assert_eq!(tokens(&a.transcript_page(&index, 0, 2, usize::MAX)), [(2, 3, 40, 0, 10)]);
+    assert_eq!(tokens(&a.transcript_page(&index, 2, 3, usize::MAX)), []);
+}
+
+#[test]
+fn a_claude_code_corpus_session_shows_its_thinking_tools_an_error_and_tokens_per_message() {
+    let file = common::repo().join("tests/corpus/claude-code/agtrace_claude_session.jsonl");
+    let a = arbor_core::analyze(&[file], &mut ());
+    let index = a.transcript_index("7f2abd2d-7cfc-4447-9ddd-3ca8d14e02e9").unwrap();
+    let page = a.transcript_page(&index, 0, u32::MAX, 40);
+    let lines = render(&page);
+    assert_eq!(
+        lines,
+        [
+            "2 Prompt add myapp directory and create myapp/hog",
+            "3 Reasoning The user wants me to:|1. Add a myapp dir",
+            "4 Text I'll create the myapp directory and then",
+            "5 ToolCall Bash {|  \"command\": \"mkdir -p myapp\",|  \"desc",
+            "6 ToolResult",
+            "7 Reasoning Good, the directory has been created. No",
+            "8 ToolCall Write {|  \"content\": \"print(1+1)\\n\",|  \"file_p",
+            "10 ToolResult File created successfully at: /Users/tes",
+            "11 Reasoning Perfect! I've created the directory and ",
+            "12 Text Done! I've created the `myapp` directory",
+            "14 Prompt cd to myapp and run python hoge.py",
+            "15 Reasoning The user wants me to change directory to",
+            "16 ToolCall Bash {|  \"command\": \"cd myapp && python hoge.",
+            "17 ToolResult error error: target shim binary not found",
+            "18 Reasoning It seems there's an issue with the pytho",
+            "19 ToolCall Bash {|  \"command\": \"cd myapp && python3 hoge",
+            "20 ToolResult 2",
+            "21 Reasoning Great! The script ran successfully and o",
+            "22 Text Perfect! The script executed successfull",
+            "24 Notice Caveat: The messages below were generate",
+            "25 Prompt <command-name>/exit</command-name>|     ",
+            "26 Prompt <local-command-stdout>Goodbye!</local-co",
+        ]
+    );
+    let calls: Vec<&str> = page.rows.iter().flat_map(|r| &r.parts).filter_map(|p| p.call_id.as_deref()).collect();
+    assert_eq!(calls[..2], ["toolu_01AwnkWRXpcpsXYF2KnbdPDv", "toolu_01AwnkWRXpcpsXYF2KnbdPDv"]);
+    // Six messages, each split over lines whose output grows (8, 8, 436 for the first): the
+    // largest counts, once a message; their sum is the session's usage in the report.
+    let want = [
+        (3, 10, 436, 12135, 3893),
+        (7, 14, 126, 16028, 458),
+        (11, 13, 112, 16486, 169),
+        (15, 10, 123, 16028, 333),
+        (18, 14, 1, 16361, 154),
+        (21, 13, 46, 16515, 151),
+    ];
+    assert_eq!(tokens(&page), want);
+    let out: u64 = want.iter().map(|w| w.2).sum();
+    assert_eq!(a.report().sessions[0].usage.map(|u| u.output), Some(out));
 }

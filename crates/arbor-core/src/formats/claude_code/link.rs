@@ -40,6 +40,8 @@ pub(super) struct State {
     /// whose received texts it added: a settle that runs again removes them first.
     settled_findings: Vec<usize>,
     settled_agents: HashSet<Sym>,
+    /// The spawn calls it registered in `Ctx::spawns` (parent, call id).
+    settled_spawns: Vec<(Sym, Box<str>)>,
 }
 
 impl std::fmt::Debug for State {
@@ -223,6 +225,9 @@ fn undo(cx: &mut Ctx, st: &mut State) {
     st.settled_findings.clear();
     let mine = std::mem::take(&mut st.settled_agents);
     cx.received.retain(|r| !mine.contains(&r.session));
+    for key in st.settled_spawns.drain(..) {
+        cx.spawns.remove(&key);
+    }
 }
 
 fn link_agents(cx: &mut Ctx, st: &mut State) {
@@ -371,6 +376,10 @@ fn link_agents(cx: &mut Ctx, st: &mut State) {
         let spawn = winner.and_then(|w| w.call).map(|c| &st.spawns[c as usize]);
         if let Some(c) = winner.and_then(|w| w.call) {
             linked.insert(c);
+            // The transcript finds the child of a spawn call, and of its result, here.
+            let key = (st.spawns[c as usize].session, st.spawns[c as usize].id.clone());
+            cx.spawns.insert(key.clone(), a.id);
+            st.settled_spawns.push(key);
         }
         let (end, outcome, received) = run_end(st, a, &name, spawn);
         let node = cx.graph.session(a.id);

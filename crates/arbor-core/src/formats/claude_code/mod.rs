@@ -13,12 +13,14 @@
 //! its line when the report is built. It does not own the record index, the graph or the report.
 //!
 //! Files: `line` (the line shape and text tools), `file` (one file's state machine), `link` (the
-//! cross-file evidence and `settle`), `plan` (the files that come with an opened session).
+//! cross-file evidence and `settle`), `plan` (the files that come with an opened session), `transcript` (what a line says, read
+//! back for the Transcript view).
 
 mod file;
 mod line;
 mod link;
 mod plan;
+mod transcript;
 
 use super::{FormatInfo, HeadLine, Reading};
 use crate::ctx::Ctx;
@@ -62,6 +64,10 @@ impl super::Format for ClaudeCode {
 
     fn settle(&self, cx: &mut Ctx) {
         link::settle(cx);
+    }
+
+    fn transcript(&self, line: &[u8], out: &mut Vec<crate::transcript::Draft>) {
+        transcript::transcript(line, out);
     }
 
     /// The text blocks of an assistant line (its string content, when it is one).
