@@ -2,6 +2,16 @@ import { describe, expect, it } from "vitest";
 import { formatCost, formatTokens, Heights, markdown, modelLines, prettyJson } from "./transcript";
 
 describe("Heights", () => {
+  it("grows for a followed session: measured rows keep their heights, new rows come estimated", () => {
+    const h = new Heights(3, 10);
+    h.set(1, 40);
+    const g = h.grown(5, 10);
+    expect([g.count, g.height(0), g.height(1), g.height(2), g.height(4)]).toEqual([5, 10, 40, 10, 10]);
+    // What the user reads stays where it was: row 2 starts where it did.
+    expect(g.offset(2)).toBe(h.offset(2));
+    expect(g.total).toBe(h.total + 20);
+  });
+
   it("gives offsets and the row at an offset as rows are measured", () => {
     const h = new Heights(5, 10);
     expect(h.total).toBe(50);

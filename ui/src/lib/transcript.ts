@@ -53,6 +53,14 @@ export class Heights {
     return this.offset(this.count);
   }
 
+  /** These heights for `count` rows (a followed session grew): the measured ones kept, the rows
+   * added at `estimate`, so that what the user reads does not move. */
+  grown(count: number, estimate: number): Heights {
+    const next = new Heights(count, estimate);
+    for (let i = 0; i < Math.min(count, this.count); i++) if (this.h[i] !== estimate) next.set(i, this.h[i]);
+    return next;
+  }
+
   /** The row at offset `y` (the last row for `y` past the end, 0 before the start). */
   indexAt(y: number): number {
     if (this.count === 0 || y <= 0) return 0;
