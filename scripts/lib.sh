@@ -81,11 +81,14 @@ py_venv() {
   echo "made $venv ($("$PY" --version)): $("$PY" -m pip freeze --disable-pip-version-check | paste -sd' ')"
 }
 
-# The app's cargo features, the same for scripts/start and scripts/test so that the app is built
-# once: `cargo test` turns on tauri's `test` feature (a dev-dependency), and a `cargo build`
-# without it would build the whole tauri stack again. The feature only adds tauri's mock runtime
-# for the tests; nothing of it runs in the app.
-APP_FEATURES=custom-protocol,tauri/test
+# The app scripts/start opens is the one `cargo test --workspace --features custom-protocol` builds
+# (its integration tests need target/debug/arbor-app): building the app by itself unifies the
+# features of the crates it shares with the other members differently, and the Tauri stack was
+# compiled twice (about 2 minutes). Building what the tests build leaves nothing to do after
+# scripts/test, and scripts/test nothing after scripts/start.
+build_app() {
+  cargo test --workspace --features custom-protocol --no-run
+}
 
 # Chinese, Japanese and Korean text in logs needs a CJK font: installs Noto CJK (Debian/Ubuntu
 # fonts-noto-cjk) when fontconfig knows of none.
