@@ -97,7 +97,7 @@ const CODEX_METAS: [&str; 4] = [
 pub fn analyze_codex(data: &[u8], dir: &Path) {
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir).unwrap();
-    let mut expected = Vec::new();
+    let mut expected = std::collections::HashMap::new();
     for (i, part) in data.splitn(4, |b| *b == 0).enumerate() {
         let mut bytes = format!("{}\n", CODEX_METAS[i]).into_bytes();
         bytes.extend_from_slice(part);
@@ -106,13 +106,16 @@ pub fn analyze_codex(data: &[u8], dir: &Path) {
         if bytes.ends_with(b"\n") {
             parts.pop();
         }
-        expected.push(parts.iter().filter(|l| !l.iter().all(|b| b.is_ascii_whitespace())).count() as u64);
+        let lines = parts.iter().filter(|l| !l.iter().all(|b| b.is_ascii_whitespace())).count() as u64;
+        expected.insert(format!("rollout-{i}.jsonl"), lines);
     }
     let a = arbor_core::analyze(&[dir.to_path_buf()], &mut ());
     let r = a.report();
     let _ = serde_json::to_string(&r).unwrap();
     assert_eq!(r.inputs.len(), expected.len());
-    for (input, lines) in r.inputs.iter().zip(expected) {
+    // By name: the report lists the inputs in the tree's order (a fork after what it forks).
+    for input in &r.inputs {
+        let lines = expected[input.file.as_str()];
         assert_eq!(input.format, "codex", "{}: a session_meta first makes a rollout", input.file);
         assert_eq!(input.records + input.bad_lines, lines, "{}: lines lost", input.file);
     }
@@ -138,7 +141,9 @@ pub fn analyze_claude_project(data: &[u8], dir: &Path) {
         let a = arbor_core::analyze(&paths, &mut ());
         let r = a.report();
         let _ = serde_json::to_string(&r).unwrap();
-        for (info, input) in a.files.iter().zip(&r.inputs) {
+        // By name: the report lists the inputs in the tree's order, not the files'.
+        for input in &r.inputs {
+            let Some(info) = a.files.iter().find(|f| f.display == input.file) else { continue };
             if input.format == "unknown" {
                 continue;
             }
