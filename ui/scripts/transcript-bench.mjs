@@ -9,7 +9,7 @@
 // shared).
 // usage: node scripts/transcript-bench.mjs [frames per action, default 120]   (from ui/)
 import { loadavg } from "node:os";
-import { launch, mockIpc, startUi, stats } from "../tests/browser.mjs";
+import { closeViewHost, launch, mockIpc, startUi, stats } from "../tests/browser.mjs";
 import { syntheticTranscript, transcriptReport } from "../tests/transcript-fixture.mjs";
 
 const FRAMES = Number(process.argv[2] ?? 120);
@@ -78,6 +78,7 @@ try {
   }
   console.log(`  load average at the end: ${load()}`);
 } finally {
+  closeViewHost();
   await browser.close();
   await ui.close();
 }
