@@ -549,14 +549,7 @@ pub(crate) fn read_all(
     names.extend(inputs.iter().map(|f| f.input.display.clone()));
     for crate::formats::Planned { input, skip, format: claimed } in inputs {
         let file = files.len() as u32;
-        files.push(FileInfo {
-            path: input.path.clone(),
-            display: input.display.clone(),
-            format: None,
-            records: 0,
-            bad_lines: 0,
-            bytes: 0,
-        });
+        files.push(FileInfo::of(&input));
         if let Some(skip) = skip {
             files[file as usize].format = Some(skip.format);
             cx.findings.add(skip.code, Loc { file, line: 1 }, None, skip.message);
@@ -580,6 +573,20 @@ pub(crate) fn read_all(
     ReadAll { cx, files, cancelled, mark, names, progress }
 }
 
+impl FileInfo {
+    /// A planned input before it is read: no format, nothing counted yet.
+    fn of(input: &InputFile) -> FileInfo {
+        FileInfo {
+            path: input.path.clone(),
+            display: input.display.clone(),
+            format: None,
+            records: 0,
+            bad_lines: 0,
+            bytes: 0,
+        }
+    }
+}
+
 impl Analysis {
     /// A finished analysis of these files.
     pub(crate) fn new(cx: Ctx, files: Vec<FileInfo>, cancelled: bool) -> Self {
@@ -599,14 +606,7 @@ pub(crate) fn read_one(
 ) {
     let crate::formats::Planned { input, skip, format: claimed } = planned;
     let file = files.len() as u32;
-    files.push(FileInfo {
-        path: input.path.clone(),
-        display: input.display.clone(),
-        format: None,
-        records: 0,
-        bad_lines: 0,
-        bytes: 0,
-    });
+    files.push(FileInfo::of(&input));
     kept.resize_with(files.len(), || None);
     if let Some(skip) = skip {
         files[file as usize].format = Some(skip.format);

@@ -1601,20 +1601,7 @@ mod transcript {
         }
     }
 
-    /// A JSON value as text: a string holding an object or array as pretty JSON (`true`), any
-    /// other string as it is, anything else as pretty JSON.
-    fn json_text(v: Option<&Value>) -> (String, bool) {
-        match v {
-            None | Some(Value::Null) => (String::new(), false),
-            Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
-                Ok(parsed @ (Value::Object(_) | Value::Array(_))) => {
-                    (serde_json::to_string_pretty(&parsed).unwrap_or_else(|_| s.clone()), true)
-                }
-                _ => (s.clone(), false),
-            },
-            Some(other) => (serde_json::to_string_pretty(other).unwrap_or_default(), true),
-        }
-    }
+    use super::super::wire_transcript::json_text;
 
     /// The payload without its `type`, as JSON: the arguments of a call whose fields are its
     /// arguments (`local_shell_call`, `web_search_call`, …).

@@ -55,8 +55,9 @@ fn blocks_text(content: Option<&Value>) -> String {
     }
 }
 
-/// A JSON value as text: a string as it is, anything else as pretty JSON (`true` for JSON).
-fn json_text(v: Option<&Value>) -> (String, bool) {
+/// A JSON value as text: a string holding an object or array as pretty JSON, any other string as
+/// it is, anything else as pretty JSON (`true` for JSON). Codex's transcript uses it too.
+pub(super) fn json_text(v: Option<&Value>) -> (String, bool) {
     match v {
         None | Some(Value::Null) => (String::new(), false),
         Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
