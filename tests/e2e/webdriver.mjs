@@ -113,6 +113,14 @@ const TESTS = [
       await s.waitForText(["built-in sample"]);
       await s.click('option[title$="e2e-session"]');
       await s.waitForText(["events.jsonl", "copilot-events"]);
+      // The root is named in the tree by what its log says it is about: its first prompt.
+      await waitFor("the root's title in the tree", async () => {
+        const about = await s.call("POST", "/execute/sync", {
+          script: "return [...document.querySelectorAll('[role=tree] [data-session] .label.about')].map((e) => e.textContent);",
+          args: [],
+        });
+        return about?.includes("Delegate a check.") ? about : null;
+      });
       await s.click('select[aria-label="Theme"] option[value="dark"]');
       const dark = await waitFor("the dark theme", async () => {
         const [theme, bg] = await s.call("POST", "/execute/sync", {

@@ -75,6 +75,15 @@ impl super::Format for CopilotEvents {
     fn transcript(&self, line: &[u8], out: &mut Vec<crate::transcript::Draft>) {
         super::wire_transcript::transcript(line, out)
     }
+
+    /// A `user.message`'s content (a session folder's summary is in its `workspace.yaml`, beside
+    /// the log).
+    fn about(&self, line: &[u8]) -> Option<super::About> {
+        let v: serde_json::Value = serde_json::from_slice(line).ok()?;
+        (v.get("type")?.as_str()? == "user.message")
+            .then(|| super::about_str(&v, "/data/content"))?
+            .map(super::About::Prompt)
+    }
 }
 
 /// Sessions of saved `events.jsonl` files whose `session.start` names the session they were
