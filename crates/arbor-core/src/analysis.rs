@@ -697,23 +697,24 @@ fn read_file(
     };
     let mut source = Source { pending: std::collections::VecDeque::new(), rx, inline, taken: 0, end: None };
 
-    // Detection reads the first lines of the first chunks.
-    let mut head: Vec<Vec<u8>> = Vec::new();
-    while head.len() < DETECT_LINES {
+    // Detection reads the first lines of the first chunks, where they are: the chunks read ahead
+    // wait in `pending` to be routed. (Copying them out cost a copy of every line of a folder of
+    // small files: a Claude Code session file is a few dozen lines.)
+    let mut head = 0;
+    while head < DETECT_LINES {
         let Some(c) = source.read_ahead() else { break };
-        for l in c.lines.iter().take(DETECT_LINES - head.len()) {
-            head.push(c.bytes[l.start..l.end].to_vec());
-        }
+        head += c.lines.len().min(DETECT_LINES - head);
     }
-    let Some(format) = claimed.or_else(|| detect(head.iter().map(|b| b.as_slice()))) else {
+    let detected = || detect(crate::formats::Head { chunks: &source.pending, len: head }.lines());
+    let Some(format) = claimed.or_else(detected) else {
         let read_error = source.end.as_ref().and_then(|e| e.as_ref()).map(|e| e.to_string());
         info.bytes = source.pending.back().map_or(0, |c| c.read_to);
-        let why = match (&read_error, head.is_empty()) {
+        let why = match (&read_error, head == 0) {
             (Some(e), _) => format!("cannot read `{}`: {e}", input.display),
             (None, true) => format!("`{}` is empty: no known format", input.display),
             (None, false) => format!("`{}` is in no known format: skipped", input.display),
         };
-        let code = if read_error.is_some() && head.is_empty() { Code::UnreadableInput } else { Code::UnknownFormat };
+        let code = if read_error.is_some() && head == 0 { Code::UnreadableInput } else { Code::UnknownFormat };
         cx.findings.add(code, Loc { file, line: 1 }, None, why);
         return true;
     };
@@ -741,7 +742,8 @@ pub struct Reading<'a> {
     cx: &'a mut Ctx,
     source: Source,
     recycle: std::sync::mpsc::Sender<Chunk>,
-    head: Vec<Vec<u8>>,
+    /// How many of the first lines detection read (they are the first lines of `source.pending`).
+    head: usize,
     display: &'a str,
     file: u32,
     info: &'a mut FileInfo,
@@ -761,13 +763,13 @@ impl Reading<'_> {
     }
 
     /// The file's first lines (those detection read).
-    pub fn head(&self) -> &[Vec<u8>] {
-        &self.head
+    pub fn head(&self) -> crate::formats::Head<'_> {
+        crate::formats::Head { chunks: &self.source.pending, len: self.head }
     }
 
     /// `head`, a line at a time.
     pub fn head_lines(&self) -> impl Iterator<Item = &[u8]> + '_ {
-        self.head.iter().map(Vec::as_slice)
+        self.head().lines()
     }
 
     /// Route every line of the file through `state` in wire order, then finish it; `false` when
@@ -792,8 +794,8 @@ impl Reading<'_> {
             keep,
             format,
         } = self;
-        let head_open = head.len() < DETECT_LINES && !format.reader.head_settled(&head);
-        drop(head);
+        let head_open = head < DETECT_LINES
+            && !format.reader.head_settled(crate::formats::Head { chunks: &source.pending, len: head });
         let hold = keep.is_some();
         let mut tail = None;
         let mut last_told = base_bytes;

@@ -94,7 +94,7 @@ pub trait Format: Sync + std::fmt::Debug {
 
     /// Whether more first lines could change how this file is read (`read` looked at `head`, which
     /// had fewer than `DETECT_LINES` lines): a followed file that grows is then read again whole.
-    fn head_settled(&self, _head: &[Vec<u8>]) -> bool {
+    fn head_settled(&self, _head: Head<'_>) -> bool {
         true
     }
 
@@ -118,6 +118,28 @@ pub enum About {
     Title(String),
     /// A prompt the user typed: the first one serves when no title comes.
     Prompt(String),
+}
+
+/// A file's first lines, those detection read (at most `DETECT_LINES`), where they lie: in the
+/// blocks read ahead, which wait to be routed.
+#[derive(Clone, Copy)]
+pub struct Head<'a> {
+    pub(crate) chunks: &'a std::collections::VecDeque<Block>,
+    pub(crate) len: usize,
+}
+
+impl<'a> Head<'a> {
+    pub fn lines(self) -> impl Iterator<Item = &'a [u8]> + 'a {
+        self.chunks.iter().flat_map(|c| c.lines.iter().map(move |l| &c.bytes[l.start..l.end])).take(self.len)
+    }
+
+    pub fn len(self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.len == 0
+    }
 }
 
 /// How much of a log's head `about_head` is given to read.
