@@ -71,6 +71,7 @@ fn label(kind: PartKind) -> &'static str {
         PartKind::Received => "received",
         PartKind::Compaction => "compaction",
         PartKind::Notice => "notice",
+        PartKind::Usage => "model call",
     }
 }
 
