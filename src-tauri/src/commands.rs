@@ -233,9 +233,13 @@ impl Forward<'_> {
         self.generation.load(Ordering::SeqCst) == self.mine
     }
 
-    /// Tells the page the tree grew, at most five times a second (the first sessions at once).
+    /// Tells the page the tree grew (the first sessions at once), at most five times a second,
+    /// less often as the tree grows: each telling makes the page ask for its rows, and the tree
+    /// read so far is laid out again for them, which costs what its sessions count and takes
+    /// CPU from the reading (about once a second at 200,000 sessions).
     fn tell_changed(&mut self, now: bool) {
-        if self.untold && (now || self.last_change.is_none_or(|t| t.elapsed() >= Duration::from_millis(200))) {
+        let every = Duration::from_millis(200 + self.sessions as u64 / 250);
+        if self.untold && (now || self.last_change.is_none_or(|t| t.elapsed() >= every)) {
             self.untold = false;
             self.last_change = Some(Instant::now());
             let revision = self.revision.fetch_add(1, Ordering::SeqCst) + 1;
@@ -297,11 +301,22 @@ async fn load_into(
                 last_change: None,
                 untold: false,
             };
+            let started = Instant::now();
             let analysis = engine::load(&paths, &mut forward)?;
+            let read_in = started.elapsed();
             read.finish();
             let wanted = || generation.load(Ordering::SeqCst) == mine;
             let rev = revision.fetch_add(1, Ordering::SeqCst) + 1;
             let view = engine::view_of(&analysis, rev, &wanted).ok_or(LoadFailure::Cancelled)?;
+            // ARBOR_LOAD_TRACE=1: where a load's time goes on the Rust side (bench/app-load).
+            if std::env::var_os("ARBOR_LOAD_TRACE").is_some() {
+                let all = started.elapsed();
+                eprintln!(
+                    "arbor-load: read {:.3} s, view {:.3} s",
+                    read_in.as_secs_f64(),
+                    (all - read_in).as_secs_f64()
+                );
+            }
             Ok::<_, LoadFailure>(Open::new(analysis, view, kept_paths))
         })
     })

@@ -76,7 +76,48 @@ pub fn app_builder<R: Runtime>(
 /// Runs the app until its last window closes. `arbor-app PATH...` opens those paths; with none,
 /// the UI opens the built-in sample.
 pub fn run() {
+    choose_rendering();
     app_builder(tauri::Builder::default(), commands::LaunchPaths::from_args(std::env::args()), None)
         .run(tauri::generate_context!())
         .expect("error while running the Arbor app");
+}
+
+/// On Linux with no GPU to render with (no DRM render node: a VM, a container, a remote display,
+/// Xvfb), WebKit's accelerated compositing draws every frame of the window through Mesa's
+/// software GL, and while a log loads that takes most of a core from the engine. On such a
+/// machine a 1 GiB Copilot log opened fully in 6.2 s with compositing and in 4.5 s without, the
+/// timeline in 60 ms instead of 170-290 ms (BENCHMARKS.md, "The app as fast as its engine"). There
+/// WebKit is asked to paint without compositing; a user's own `WEBKIT_DISABLE_COMPOSITING_MODE`
+/// (either way) is left as it is. Called first thing, before any thread starts.
+fn choose_rendering() {
+    #[cfg(target_os = "linux")]
+    if std::env::var_os("WEBKIT_DISABLE_COMPOSITING_MODE").is_none()
+        && !has_render_node(std::path::Path::new("/dev/dri"))
+    {
+        std::env::set_var("WEBKIT_DISABLE_COMPOSITING_MODE", "1");
+    }
+}
+
+/// Whether `dri` (`/dev/dri`) holds a GPU's render node (`renderD128`, …).
+#[cfg(target_os = "linux")]
+fn has_render_node(dri: &std::path::Path) -> bool {
+    std::fs::read_dir(dri)
+        .map(|entries| entries.flatten().any(|e| e.file_name().to_string_lossy().starts_with("renderD")))
+        .unwrap_or(false)
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    /// A machine renders with a GPU only when its DRM folder has a render node: a folder with only
+    /// a display card, an empty one, or none at all means software rendering.
+    #[test]
+    fn a_render_node_means_a_gpu() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(!super::has_render_node(&dir.path().join("no-such-folder")));
+        assert!(!super::has_render_node(dir.path()));
+        std::fs::write(dir.path().join("card0"), "").unwrap();
+        assert!(!super::has_render_node(dir.path()));
+        std::fs::write(dir.path().join("renderD128"), "").unwrap();
+        assert!(super::has_render_node(dir.path()));
+    }
 }

@@ -54,9 +54,7 @@ pub fn found_logs(home: &Path, dsh_home: Option<&Path>) -> Vec<FoundLog> {
 }
 
 /// How much of a log's head is read for its title.
-const HEAD: u64 = 64 * 1024;
-/// A title is cut to this many characters.
-const TITLE: usize = 120;
+const HEAD: u64 = arbor_core::formats::ABOUT_HEAD as u64;
 
 /// Fills in a listed log's size and title.
 fn describe(found: &mut FoundLog) {
@@ -88,11 +86,11 @@ fn describe(found: &mut FoundLog) {
 fn workspace_summary(path: &Path) -> Option<String> {
     let text = std::fs::read_to_string(path).ok()?;
     let line = text.lines().find_map(|l| l.strip_prefix("summary:"))?;
-    one_line(line.trim().trim_matches(['"', '\''])).filter(|t| !t.is_empty())
+    arbor_core::formats::about_line(line.trim().trim_matches(['"', '\'']))
 }
 
-/// A title from the first `HEAD` bytes of a JSONL log: a title or summary line wins, else the
-/// first prompt the user typed (not a harness's context block, which starts with `<`).
+/// A title from the first `HEAD` bytes of a JSONL log, as the formats read one
+/// (`arbor_core::formats::about_head`: a title or summary line wins, else the first prompt).
 fn title_of(path: &Path) -> Option<String> {
     use std::io::Read;
     if path.extension().is_some_and(|e| e == "zst") {
@@ -100,40 +98,7 @@ fn title_of(path: &Path) -> Option<String> {
     }
     let mut head = Vec::new();
     std::fs::File::open(path).ok()?.take(HEAD).read_to_end(&mut head).ok()?;
-    let mut prompt = None;
-    for line in head.split(|&b| b == b'\n') {
-        let Ok(v) = serde_json::from_slice::<serde_json::Value>(line) else { continue };
-        let s = |p: &str| v.pointer(p).and_then(|x| x.as_str());
-        let title = match s("/type") {
-            Some("session/title") => s("/data/title"),
-            Some("summary") => s("/summary"),
-            Some("custom-title" | "ai-title") => s("/customTitle").or(s("/aiTitle")).or(s("/title")),
-            _ => None,
-        };
-        if let Some(t) = title.and_then(one_line).filter(|t| !t.is_empty()) {
-            return Some(t);
-        }
-        if prompt.is_none() {
-            let typed = match s("/type") {
-                Some("user") => s("/message/content"),
-                Some("user.message") => s("/data/content"),
-                Some("user/message") => s("/data/text").or(s("/data/content")),
-                Some("response_item") if s("/payload/role") == Some("user") => s("/payload/content/0/text"),
-                _ => None,
-            };
-            prompt = typed.map(str::trim).filter(|t| !t.is_empty() && !t.starts_with('<')).and_then(one_line);
-        }
-    }
-    prompt
-}
-
-/// `text` on one line (runs of whitespace made one space), cut to `TITLE` characters.
-fn one_line(text: &str) -> Option<String> {
-    let mut out: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if out.chars().count() > TITLE {
-        out = out.chars().take(TITLE - 1).collect::<String>() + "…";
-    }
-    Some(out)
+    arbor_core::formats::about_head(&head, None)
 }
 
 fn modified(meta: &std::fs::Metadata) -> Option<f64> {

@@ -1,7 +1,8 @@
 //! Time and weigh the stages of opening a log in a viewer (`cargo run --release --example
-//! view-stages FILE [owned|parts]`): the analysis, the view made from the report's items (from
-//! the owned `report()` with `owned`, or one item at a time from its parts, the default), and the
-//! resident memory after each (Linux: `/proc/self/status`).
+//! view-stages FILE [owned|parts|deltas]`): the analysis, the view made from the report's items
+//! (from the owned `report()` with `owned`, or one item at a time from its parts, the default),
+//! and the resident memory after each (Linux: `/proc/self/status`). With `deltas` the analysis
+//! hands its deltas to an observer that keeps them, as the app's load does.
 use arbor_core::view::View;
 
 fn rss() -> String {
@@ -14,9 +15,17 @@ fn rss() -> String {
 fn main() {
     let mut args = std::env::args().skip(1);
     let path = std::path::PathBuf::from(args.next().expect("usage: view-stages FILE [owned|parts]"));
-    let owned = args.next().as_deref() == Some("owned");
+    let mode = args.next();
+    let owned = mode.as_deref() == Some("owned");
     let t = std::time::Instant::now();
-    let a = arbor_core::analyze(std::slice::from_ref(&path), &mut ());
+    let a = if mode.as_deref() == Some("deltas") {
+        let mut kept = Kept(Vec::new());
+        let a = arbor_core::analyze(std::slice::from_ref(&path), &mut kept);
+        println!("{} deltas kept", kept.0.len());
+        a
+    } else {
+        arbor_core::analyze(std::slice::from_ref(&path), &mut ())
+    };
     println!("analyze {:.3}s; {}", t.elapsed().as_secs_f64(), rss());
     let t = std::time::Instant::now();
     let view = if owned {
@@ -29,4 +38,14 @@ fn main() {
     println!("view {:.3}s; {}", t.elapsed().as_secs_f64(), rss());
     let s = view.summary();
     println!("{} sessions, {} waits, {} replies, {} findings", s.sessions, s.waits, s.replies, s.findings.total());
+}
+
+/// An observer that keeps every delta, as a viewer's load does until the log is open.
+struct Kept(Vec<arbor_core::Delta>);
+
+impl arbor_core::Observer for Kept {
+    fn delta(&mut self, d: arbor_core::Delta) -> bool {
+        self.0.push(d);
+        true
+    }
 }

@@ -76,6 +76,8 @@ pub struct FileInfo {
     pub records: u64,
     pub bad_lines: u64,
     pub bytes: u64,
+    /// zstd-compressed, as the file was when it was read.
+    pub zstd: bool,
 }
 
 /// A finished analysis: the context the format modules filled, and the files read.
@@ -464,6 +466,10 @@ pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
 pub fn analyze_with(paths: &[PathBuf], observer: &mut dyn Observer, threads: Threads) -> Analysis {
     let mut read = read_all(paths, observer, None, threads);
     settle(&mut read.cx);
+    // The formats' cross-file evidence (`Ctx::ext`) is for settling. A one-shot analysis settles
+    // once and lets it go before the report is built beside it: a 1 GiB Claude Code project's
+    // line index alone was 14 MB of its 107 MB peak. A followed log (`live`) keeps its own.
+    read.cx.exts = Default::default();
     // Every record is made: the index gives back what it grew by and did not use (up to half of
     // it, the largest block of an analysis), before the report is built beside it.
     read.cx.records.shrink_to_fit();
@@ -525,6 +531,7 @@ pub(crate) fn read_all(
             records: 0,
             bad_lines: 0,
             bytes: 0,
+            zstd: false,
         });
         cx.findings.add(
             Code::UnreadableInput,
@@ -583,6 +590,7 @@ impl FileInfo {
             records: 0,
             bad_lines: 0,
             bytes: 0,
+            zstd: false,
         }
     }
 }
@@ -669,6 +677,7 @@ fn read_file(
     // A small file is read and parsed here: a reader thread and parse workers cost more to
     // start and stop (about 0.3 ms of CPU a file) than they save on it, and a folder of a
     // thousand small rollouts paid that a thousand times.
+    info.zstd = zstd;
     let small = !zstd && len <= SMALL_FILE;
     let threads = if small { Threads::Caller } else { threads };
     let (rx, recycle, inline) = match threads {
@@ -688,23 +697,24 @@ fn read_file(
     };
     let mut source = Source { pending: std::collections::VecDeque::new(), rx, inline, taken: 0, end: None };
 
-    // Detection reads the first lines of the first chunks.
-    let mut head: Vec<Vec<u8>> = Vec::new();
-    while head.len() < DETECT_LINES {
+    // Detection reads the first lines of the first chunks, where they are: the chunks read ahead
+    // wait in `pending` to be routed. (Copying them out cost a copy of every line of a folder of
+    // small files: a Claude Code session file is a few dozen lines.)
+    let mut head = 0;
+    while head < DETECT_LINES {
         let Some(c) = source.read_ahead() else { break };
-        for l in c.lines.iter().take(DETECT_LINES - head.len()) {
-            head.push(c.bytes[l.start..l.end].to_vec());
-        }
+        head += c.lines.len().min(DETECT_LINES - head);
     }
-    let Some(format) = claimed.or_else(|| detect(head.iter().map(|b| b.as_slice()))) else {
+    let detected = || detect(crate::formats::Head { chunks: &source.pending, len: head }.lines());
+    let Some(format) = claimed.or_else(detected) else {
         let read_error = source.end.as_ref().and_then(|e| e.as_ref()).map(|e| e.to_string());
         info.bytes = source.pending.back().map_or(0, |c| c.read_to);
-        let why = match (&read_error, head.is_empty()) {
+        let why = match (&read_error, head == 0) {
             (Some(e), _) => format!("cannot read `{}`: {e}", input.display),
             (None, true) => format!("`{}` is empty: no known format", input.display),
             (None, false) => format!("`{}` is in no known format: skipped", input.display),
         };
-        let code = if read_error.is_some() && head.is_empty() { Code::UnreadableInput } else { Code::UnknownFormat };
+        let code = if read_error.is_some() && head == 0 { Code::UnreadableInput } else { Code::UnknownFormat };
         cx.findings.add(code, Loc { file, line: 1 }, None, why);
         return true;
     };
@@ -732,7 +742,8 @@ pub struct Reading<'a> {
     cx: &'a mut Ctx,
     source: Source,
     recycle: std::sync::mpsc::Sender<Chunk>,
-    head: Vec<Vec<u8>>,
+    /// How many of the first lines detection read (they are the first lines of `source.pending`).
+    head: usize,
     display: &'a str,
     file: u32,
     info: &'a mut FileInfo,
@@ -752,13 +763,13 @@ impl Reading<'_> {
     }
 
     /// The file's first lines (those detection read).
-    pub fn head(&self) -> &[Vec<u8>] {
-        &self.head
+    pub fn head(&self) -> crate::formats::Head<'_> {
+        crate::formats::Head { chunks: &self.source.pending, len: self.head }
     }
 
     /// `head`, a line at a time.
     pub fn head_lines(&self) -> impl Iterator<Item = &[u8]> + '_ {
-        self.head.iter().map(Vec::as_slice)
+        self.head().lines()
     }
 
     /// Route every line of the file through `state` in wire order, then finish it; `false` when
@@ -783,8 +794,8 @@ impl Reading<'_> {
             keep,
             format,
         } = self;
-        let head_open = head.len() < DETECT_LINES && !format.reader.head_settled(&head);
-        drop(head);
+        let head_open = head < DETECT_LINES
+            && !format.reader.head_settled(crate::formats::Head { chunks: &source.pending, len: head });
         let hold = keep.is_some();
         let mut tail = None;
         let mut last_told = base_bytes;
@@ -1074,7 +1085,7 @@ impl Analysis {
         let mut parts: Vec<&[TextRef]> = Vec::new();
         for group in refs.chunk_by(|a, b| a.at.file == b.at.file) {
             // A zstd stream is read from its start: one part, one pass.
-            let zstd = self.files.get(group[0].at.file as usize).is_some_and(|f| reader::is_zstd(&f.path));
+            let zstd = self.files.get(group[0].at.file as usize).is_some_and(|f| f.zstd);
             let n = if zstd { 1 } else { threads };
             parts.extend(group.chunks(group.len().div_ceil(n).max(1)));
         }
@@ -1167,19 +1178,32 @@ impl Analysis {
 
     /// The texts of what parents received (`Ctx::received`), in its order, each read back from
     /// its line by its format; `""` for one that cannot be read.
+    /// Each file is opened once for all of its lines (a folder of ten thousand sub-agents opened
+    /// a file for each).
     pub(crate) fn received_texts(&self) -> Vec<String> {
-        self.cx
-            .received
-            .iter()
-            .map(|r| {
-                let Some(info) = self.files.get(r.at.at.file as usize) else { return String::new() };
-                let Some(format) = info.format else { return String::new() };
-                match reader::raw_line_at(&info.path, r.at.offset) {
-                    Ok(bytes) => format.reader.received_text(&bytes, r.key.as_deref()),
-                    Err(_) => String::new(),
+        let received = &self.cx.received;
+        let mut texts = vec![String::new(); received.len()];
+        let mut order: Vec<usize> = (0..received.len()).collect();
+        order.sort_by_key(|&i| (received[i].at.at.file, received[i].at.offset));
+        for group in order.chunk_by(|&a, &b| received[a].at.at.file == received[b].at.at.file) {
+            let Some(info) = self.files.get(received[group[0]].at.at.file as usize) else { continue };
+            let Some(format) = info.format else { continue };
+            let pieces: Vec<(u64, reader::Piece)> =
+                group.iter().map(|&i| (received[i].at.offset, reader::Piece::Line)).collect();
+            // Two received texts may be read from one line (one result of several): the pass
+            // reads a line once, so a piece at an offset already passed is read on its own.
+            let _ = reader::each_piece_at(&info.path, &pieces, |k, bytes| {
+                let i = group[k];
+                let line = match bytes {
+                    Some(b) => Some(std::borrow::Cow::Borrowed(b)),
+                    None => reader::raw_line_at(&info.path, received[i].at.offset).ok().map(std::borrow::Cow::Owned),
+                };
+                if let Some(line) = line {
+                    texts[i] = format.reader.received_text(&line, received[i].key.as_deref());
                 }
-            })
-            .collect()
+            });
+        }
+        texts
     }
 
     /// Names each input that lies under `folder` by its path relative to `folder` (with `/`

@@ -101,6 +101,21 @@ impl super::Format for CodexFormat {
         settle(cx);
     }
 
+    /// The first `user_message` event's text (the `response_item` user messages also carry the
+    /// harness's context blocks); an older rollout's user `message` item serves too.
+    fn about(&self, line: &[u8]) -> Option<super::About> {
+        let v: serde_json::Value = serde_json::from_slice(line).ok()?;
+        let payload = v.get("payload")?;
+        let text = match (v.get("type")?.as_str()?, payload.get("type").and_then(|t| t.as_str())) {
+            ("event_msg", Some("user_message")) => super::about_str(payload, "/message"),
+            ("response_item", Some("message")) if payload.get("role").and_then(|r| r.as_str()) == Some("user") => {
+                super::about_str(payload, "/content/0/text")
+            }
+            _ => None,
+        };
+        text.map(super::About::Prompt)
+    }
+
     /// A turn's reply: `task_complete.last_agent_message`, or an assistant message's text.
     fn reply_text(&self, line: &[u8]) -> String {
         let Some(l) = parse_bytes(line) else { return String::new() };

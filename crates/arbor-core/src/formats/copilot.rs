@@ -86,8 +86,8 @@ impl super::Format for CopilotEvents {
     }
 
     /// The root's id comes from a `session.start` among the first lines, else the file's name.
-    fn head_settled(&self, head: &[Vec<u8>]) -> bool {
-        head.iter().filter_map(|b| parse_line(b)).any(|l| l.kind.as_str() == Some("session.start"))
+    fn head_settled(&self, head: super::Head<'_>) -> bool {
+        head.lines().filter_map(parse_line).any(|l| l.kind.as_str() == Some("session.start"))
     }
 
     fn reply_text(&self, line: &[u8]) -> String {
@@ -96,6 +96,15 @@ impl super::Format for CopilotEvents {
 
     fn transcript(&self, line: &[u8], out: &mut Vec<crate::transcript::Draft>) {
         super::wire_transcript::transcript(line, out)
+    }
+
+    /// A `user.message`'s content (a session folder's summary is in its `workspace.yaml`, beside
+    /// the log).
+    fn about(&self, line: &[u8]) -> Option<super::About> {
+        let v: serde_json::Value = serde_json::from_slice(line).ok()?;
+        (v.get("type")?.as_str()? == "user.message")
+            .then(|| super::about_str(&v, "/data/content"))?
+            .map(super::About::Prompt)
     }
 }
 
@@ -116,8 +125,8 @@ struct DetachedRun {
 
 /// The session a saved log's `session.start` says it was detached from. Read from the line
 /// itself, once a file: no other line has the field, so the shared line shape does not carry it.
-fn detached_parent(head: &[Vec<u8>]) -> Option<String> {
-    let bytes = head.iter().find(|b| parse_line(b).is_some_and(|l| l.kind.as_str() == Some("session.start")))?;
+fn detached_parent(head: super::Head<'_>) -> Option<String> {
+    let bytes = head.lines().find(|b| parse_line(b).is_some_and(|l| l.kind.as_str() == Some("session.start")))?;
     let v: serde_json::Value = serde_json::from_slice(bytes).ok()?;
     let id = v.get("data")?.get("detachedFromSpawningParentSessionId")?.as_str()?;
     (!id.is_empty()).then(|| id.to_owned())
@@ -304,8 +313,8 @@ struct Copilot {
 
 /// The root agent of a saved `events.jsonl`: `session.start.data.sessionId`, else the folder name
 /// of an `events.jsonl`, else the file stem.
-fn events_root_id(head: &[Vec<u8>], display: &str) -> String {
-    for bytes in head {
+fn events_root_id(head: super::Head<'_>, display: &str) -> String {
+    for bytes in head.lines() {
         if let Some(l) = parse_line(bytes) {
             if l.kind.as_str() == Some("session.start") {
                 if let Some(id) = l.data.0.as_ref().and_then(|d| d.session_id.non_empty()) {

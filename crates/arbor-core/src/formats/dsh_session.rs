@@ -71,6 +71,19 @@ impl super::Format for DshSessionFormat {
     fn transcript(&self, line: &[u8], out: &mut Vec<crate::transcript::Draft>) {
         super::wire_transcript::transcript(line, out)
     }
+
+    /// A `session/title`, else a `user/message`'s text (a string, or its first text block).
+    fn about(&self, line: &[u8]) -> Option<super::About> {
+        let v: serde_json::Value = serde_json::from_slice(line).ok()?;
+        match v.get("type")?.as_str()? {
+            "session/title" => super::about_str(&v, "/data/title").map(super::About::Title),
+            "user/message" => super::about_str(&v, "/data/text")
+                .or_else(|| super::about_str(&v, "/data/content"))
+                .or_else(|| super::about_str(&v, "/data/content/0/text"))
+                .map(super::About::Prompt),
+            _ => None,
+        }
+    }
 }
 
 /// What the session files leave for `settle`: each header's parent link, and each child's run as

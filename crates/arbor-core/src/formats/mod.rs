@@ -94,7 +94,7 @@ pub trait Format: Sync + std::fmt::Debug {
 
     /// Whether more first lines could change how this file is read (`read` looked at `head`, which
     /// had fewer than `DETECT_LINES` lines): a followed file that grows is then read again whole.
-    fn head_settled(&self, _head: &[Vec<u8>]) -> bool {
+    fn head_settled(&self, _head: Head<'_>) -> bool {
         true
     }
 
@@ -103,6 +103,87 @@ pub trait Format: Sync + std::fmt::Debug {
     fn defers_to_durable(&self) -> bool {
         false
     }
+
+    /// What this line says its session is about, for a viewer's lists and tree (never the
+    /// report, whose `label` is the SPEC's): a title or summary, or a prompt the user typed.
+    fn about(&self, _line: &[u8]) -> Option<About> {
+        None
+    }
+}
+
+/// What a line says a session is about (`Format::about`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum About {
+    /// A title or summary the harness wrote: it wins over any prompt.
+    Title(String),
+    /// A prompt the user typed: the first one serves when no title comes.
+    Prompt(String),
+}
+
+/// A file's first lines, those detection read (at most `DETECT_LINES`), where they lie: in the
+/// blocks read ahead, which wait to be routed.
+#[derive(Clone, Copy)]
+pub struct Head<'a> {
+    pub(crate) chunks: &'a std::collections::VecDeque<Block>,
+    pub(crate) len: usize,
+}
+
+impl<'a> Head<'a> {
+    pub fn lines(self) -> impl Iterator<Item = &'a [u8]> + 'a {
+        self.chunks.iter().flat_map(|c| c.lines.iter().map(move |l| &c.bytes[l.start..l.end])).take(self.len)
+    }
+
+    pub fn len(self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.len == 0
+    }
+}
+
+/// How much of a log's head `about_head` is given to read.
+pub const ABOUT_HEAD: usize = 64 * 1024;
+/// A title is cut to this many characters.
+const ABOUT_CHARS: usize = 120;
+
+/// What a log is about, from its head (its first `ABOUT_HEAD` bytes): the first title or summary
+/// line, else the first prompt the user typed (not a harness's context block, which starts with
+/// `<`), on one line and cut to a list's width. `format` reads the lines; with `None` every format
+/// is asked (a list of logs not yet detected).
+pub fn about_head(head: &[u8], format: Option<&FormatInfo>) -> Option<String> {
+    let ask = |line: &[u8]| match format {
+        Some(f) => f.reader.about(line),
+        None => FORMATS.iter().find_map(|f| f.reader.about(line)),
+    };
+    let mut prompt = None;
+    for line in head.split(|&b| b == b'\n') {
+        match ask(line) {
+            Some(About::Title(t)) => {
+                if let Some(t) = about_line(&t) {
+                    return Some(t);
+                }
+            }
+            Some(About::Prompt(p)) if prompt.is_none() && !p.trim_start().starts_with('<') => prompt = about_line(&p),
+            _ => {}
+        }
+    }
+    prompt
+}
+
+/// `text` on one line (runs of whitespace made one space), cut to `ABOUT_CHARS` characters;
+/// `None` when nothing is left.
+pub fn about_line(text: &str) -> Option<String> {
+    let mut out = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if out.chars().count() > ABOUT_CHARS {
+        out = out.chars().take(ABOUT_CHARS - 1).collect::<String>() + "…";
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// A JSON line's string at `pointer`, for `Format::about` (a head is small: a `Value` will do).
+fn about_str(line: &serde_json::Value, pointer: &str) -> Option<String> {
+    line.pointer(pointer).and_then(|v| v.as_str()).map(str::to_owned)
 }
 
 /// The files an analysis will read, in order, as the formats plan them (`Format::plan`).

@@ -16,6 +16,7 @@ mod pages;
 pub mod search;
 mod store;
 pub mod timeline;
+mod titles;
 pub mod tree;
 
 use serde::Serialize;
@@ -58,6 +59,11 @@ pub struct Summary {
 pub struct SessionDetail {
     pub id: String,
     pub label: Option<String>,
+    /// What a root session is about (its title or first prompt), read from its file for the
+    /// view: not the report's `label`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub title: Option<String>,
     pub parent: Option<String>,
     pub root: Option<String>,
     pub depth: Option<u32>,
@@ -144,6 +150,7 @@ pub struct View {
     turns: Vec<u32>,
     findings: pages::Findings,
     reply_order: Vec<u32>,
+    titles: titles::Titles,
     clocked: bool,
     /// The timeline on each axis (time, wire), made when first asked for (the log's own axis is
     /// made with the view, so that the timeline opens at once).
@@ -311,8 +318,10 @@ impl View {
         let Layout { tree, counts, places, turns, reply_order, findings } = rest?;
         let mut timeline = [None, None];
         timeline[axis as usize] = Some(model?);
+        let titles = titles::Titles::of(&store, &places);
         go_on().then_some(View {
             revision,
+            titles,
             store,
             tree,
             order: TreeOrder::Wire,
@@ -360,6 +369,7 @@ impl View {
                     index,
                     id: s.ids.name(row.id).to_owned(),
                     label: s.word_of(row.label).map(str::to_owned),
+                    title: self.titles.get(s, r.node).map(str::to_owned),
                     depth: r.depth,
                     reported_depth: (row.depth != NONE).then_some(row.depth),
                     parent: s.name(row.parent).map(str::to_owned),
@@ -439,6 +449,7 @@ impl View {
         Some(SessionDetail {
             id: id.to_owned(),
             label: s.word_of(row.label).map(str::to_owned),
+            title: self.titles.get(s, i).map(str::to_owned),
             parent: s.name(row.parent).map(str::to_owned),
             root: s.name(row.root).map(str::to_owned),
             depth: (row.depth != NONE).then_some(row.depth),
@@ -460,7 +471,9 @@ impl View {
     }
 
     pub fn replies(&self, offset: u32, limit: u32) -> RepliesPage {
-        pages::replies_page(&self.store, &self.reply_order, self.revision, offset, limit)
+        pages::replies_page(&self.store, &self.reply_order, self.revision, offset, limit, |i| {
+            self.titles.get(&self.store, i)
+        })
     }
 
     /// The timeline on `axis` (wire order when the log has no clock), made when first asked for.
@@ -714,6 +727,35 @@ pub(crate) mod tests {
             assert!(view.is_none(), "stopped at ask {stop_at} of {n}");
             assert_eq!(k.get(), stop_at, "and asks no more after it was told to stop");
         }
+    }
+
+    /// A root alone in its file is named by what its file says it is about (a dsh title or first
+    /// prompt, Claude Code's summary or slash command, Codex's first prompt); a sub-agent is
+    /// named by its label alone.
+    #[test]
+    fn a_root_alone_in_its_file_is_named_by_its_file() {
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+        let title = |input: std::path::PathBuf| {
+            let analysis = crate::analyze(std::slice::from_ref(&input), &mut ());
+            let view = View::of_analysis(&analysis, 1, &|| true).unwrap();
+            let rows = view.tree_page(0, 10_000).rows;
+            assert!(rows.iter().filter(|r| r.parent.is_some()).all(|r| r.title.is_none()), "{input:?}");
+            let roots: Vec<_> = rows.iter().filter(|r| r.parent.is_none()).collect();
+            let detail = view.session(&roots[0].id).unwrap();
+            assert_eq!(detail.title, roots[0].title, "{input:?}");
+            (roots.len(), roots[0].title.clone())
+        };
+        let (n, t) = title(corpus.join("deepseek-harness/examples_acp-agent__subagent-multi"));
+        assert_eq!(n, 1);
+        assert!(t.unwrap().starts_with("Use the subagent tool TWICE"));
+        // Claude Code: a slash command as typed; a session with a summary line is named by it.
+        let (n, t) = title(corpus.join("claude-code/claude-code-viewer/1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"));
+        assert_eq!((n, t.as_deref()), (1, Some("/init")));
+        let (_, t) = title(corpus.join("claude-code/claude-code-viewer/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"));
+        assert_eq!(t.as_deref(), Some("Empty Repo Setup: CLAUDE.md Foundation Created"));
+        let cases = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/conformance/cases");
+        let (_, t) = title(cases.join("codex-review-window/input/parent.jsonl"));
+        assert_eq!(t.as_deref(), Some("review my changes"));
     }
 
     /// A view of an analysis keeps no reply texts: it reads a page's back from the files, and

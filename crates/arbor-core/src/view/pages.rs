@@ -234,8 +234,12 @@ pub struct WaitsPage {
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct ReplyGroup {
     pub session: String,
-    /// The session's label (its title, the task it was given), to head the group with.
+    /// The session's label (the task it was given), to head the group with.
     pub label: Option<String>,
+    /// What a root session is about (its title or first prompt), when its file says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub title: Option<String>,
     pub replies: Vec<Reply>,
 }
 
@@ -317,17 +321,26 @@ pub(crate) fn reply_order(store: &Store, rank: impl Fn(Sym) -> Option<u32>) -> V
     keys.into_iter().map(|k| k.2).collect()
 }
 
-pub(crate) fn replies_page(store: &Store, order: &[u32], revision: u64, offset: u32, limit: u32) -> RepliesPage {
+pub(crate) fn replies_page<'a>(
+    store: &Store,
+    order: &[u32],
+    revision: u64,
+    offset: u32,
+    limit: u32,
+    title: impl Fn(u32) -> Option<&'a str>,
+) -> RepliesPage {
     let mut groups: Vec<ReplyGroup> = Vec::new();
     let page: Vec<u32> = order.iter().skip(offset as usize).take(limit as usize).copied().collect();
     for reply in store.replies_of(&page) {
         match groups.last_mut() {
             Some(g) if g.session == reply.session => g.replies.push(reply),
             _ => {
-                let label = store.session(&reply.session).and_then(|i| store.word_of(store.sessions[i as usize].label));
+                let i = store.session(&reply.session);
+                let label = i.and_then(|i| store.word_of(store.sessions[i as usize].label));
                 groups.push(ReplyGroup {
                     session: reply.session.clone(),
                     label: label.map(str::to_owned),
+                    title: i.and_then(&title).map(str::to_owned),
                     replies: vec![reply],
                 })
             }

@@ -47,6 +47,11 @@ pub struct TreeRow {
     pub index: u32,
     pub id: String,
     pub label: Option<String>,
+    /// What a root session is about (its title or first prompt), read from its file for the
+    /// view: not the report's `label`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub title: Option<String>,
     /// Depth in this tree (0 for a root), counted from the parent links.
     pub depth: u32,
     /// The engine's depth, when it computed one (it may differ from `depth` in a broken log).
@@ -466,6 +471,7 @@ impl Growing {
                 index,
                 id: self.ids.name(Sym(self.id[r.node as usize])).to_owned(),
                 label: name(self.label[r.node as usize]),
+                title: None,
                 depth: r.depth,
                 reported_depth: None,
                 parent: name(self.parent[r.node as usize]),

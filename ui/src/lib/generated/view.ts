@@ -15,7 +15,12 @@ clocked: boolean,
  */
 usage?: UsageSummary, };
 
-export type SessionDetail = { id: string, label: string | null, parent: string | null, root: string | null, depth: number | null, 
+export type SessionDetail = { id: string, label: string | null, 
+/**
+ * What a root session is about (its title or first prompt), read from its file for the
+ * view: not the report's `label`.
+ */
+title?: string, parent: string | null, root: string | null, depth: number | null, 
 /**
  * True when the parent link was inferred rather than read (SPEC 2.2).
  */
@@ -36,6 +41,11 @@ export type TreeRow = {
  * The row's index among the visible rows.
  */
 index: number, id: string, label: string | null, 
+/**
+ * What a root session is about (its title or first prompt), read from its file for the
+ * view: not the report's `label`.
+ */
+title?: string, 
 /**
  * Depth in this tree (0 for a root), counted from the parent links.
  */
@@ -119,9 +129,13 @@ export type WaitsPage = { revision: number, total: number, offset: number, items
 
 export type ReplyGroup = { session: string, 
 /**
- * The session's label (its title, the task it was given), to head the group with.
+ * The session's label (the task it was given), to head the group with.
  */
-label: string | null, replies: Array<Reply>, };
+label: string | null, 
+/**
+ * What a root session is about (its title or first prompt), when its file says.
+ */
+title?: string, replies: Array<Reply>, };
 
 export type RepliesPage = { revision: number, total: number, offset: number, groups: Array<ReplyGroup>, };
 

@@ -70,6 +70,24 @@ impl super::Format for ClaudeCode {
         transcript::transcript(line, out);
     }
 
+    /// A `summary`, `custom-title` or `ai-title` line, else a user line's typed prompt (a string
+    /// content; a list of blocks is a tool result or an attachment).
+    fn about(&self, line: &[u8]) -> Option<super::About> {
+        use super::{about_str, About};
+        let v: serde_json::Value = serde_json::from_slice(line).ok()?;
+        match v.get("type")?.as_str()? {
+            "summary" => about_str(&v, "/summary").map(About::Title),
+            "custom-title" | "ai-title" => about_str(&v, "/customTitle")
+                .or_else(|| about_str(&v, "/aiTitle"))
+                .or_else(|| about_str(&v, "/title"))
+                .map(About::Title),
+            "user" if v.get("isSidechain").and_then(|s| s.as_bool()) != Some(true) => {
+                about_str(&v, "/message/content").map(|c| About::Prompt(slash_command(&c).unwrap_or(c)))
+            }
+            _ => None,
+        }
+    }
+
     /// The text blocks of an assistant line (its string content, when it is one).
     fn reply_text(&self, line: &[u8]) -> String {
         let Some(back) = Back::of(line) else { return String::new() };
@@ -97,6 +115,22 @@ impl super::Format for ClaudeCode {
             None => text,
         }
     }
+}
+
+/// A slash command a user typed, as Claude Code records it (`<command-name>/init</command-name>`
+/// with its `<command-args>`), written as typed: `/init`, `/review the parser`.
+fn slash_command(content: &str) -> Option<String> {
+    let tag = |name: &str| {
+        let open = format!("<{name}>");
+        let start = content.find(&open)? + open.len();
+        let end = content[start..].find(&format!("</{name}>"))? + start;
+        Some(content[start..end].trim())
+    };
+    let name = tag("command-name").filter(|n| !n.is_empty())?;
+    Some(match tag("command-args").filter(|a| !a.is_empty()) {
+        Some(args) => format!("{name} {args}"),
+        None => name.to_owned(),
+    })
 }
 
 /// A line as it is read back for a text: the raw content, decoded only where it is asked for.
