@@ -172,6 +172,17 @@ fn open_sample_shows_recursive_delegation_and_its_raw_lines() {
     let summary = invoke(&window, "open_sample", json!({"onEvent": CHANNEL})).expect("open_sample is allowed");
     let rows = invoke(&window, "tree_rows", json!({"of": "open", "offset": 0, "limit": 100})).unwrap();
     assert!(rows["rows"].as_array().unwrap().iter().any(|r| r["depth"].as_u64() >= Some(2)), "{rows}");
+    // The same sessions in another order, asked for with the rows; an order it does not know is refused.
+    let ids = |page: &serde_json::Value| {
+        let mut ids: Vec<String> = page["rows"].as_array().unwrap().iter().map(|r| r["id"].to_string()).collect();
+        ids.sort();
+        ids
+    };
+    let sorted =
+        invoke(&window, "tree_rows", json!({"of": "open", "offset": 0, "limit": 100, "order": "subtree-tokens"}))
+            .unwrap();
+    assert_eq!(ids(&sorted), ids(&rows));
+    assert!(invoke(&window, "tree_rows", json!({"of": "open", "offset": 0, "limit": 100, "order": "by-mood"})).is_err());
     let first = &summary["inputs"][0]["file"];
     assert!(invoke(&window, "raw_line", json!({"file": first, "line": 1})).unwrap().is_string());
 }

@@ -20,8 +20,8 @@ use ts_rs::TS;
 use crate::engine::{
     self, Analysis, Axis, Cursor, Delta, Diagnostic, FindingsFilter, FindingsPage, Growing, HitQuery, LoadFailure,
     Located, Observer, Place, Progress, RecordPage, RecordView, RepliesPage, SearchEnd, SearchEvent, SessionDetail,
-    Summary, TimelineHit, TimelineInfo, TimelineOpen, TimelineWindow, TranscriptIndex, TranscriptPage, TreePage,
-    TreeSpot, View, WaitsPage, WindowQuery,
+    Summary, TimelineHit, TimelineInfo, TimelineOpen, TimelineWindow, TranscriptIndex, TranscriptPage, TreeOrder,
+    TreePage, TreeSpot, View, WaitsPage, WindowQuery,
 };
 use crate::places::{self, FoundLog};
 use crate::settings::{RecentEntry, SettingsSlot, SettingsStore, SettingsView, Theme, ViewState};
@@ -551,11 +551,22 @@ pub async fn tree_rows(
     of: TreeOf,
     offset: u32,
     limit: u32,
+    order: Option<TreeOrder>,
     opened: State<'_, Opened>,
 ) -> Result<TreePage, CommandError> {
     let limit = limit.min(500);
     match of {
-        TreeOf::Open => with_view(&opened, move |v| v.tree_page(offset, limit)).await,
+        // The siblings' order, when given, is the tree's from then on (the tree being read has
+        // no tokens yet: it keeps the log's order).
+        TreeOf::Open => {
+            with_view(&opened, move |v| {
+                if let Some(order) = order {
+                    v.set_tree_order(order);
+                }
+                v.tree_page(offset, limit)
+            })
+            .await
+        }
         TreeOf::Loading => with_reading(&opened, move |t, revision| t.page(revision, offset, limit)).await,
     }
 }

@@ -8,7 +8,7 @@ pub use arbor_core::transcript::{Index as TranscriptIndex, Page as TranscriptPag
 pub use arbor_core::view::search::{Cursor, SearchEnd, SearchEvent};
 pub use arbor_core::view::{
     Axis, FindingsFilter, FindingsPage, Growing, HitQuery, Located, RepliesPage, SessionDetail, Summary, TimelineHit,
-    TimelineInfo, TimelineOpen, TimelineWindow, TreePage, TreeSpot, View, WaitsPage, WindowQuery,
+    TimelineInfo, TimelineOpen, TimelineWindow, TreeOrder, TreePage, TreeSpot, View, WaitsPage, WindowQuery,
 };
 pub use arbor_core::{Analysis, Delta, LoadError, Observer, Progress, RecordPage, RecordView, Report};
 

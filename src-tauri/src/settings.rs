@@ -66,6 +66,10 @@ pub struct ViewState {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub follow: Option<bool>,
+    /// How the tree's siblings are ordered (`wire`, `own-tokens`, `subtree-tokens`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub order: Option<String>,
 }
 
 /// What the UI reads once at start.
@@ -140,6 +144,7 @@ impl Settings {
                         session: text(e, "session"),
                         tab: text(e, "tab"),
                         follow: e.get("follow").and_then(Value::as_bool),
+                        order: text(e, "order"),
                     },
                     saved_at: e.get("savedAt").and_then(Value::as_u64).unwrap_or(0),
                 })
@@ -260,7 +265,7 @@ impl SettingsStore {
 
     pub fn save_view_state(&self, key: Vec<String>, mut view: ViewState) -> std::io::Result<()> {
         let key: Vec<String> = key.into_iter().take(PATHS_LIMIT).collect();
-        for s in [&mut view.session, &mut view.tab] {
+        for s in [&mut view.session, &mut view.tab, &mut view.order] {
             if s.as_ref().is_some_and(|s| s.len() > TEXT_LIMIT) {
                 *s = None;
             }
@@ -331,7 +336,12 @@ mod tests {
         store
             .save_view_state(
                 key.clone(),
-                ViewState { session: Some("kid".into()), tab: Some("replies".into()), follow: Some(false) },
+                ViewState {
+                    session: Some("kid".into()),
+                    tab: Some("replies".into()),
+                    follow: Some(false),
+                    order: Some("subtree-tokens".into()),
+                },
             )
             .unwrap();
         drop(store);
@@ -343,6 +353,7 @@ mod tests {
         assert_eq!(view.notice, None);
         assert_eq!(again.view_state(&key).unwrap().session.as_deref(), Some("kid"));
         assert_eq!(again.view_state(&key).unwrap().follow, Some(false), "Follow is remembered per log");
+        assert_eq!(again.view_state(&key).unwrap().order.as_deref(), Some("subtree-tokens"), "and the tree's order");
         assert_eq!(again.view_state(&["a.jsonl".to_string()]), None);
     }
 
@@ -372,7 +383,7 @@ mod tests {
         for i in 0..(VIEWS_LIMIT + 5) {
             s.save_view(
                 vec![format!("log{i}")],
-                ViewState { session: Some(format!("s{i}")), tab: None, follow: None },
+                ViewState { session: Some(format!("s{i}")), ..ViewState::default() },
                 i as u64,
             );
         }
@@ -481,12 +492,13 @@ mod tests {
                     session: Some("s".repeat(TEXT_LIMIT + 1)),
                     tab: Some("replies".into()),
                     follow: Some(true),
+                    order: None,
                 },
             )
             .unwrap();
         assert_eq!(
             store.view_state(&key),
-            Some(ViewState { session: None, tab: Some("replies".into()), follow: Some(true) })
+            Some(ViewState { session: None, tab: Some("replies".into()), follow: Some(true), order: None })
         );
     }
 }

@@ -266,6 +266,28 @@ const TESTS = [
     },
   },
   {
+    name: "a codex transcript shows each model call's tokens, and the tree orders sessions by tokens",
+    get args() {
+      // A Codex tree (root, worker, tally) and the corpus rollout, which used far more tokens.
+      return [join(ROOT, "tests/conformance/cases/codex-thread-spawn/input"), join(ROOT, "tests/corpus/codex-cli/agtrace_codex_session.jsonl")];
+    },
+    async run(s) {
+      const corpus = "019b04ae-b1c6-7c72-a134-a4c2de66058c";
+      await waitFor("both logs' sessions in the tree", async () => (await s.attributes("[data-session]", "data-session")).includes(corpus), 20_000);
+      const wire = await s.attributes('[role="tree"] [data-session]', "data-session");
+      if (wire[0] !== "root") throw new Error(`the log's order starts with the first input's root: ${wire}`);
+      await s.run(
+        "const e = document.querySelector('[data-testid=tree-order]'); e.value = 'subtree-tokens'; e.dispatchEvent(new Event('change', { bubbles: true }));",
+      );
+      await waitFor("the tree by subtree tokens", async () => (await s.attributes('[role="tree"] [data-session]', "data-session"))[0] === corpus, 10_000);
+      await s.screenshot("tree-by-tokens");
+      await s.click(`[data-session="${corpus}"]`);
+      await s.click('[data-testid="tab-transcript"]');
+      await s.waitForText([`Transcript of ${corpus}`, "MODEL CALL", "gpt-5.1-codex-max", "cache read"]);
+      await s.screenshot("codex-transcript-tokens");
+    },
+  },
+  {
     name: "a large log streams its first sessions and progress, and Cancel stops it",
     get args() {
       return [largeLog("large.jsonl", 600_000)];

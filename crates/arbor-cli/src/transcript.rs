@@ -71,6 +71,7 @@ fn label(kind: PartKind) -> &'static str {
         PartKind::Received => "received",
         PartKind::Compaction => "compaction",
         PartKind::Notice => "notice",
+        PartKind::Usage => "model call",
     }
 }
 
@@ -92,6 +93,9 @@ fn text_row(out: &mut impl Write, row: &Row) -> std::io::Result<()> {
         }
         if part.is_error == Some(true) {
             head.push_str(" (error)");
+        }
+        if let (PartKind::Usage, Some(model)) = (part.kind, &part.model) {
+            head.push_str(&format!(" {model}"));
         }
         if let Some(u) = &part.usage {
             head.push_str(&format!(

@@ -506,3 +506,32 @@ fn claude_code_projects_are_summarised_with_each_runs_link_and_checked() {
     assert_eq!(r["inputs"].as_array().unwrap().len(), 5);
     assert_eq!(r["sessions"].as_array().unwrap().len(), 3);
 }
+
+#[test]
+fn transcript_shows_a_codex_model_calls_tokens_and_model_and_a_spawns_acknowledgement_as_a_tool_result() {
+    let rollout = case("codex-turns-usage").join("rollout.jsonl");
+    let out = arbor(&["transcript", rollout.to_str().unwrap(), "--session", "U"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let shown = text(&out.stdout);
+    assert!(
+        shown.contains("rollout.jsonl:7 turn a step 1 model call gpt-5 · tokens in 100 out 10 cache read 0 write 0"),
+        "{shown}"
+    );
+    let out = arbor(&["transcript", rollout.to_str().unwrap(), "--session", "U", "--json"]);
+    let calls: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|i| i["kind"] == "usage")
+        .collect();
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert_eq!((calls[1]["usage"]["input"].as_u64(), calls[1]["model"].as_str()), (Some(70), Some("gpt-5")));
+    // The spawn's output names the child, and is no reply: what came back is the notification.
+    let parent = case("codex-activity-link").join("parent.jsonl");
+    let out = arbor(&["transcript", parent.to_str().unwrap(), "--session", "P"]);
+    let shown = text(&out.stdout);
+    assert!(
+        shown.contains("parent.jsonl:5 turn p1 tool result [C]")
+            && shown.contains("parent.jsonl:6 turn p1 received [C]"),
+        "{shown}"
+    );
+}

@@ -61,7 +61,12 @@ fn answer(
     let id = || -> Result<String, (String, String)> { args.get("id") };
     let out = match cmd {
         "summary" => json!(v.summary()),
-        "tree_rows" => json!(v.tree_page(a("offset")?, a("limit")?)),
+        "tree_rows" => {
+            if let Some(order) = args.get("order")? {
+                v.set_tree_order(order);
+            }
+            json!(v.tree_page(a("offset")?, a("limit")?))
+        }
         "tree_set_open" => json!(v.tree_set_open(&id()?, args.get("open")?)),
         "tree_reveal" => json!(v.tree_reveal(&id()?)),
         "findings_page" => {

@@ -36,11 +36,13 @@ pub enum Kind {
     Compaction,
     Reasoning,
     Notice,
+    /// A model call's tokens, on a line of its own (Codex's `token_count`), where it counted.
+    Usage,
 }
 
 impl Kind {
     /// Every kind, in declaration order (`ALL[k as usize] == k`).
-    pub const ALL: [Kind; 22] = [
+    pub const ALL: [Kind; 23] = [
         Kind::Header,
         Kind::Request,
         Kind::Response,
@@ -63,6 +65,7 @@ impl Kind {
         Kind::Compaction,
         Kind::Reasoning,
         Kind::Notice,
+        Kind::Usage,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -89,6 +92,7 @@ impl Kind {
             Kind::Compaction => "compaction",
             Kind::Reasoning => "reasoning",
             Kind::Notice => "notice",
+            Kind::Usage => "usage",
         }
     }
 }
@@ -440,6 +444,14 @@ impl Ctx {
     pub fn placeholder_shared(&mut self, file: u32, placeholder: &str) {
         if let Some(f) = self.placeholder_files.get(&file).and_then(|&i| self.findings.list.get_mut(i)) {
             f.message = format!("ids in this file are placeholders such as `{placeholder}` (a normalized snapshot): `{placeholder}` stands for several sessions, which their ids cannot tell apart (Arbor keeps them apart by file or by nesting)");
+        }
+    }
+
+    /// Say what a record is once its format knows more than when it was made (a usage line
+    /// that turned out to count a model call).
+    pub fn set_kind(&mut self, record: u32, kind: Kind) {
+        if let Some(r) = self.records.get_mut(record as usize) {
+            r.pos = (r.pos & OFFSET_MASK) | (kind as u64) << OFFSET_BITS;
         }
     }
 

@@ -715,6 +715,13 @@ impl<'a> Scanner<'a> {
                     self.rare().usage = Some(usage);
                 }
             }
+            "modelMetrics" => {
+                if let (Some(metrics), Some(arena)) = (model_metrics(text), self.arena) {
+                    let list =
+                        arena.alloc_slice_fill_iter(metrics.into_iter().map(|(m, u)| (&*arena.alloc_str(&m), u)));
+                    self.rare().model_metrics = Some(list);
+                }
+            }
             "outputTokens" => {
                 if let Ok(n) = text.trim().parse::<u64>() {
                     self.rare().output_tokens = Some(n);
@@ -785,7 +792,9 @@ impl<'a> Scanner<'a> {
             "parentToolCallId" => field!(seen, 15, t.parent_tool_call_id, self.str_field()),
             // Keys serde's reading does not know (so never "given twice"): read by the scanner
             // alone, into the arena.
-            "usage" | "outputTokens" | "model" | "selectedModel" | "newModel" | "provenance" => self.rare_field(key),
+            "usage" | "outputTokens" | "model" | "selectedModel" | "newModel" | "provenance" | "modelMetrics" => {
+                self.rare_field(key)
+            }
             "content" => {
                 let start = self.i;
                 field!(seen, 14, t.content, self.content_field())?;
@@ -799,4 +808,33 @@ impl<'a> Scanner<'a> {
             _ => self.skip(),
         }
     }
+}
+
+/// Copilot's `modelMetrics` (`{model: {requests, usage: {inputTokens, outputTokens,
+/// cacheReadTokens, cacheWriteTokens, reasoningTokens}}}`), by model name order: each model's
+/// counts as the log gives them (`input` is `inputTokens`, which counts the cache reads and
+/// writes in); a model whose `usage` is not an object is left out, and `None` when the value is
+/// not an object.
+fn model_metrics(text: &str) -> Option<Vec<(String, crate::report::Usage)>> {
+    #[derive(serde::Deserialize)]
+    struct Metrics {
+        usage: Option<serde_json::Value>,
+    }
+    let map: std::collections::BTreeMap<String, serde_json::Value> = serde_json::from_str(text).ok()?;
+    let n = |u: &serde_json::Value, k: &str| u.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0);
+    let list = map
+        .into_iter()
+        .filter_map(|(model, v)| {
+            let u = serde_json::from_value::<Metrics>(v).ok()?.usage.filter(serde_json::Value::is_object)?;
+            let usage = crate::report::Usage {
+                input: n(&u, "inputTokens"),
+                output: n(&u, "outputTokens"),
+                cache_read: n(&u, "cacheReadTokens"),
+                cache_write: n(&u, "cacheWriteTokens"),
+                cost: None,
+            };
+            Some((model, usage))
+        })
+        .collect();
+    Some(list)
 }

@@ -36,6 +36,9 @@ pub enum PartKind {
     Compaction,
     /// A system notice (an error, a warning, an info line of the harness).
     Notice,
+    /// A model call's tokens (`usage`) and `model`, where the log records them on a line of their
+    /// own (Codex), rather than on the message the call produced.
+    Usage,
 }
 
 /// One part of a row, as a format reads it from the row's line (`Format::transcript`).
@@ -56,6 +59,10 @@ pub struct Draft {
     pub message: Option<String>,
     /// The tokens of the message, when its line records them.
     pub usage: Option<Usage>,
+    /// A tool result that only acknowledges a spawn (a background launch, Codex's `spawn_agent`
+    /// output): the child's reply comes later, on a line of its own, so this is shown as the
+    /// tool result it is, never as what the parent received from the child.
+    pub acknowledges: bool,
 }
 
 impl Draft {
@@ -141,6 +148,7 @@ pub fn is_row(kind: Kind) -> bool {
             | Kind::Compaction
             | Kind::Reasoning
             | Kind::Notice
+            | Kind::Usage
     )
 }
 
@@ -293,7 +301,7 @@ impl Analysis {
                     d.call_id.as_deref().and_then(|call| self.cx.spawns.get(&(index.session, Box::<str>::from(call))));
                 let kind = match (d.kind, spawned) {
                     (Some(PartKind::ToolCall), Some(_)) => PartKind::Spawn,
-                    (Some(PartKind::ToolResult), Some(_)) => PartKind::Received,
+                    (Some(PartKind::ToolResult), Some(_)) if !d.acknowledges => PartKind::Received,
                     (k, _) => k.unwrap_or(PartKind::Notice),
                 };
                 let child = d.child.or_else(|| spawned.map(|c| self.cx.ids.name(*c).to_owned()));
@@ -363,9 +371,16 @@ impl Analysis {
         self.read_drafts(&[record]).pop()?.into_iter().nth(part).map(|d| d.text)
     }
 
-    fn row(&self, index: &Index, row: u32, record: u32, parts: Vec<Part>) -> Row {
+    fn row(&self, index: &Index, row: u32, record: u32, mut parts: Vec<Part>) -> Row {
         let view = self.record_view(record as usize);
         let (turn, step) = index.turn_step(self, record);
+        // A model call's own line: the tokens its format counted there, with the model then.
+        if let Some((usage, model)) = self.cx.usage.call(record) {
+            for p in parts.iter_mut().filter(|p| p.kind == PartKind::Usage) {
+                p.usage = Some(usage);
+                p.model = model.map(str::to_owned);
+            }
+        }
         let turn = turn.map_or(serde_json::Value::Null, |ix| match self.cx.turns.list[ix].turn {
             TurnId::Num(n) => n.into(),
             TurnId::Text(s) => self.cx.turns.id_text(s).into(),

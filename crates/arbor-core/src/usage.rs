@@ -16,6 +16,9 @@ pub struct UsageBook {
     /// By session and model (a model symbol of `models`).
     by_model: HashMap<(Sym, Sym), Usage>,
     models: Interner,
+    /// By record: the tokens of a model call whose log gives it a line of its own (Codex), with
+    /// its model, for the transcript's row of that line (`add_call`).
+    calls: HashMap<u32, (Usage, Sym)>,
 }
 
 impl UsageBook {
@@ -35,6 +38,21 @@ impl UsageBook {
             }
         }
         self.by_model.entry((session, m)).or_default().add(&usage);
+    }
+
+    /// `add`, for a model call whose tokens are the line `record` of their own: the transcript
+    /// shows them there (`call`).
+    pub fn add_call(&mut self, record: u32, session: Sym, turn: Option<usize>, model: Option<&str>, usage: Usage) {
+        self.add(session, turn, model, usage);
+        let m = self.models.intern(model.filter(|m| !m.is_empty()).unwrap_or(UNKNOWN_MODEL));
+        self.calls.insert(record, (usage, m));
+    }
+
+    /// The tokens a model call's line `record` counted, and the model when the log names it.
+    pub fn call(&self, record: u32) -> Option<(Usage, Option<&str>)> {
+        let &(u, m) = self.calls.get(&record)?;
+        let name = self.models.name(m);
+        Some((u, (name != UNKNOWN_MODEL).then_some(name)))
     }
 
     pub fn is_empty(&self) -> bool {

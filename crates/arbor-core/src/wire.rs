@@ -678,10 +678,14 @@ impl<'a> Rare<'a> {
 /// Token counts and model names as the harness family writes them: dsh's `usage`
 /// (`inputTokens`, `outputTokens`, `cacheReadTokens`, `cacheWriteTokens`) and the model of its
 /// message's `source` or its `provenance`; Copilot's `outputTokens`, `model`, `selectedModel`
-/// (`session.start`) and `newModel` (`session.model_change`).
+/// (`session.start`), `newModel` (`session.model_change`) and `modelMetrics` (`session.shutdown`).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct RareFields<'a> {
     pub usage: Option<crate::report::Usage>,
+    /// Copilot's `session.shutdown` `data.modelMetrics`: per model (by name order) its
+    /// `usage` counts as the log gives them (`input` is `inputTokens`, cache reads and writes
+    /// included: the format takes them out when it counts).
+    pub model_metrics: Option<&'a [(&'a str, crate::report::Usage)]>,
     pub output_tokens: Option<u64>,
     pub model: Option<&'a str>,
     pub selected_model: Option<&'a str>,

@@ -140,9 +140,12 @@ fn a_codex_parent_names_the_child_its_spawn_call_started_and_what_came_back() {
             "4 Prompt fork a helper",
             "5 Spawn spawn_agent [H] {|  \"fork_turns\": \"all\",|  \"task_name\": \"helper\"|}",
             "6 Notice [H] /root/helper: started",
+            // Each model call's tokens, on the line that counted them.
+            "7 Usage",
             // The FINAL_ANSWER agent message is signed with the child's agent path, no session id.
             "8 Received helped",
             "9 Text ok",
+            "10 Usage",
         ]
     );
     // An older child's notification is a user message; the spawn's output acknowledges the child.
@@ -151,7 +154,8 @@ fn a_codex_parent_names_the_child_its_spawn_call_started_and_what_came_back() {
         [
             "3 Spawn spawn_agent [C] {}",
             "4 Notice [C] C: started",
-            "5 Received [C] {|  \"agent_id\": \"C\",|  \"nickname\": \"Nash\"|}",
+            // The spawn's output only acknowledges the child: a tool result, not its reply.
+            "5 ToolResult [C] {|  \"agent_id\": \"C\",|  \"nickname\": \"Nash\"|}",
             "6 Received [C] forty-two",
             "7 Text done",
         ]
@@ -174,7 +178,8 @@ fn a_claude_code_root_shows_its_background_spawn_the_launch_and_the_notification
         [
             "1 Prompt Start a survey and keep going",
             "2 Spawn Agent [bg1] Survey the docs",
-            "3 Received [bg1] Async agent launched successfully.|agentId: bg1 (This is an internal ID for your use, do not mention it to the user.)",
+            // The launch acknowledges the spawn; what came back is the notification.
+            "3 ToolResult [bg1] Async agent launched successfully.|agentId: bg1 (This is an internal ID for your use, do not mention it to the user.)",
             "4 Text Launched; waiting.",
             "7 Received [bg1] The docs have 4 pages.",
             "8 Text The survey found 4 pages.",
@@ -205,23 +210,30 @@ fn a_codex_rollout_shows_each_message_once_from_its_response_items() {
             "3 Prompt add myapp directory and create myapp/hoge.py which ",
             "9 Reasoning **Creating directory and file using shell and pa",
             "10 ToolCall shell_command {|  \"command\": \"mkdir -p myapp\",| ",
+            "11 Usage",
             "12 ToolResult Exit code: 0|Wall time: 0.1 seconds|Output:|/o",
             "16 Reasoning **Creating file with patch**||I'm creating a ne",
             "17 ToolCall apply_patch *** Begin Patch|*** Add File: myapp/",
+            "18 Usage",
             "19 ToolResult Success. Updated the following files:|A myapp/",
             "23 Text Added simple script in `myapp/hoge.py` that prints t",
+            "24 Usage",
             "25 Prompt cd to myapp and run python hoge.py",
             "31 Reasoning **Running Python script in workspace**",
             "32 ToolCall shell_command {|  \"command\": \"python hoge.py\",| ",
+            "33 Usage",
             "34 ToolResult error Exit code: 1|Wall time: 0.1 seconds|Outp",
             "38 Reasoning **Handling command failure with escalation**||T",
             "39 ToolCall shell_command {|  \"command\": \"python hoge.py\",| ",
+            "40 Usage",
             "41 ToolResult error Exit code: 1|Wall time: 0.1 seconds|Outp",
             "45 Reasoning **Considering python3 usage**||Noticing possibl",
             "46 ToolCall shell_command {|  \"command\": \"python3 hoge.py\",|",
+            "47 Usage",
             "48 ToolResult Exit code: 0|Wall time: 0.1 seconds|Output:|/o",
             "52 Reasoning **Noting python3 usage due to missing shim**||T",
             "54 Text Ran the script with `python3` (since `python` shim i",
+            "55 Usage",
         ]
     );
 }
@@ -252,7 +264,7 @@ fn a_codex_spawn_call_names_the_thread_its_collab_spawn_end_started() {
         [
             "2 Spawn spawn_agent [kid] Inspect the parser",
             "4 Spawn spawn_agent {}",
-            "6 Received [kid] {|  \"agent_id\": \"kid\"|}",
+            "6 ToolResult [kid] {|  \"agent_id\": \"kid\"|}",
         ]
     );
 }
@@ -337,4 +349,60 @@ fn a_claude_code_corpus_session_shows_its_thinking_tools_an_error_and_tokens_per
     assert_eq!(tokens(&page), want);
     let out: u64 = want.iter().map(|w| w.2).sum();
     assert_eq!(a.report().sessions[0].usage.map(|u| u.output), Some(out));
+}
+
+/// A Codex rollout's transcript shows each model call's tokens as a `usage` part, with the
+/// turn's model, where the reader counted the call: per turn they add up to the turn's usage in
+/// the report, and over the rollout to the session's.
+fn codex_usage_parts_add_up_to_the_report(path: PathBuf, session: &str) -> usize {
+    use arbor_core::report::Usage;
+    use arbor_core::transcript::PartKind;
+    let a = arbor_core::analyze(std::slice::from_ref(&path), &mut ());
+    let report = a.report();
+    let index = a.transcript_index(session).unwrap();
+    let page = a.transcript_page(&index, 0, u32::MAX, usize::MAX);
+    let key = |t: &serde_json::Value| t.to_string();
+    let mut by_turn: std::collections::BTreeMap<String, Usage> = Default::default();
+    let mut all = Usage::default();
+    let mut calls = 0;
+    for row in &page.rows {
+        for p in row.parts.iter().filter(|p| p.usage.is_some()) {
+            assert_eq!(p.kind, PartKind::Usage, "{}: only a model call's row carries tokens", row.at.line);
+            assert!(p.model.is_some(), "{}: the turn's model names the call's", row.at.line);
+            by_turn.entry(key(&row.turn)).or_default().add(&p.usage.unwrap());
+            all.add(&p.usage.unwrap());
+            calls += 1;
+        }
+    }
+    let strip = |u: Usage| (u.input, u.output, u.cache_read, u.cache_write);
+    for t in report.turns.iter().filter(|t| t.session == session) {
+        let shown = by_turn.remove(&key(&serde_json::to_value(&t.turn).unwrap())).map(strip);
+        assert_eq!(shown, t.usage.map(strip), "{}: turn {:?}", path.display(), t.turn);
+    }
+    assert!(by_turn.is_empty(), "tokens outside the report's turns: {by_turn:?}");
+    let own = report.sessions.iter().find(|s| s.id == session).unwrap().usage;
+    assert_eq!(Some(strip(all)), own.map(strip), "{}", path.display());
+    calls
+}
+
+#[test]
+fn a_codex_rollouts_model_calls_show_their_tokens_and_model_adding_up_to_each_turns() {
+    let corpus = common::repo().join("tests/corpus/codex-cli/agtrace_codex_session.jsonl");
+    let calls = codex_usage_parts_add_up_to_the_report(corpus, "019b04ae-b1c6-7c72-a134-a4c2de66058c");
+    assert!(calls > 0, "the corpus rollout counts its calls");
+    // A count repeated after a turn_context is no new call; one with only the running total
+    // counts what it grew by, on its own line.
+    assert_eq!(codex_usage_parts_add_up_to_the_report(case("codex-turns-usage").join("rollout.jsonl"), "U"), 2);
+    let a = arbor_core::analyze(&[case("codex-turns-usage")], &mut ());
+    let index = a.transcript_index("U").unwrap();
+    let page = a.transcript_page(&index, 0, u32::MAX, usize::MAX);
+    let calls: Vec<(u64, Option<&str>)> = page
+        .rows
+        .iter()
+        .flat_map(|r| r.parts.iter().map(move |p| (r.at.line, p)))
+        .filter(|(_, p)| p.kind == arbor_core::transcript::PartKind::Usage)
+        .map(|(line, p)| (line, p.model.as_deref()))
+        .collect();
+    assert_eq!(calls, [(7, Some("gpt-5")), (12, Some("gpt-5"))]);
+    assert_eq!(tokens(&page), [(7, 100, 10, 0, 0), (12, 70, 15, 80, 0)]);
 }

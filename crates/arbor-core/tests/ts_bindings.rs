@@ -57,6 +57,7 @@ fn view_bindings() -> String {
         TreeRow::decl(&cfg),
         TreePage::decl(&cfg),
         TreeSpot::decl(&cfg),
+        TreeOrder::decl(&cfg),
         FindingsFilter::decl(&cfg),
         FindingRow::decl(&cfg),
         FindingsPage::decl(&cfg),

@@ -1,8 +1,10 @@
 //! Token usage (SPEC 4 `usage`) counted by hand on small logs of the harness family: each
 //! message's tokens once, in its turn and session, summed up the tree, per model; a recording's
-//! tokens give way to a durable log of the same session; Copilot's per-message output tokens.
+//! tokens give way to a durable log of the same session; Copilot's per-message output tokens,
+//! and its shutdown metrics across resumed runtimes, never counted twice (a property test).
 
 use arbor_core::report::{Report, Usage};
+use proptest::prelude::*;
 use std::path::Path;
 
 fn write(dir: &Path, name: &str, lines: &[&str]) {
@@ -107,4 +109,96 @@ fn copilot_messages_count_their_output_tokens_per_agent_with_the_sessions_model(
     assert_eq!(models, [("claude-sonnet-4.5".to_owned(), 40), ("gpt-5".to_owned(), 12)]);
     let turn = r.turns.iter().find(|t| t.session == "m").unwrap();
     assert_eq!(counts(turn.usage), Some((0, 12, 0, 0)));
+}
+
+/// One runtime of a generated Copilot session: its messages' `outputTokens`, what only the
+/// shutdown's metrics know (input, cache reads and writes, output no message carried), and
+/// whether it ended in a shutdown (else it died: a crash, `/new`).
+#[derive(Debug, Clone)]
+struct Runtime {
+    messages: Vec<u64>,
+    input: u64,
+    cache_read: u64,
+    cache_write: u64,
+    unseen_output: u64,
+    shutdown: bool,
+}
+
+fn runtime() -> impl Strategy<Value = Runtime> {
+    (prop::collection::vec(0u64..50, 0..4), 0u64..500, 0u64..500, 0u64..100, 0u64..30, prop::bool::weighted(0.8))
+        .prop_map(|(messages, input, cache_read, cache_write, unseen_output, shutdown)| Runtime {
+            messages,
+            input,
+            cache_read,
+            cache_write,
+            unseen_output,
+            shutdown,
+        })
+}
+
+/// The events of a session of `runtimes`, its shutdowns' metrics each runtime's own (`running`
+/// false: CLIs that reset them on resume) or the session's running total (`running`), and the
+/// tokens it really used.
+fn copilot_log(runtimes: &[Runtime], running: bool) -> (Vec<String>, Usage) {
+    let mut lines =
+        vec![r#"{"type":"session.start","data":{"sessionId":"p","selectedModel":"gpt-5"},"id":"s"}"#.to_owned()];
+    let (mut truth, mut total) = (Usage::default(), Usage::default());
+    for (k, r) in runtimes.iter().enumerate() {
+        if k > 0 {
+            lines.push(format!(r#"{{"type":"session.resume","data":{{}},"id":"r{k}"}}"#));
+        }
+        lines.push(format!(r#"{{"type":"user.message","data":{{"content":"go {k}"}},"id":"u{k}"}}"#));
+        lines.push(format!(r#"{{"type":"assistant.turn_start","data":{{"turnId":"{k}"}},"id":"ts{k}"}}"#));
+        for (i, n) in r.messages.iter().enumerate() {
+            lines.push(format!(
+                r#"{{"type":"assistant.message","data":{{"content":"m","outputTokens":{n}}},"id":"m{k}-{i}"}}"#
+            ));
+        }
+        lines.push(format!(r#"{{"type":"assistant.turn_end","data":{{"turnId":"{k}"}},"id":"te{k}"}}"#));
+        let own = Usage {
+            input: r.input,
+            output: r.messages.iter().sum::<u64>() + r.unseen_output,
+            cache_read: r.cache_read,
+            cache_write: r.cache_write,
+            cost: None,
+        };
+        truth.add(&own);
+        total.add(&own);
+        if r.shutdown {
+            let m = if running { total } else { own };
+            let raw = m.input + m.cache_read + m.cache_write;
+            lines.push(format!(
+                r#"{{"type":"session.shutdown","data":{{"shutdownType":"routine","modelMetrics":{{"gpt-5":{{"requests":{{"count":1,"cost":1}},"usage":{{"inputTokens":{raw},"outputTokens":{},"cacheReadTokens":{},"cacheWriteTokens":{}}}}}}}}},"id":"x{k}"}}"#,
+                m.output, m.cache_read, m.cache_write
+            ));
+        }
+    }
+    (lines, truth)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Across resumed runtimes, shutdowns with metrics (running totals or each runtime's own),
+    /// runtimes that died without one: no count is ever above what the session used, the
+    /// messages' outputs always count, and a session whose every runtime shut down with running
+    /// totals counts exactly what it used.
+    #[test]
+    fn copilot_tokens_never_count_twice_across_resumes(runtimes in prop::collection::vec(runtime(), 1..5), running in any::<bool>()) {
+        let (lines, truth) = copilot_log(&runtimes, running);
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "events.jsonl", &lines.iter().map(String::as_str).collect::<Vec<_>>());
+        let r = report(dir.path());
+        let root = r.sessions.iter().find(|s| s.id == "p").unwrap();
+        let got = root.subtree_usage.unwrap_or_default();
+        prop_assert!(got.input <= truth.input && got.output <= truth.output, "{got:?} over {truth:?}");
+        prop_assert!(got.cache_read <= truth.cache_read && got.cache_write <= truth.cache_write, "{got:?} over {truth:?}");
+        let said: u64 = runtimes.iter().flat_map(|r| &r.messages).sum();
+        prop_assert!(got.output >= said, "the messages' {said} outputs are counted, got {got:?}");
+        let turns: u64 = r.turns.iter().filter_map(|t| t.usage).map(|u| u.output).sum();
+        prop_assert_eq!(turns, said, "turns hold the messages' outputs, the metrics' share is in none");
+        if running && runtimes.iter().all(|r| r.shutdown) {
+            prop_assert_eq!(counts(Some(got)), counts(Some(truth)));
+        }
+    }
 }

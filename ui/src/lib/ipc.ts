@@ -20,6 +20,7 @@ import type {
   TimelineInfo,
   TimelineOpen,
   TimelineWindow,
+  TreeOrder,
   TreePage,
   TreeSpot,
   WaitsPage,
@@ -63,7 +64,7 @@ interface Commands {
   search: { args: { query: string; limit: number; onEvent: Channel<SearchEvent> }; answer: SearchEnd };
   search_more: { args: { limit: number; onEvent: Channel<SearchEvent> }; answer: SearchEnd };
   cancel_search: { args: Record<string, never>; answer: null };
-  tree_rows: { args: { of: TreeOf; offset: number; limit: number }; answer: TreePage };
+  tree_rows: { args: { of: TreeOf; offset: number; limit: number; order?: TreeOrder }; answer: TreePage };
   tree_set_open: { args: { of: TreeOf; id: string; open: boolean | null }; answer: TreeSpot };
   tree_reveal: { args: { of: TreeOf; id: string }; answer: TreeSpot };
   findings_page: { args: { filter: FindingsFilter; offset: number; limit: number }; answer: FindingsPage };
@@ -165,8 +166,9 @@ export async function cancelSearch(): Promise<void> {
 }
 
 /** Rows `offset..offset + limit` of the visible rows of a tree: the open log's or the one being read. */
-export function treeRows(of: TreeOf, offset: number, limit: number): Promise<TreePage> {
-  return call("tree_rows", { of, offset, limit });
+/** Rows of a tree; `order`, when given, orders the open log's siblings from then on. */
+export function treeRows(of: TreeOf, offset: number, limit: number, order?: TreeOrder): Promise<TreePage> {
+  return call("tree_rows", order === undefined ? { of, offset, limit } : { of, offset, limit, order });
 }
 
 /** Opens (`true`), closes (`false`) or flips (`null`) a session's subtree; answers where it is now. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseTab, recentLabel } from "./settings";
+import { parseTab, parseTreeOrder, recentLabel } from "./settings";
 
 describe("recentLabel", () => {
   it("names a set of paths by its first file and how many more", () => {
@@ -18,5 +18,14 @@ describe("parseTab", () => {
     expect(parseTab("timeline")).toBeNull();
     expect(parseTab("<script>")).toBeNull();
     expect(parseTab(undefined)).toBeNull();
+  });
+});
+
+describe("parseTreeOrder", () => {
+  it("restores a saved order, else the log's own", () => {
+    expect(parseTreeOrder("subtree-tokens")).toBe("subtree-tokens");
+    expect(parseTreeOrder("own-tokens")).toBe("own-tokens");
+    expect(parseTreeOrder("tokens")).toBe("wire");
+    expect(parseTreeOrder(undefined)).toBe("wire");
   });
 });

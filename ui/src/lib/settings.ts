@@ -1,6 +1,8 @@
 // What the UI does with the settings the app keeps (src-tauri/src/settings.rs, through ipc.ts):
 // labels for the recent list, and the key a log's view state is saved under.
 
+import type { TreeOrder } from "./generated/view";
+
 export type { RecentEntry, Theme, ViewState } from "./generated/app";
 
 /** A short name for a set of paths: the last path component, and how many more. */
@@ -19,4 +21,16 @@ export type Tab = (typeof TABS)[number];
 
 export function parseTab(raw: string | undefined | null): Tab | null {
   return (TABS as readonly string[]).includes(raw ?? "") ? (raw as Tab) : null;
+}
+
+/** The tree's orders, as the tree pane's select offers them. */
+export const TREE_ORDERS: { value: TreeOrder; label: string }[] = [
+  { value: "wire", label: "as in the log" },
+  { value: "subtree-tokens", label: "subtree tokens" },
+  { value: "own-tokens", label: "own tokens" },
+];
+
+/** A saved tree order, or the log's own order when none (or an unknown one) was saved. */
+export function parseTreeOrder(raw: string | undefined | null): TreeOrder {
+  return TREE_ORDERS.find((o) => o.value === raw)?.value ?? "wire";
 }

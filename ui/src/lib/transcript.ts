@@ -133,6 +133,7 @@ export const PART_LABEL: Record<PartKind, string> = {
   received: "received",
   compaction: "compaction",
   notice: "notice",
+  usage: "model call",
 };
 
 /** The turn and step of a row, "turn 3 · step 2", or "" when the log names neither. */

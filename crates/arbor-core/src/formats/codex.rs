@@ -1477,7 +1477,9 @@ impl Rollout {
 
     fn add_usage(&mut self, cx: &mut Ctx, s: Sym, c: [u64; 4], rec: u32) {
         let turn = self.turn.as_ref().map(|o| o.ix);
-        cx.usage.add(s, turn, self.model.as_deref(), usage_of(c));
+        cx.usage.add_call(rec, s, turn, self.model.as_deref(), usage_of(c));
+        // The call's line is a transcript row, with the tokens it counted.
+        cx.set_kind(rec, Kind::Usage);
         self.step_counted(cx, rec);
     }
 
@@ -1572,7 +1574,11 @@ fn thread(s: Sym, at: Loc, time: Option<f64>) -> Thread {
 /// replies are made of) and as `event_msg`s for the UI (`user_message`, `agent_message`,
 /// `agent_reasoning`, `context_compacted`). The transcript shows the `response_item`s and the
 /// `compacted` line (which carries the summary); the UI echoes give nothing. Token counts are
-/// their own `event_msg` lines, which are not transcript rows, so no part carries usage here.
+/// their own lines: a `token_count` or `token_usage_record` that the reader counted is a row of
+/// its own (the reader made its record a `Kind::Usage`; a repeat or a fork's copy stays none), a
+/// `usage` part to which the engine gives the tokens and model the reader counted there
+/// (`UsageBook::call`: a count with only the running total counts a difference no line holds),
+/// so a turn's usage parts add up to the turn's usage in the report.
 mod transcript {
     use crate::transcript::{Draft, PartKind};
     use serde_json::Value;
@@ -1594,7 +1600,9 @@ mod transcript {
         match v.get("type").and_then(Value::as_str) {
             Some("response_item") => item(p, t, out),
             Some("compacted") => out.push(Draft::new(PartKind::Compaction, str_at(p, "message").unwrap_or(""))),
+            Some("event_msg") if t == "token_count" => out.push(Draft::new(PartKind::Usage, "")),
             Some("event_msg") => event(p, t, out),
+            Some("token_usage_record") => out.push(Draft::new(PartKind::Usage, "")),
             _ => {}
         }
     }
@@ -1730,6 +1738,9 @@ mod transcript {
         };
         let mut d = Draft::new(PartKind::ToolResult, text);
         d.json = json;
+        // A `spawn_agent` call's output only names the child it started (its id, nickname or
+        // task path); what the parent received is the child's `FINAL_ANSWER` message, later.
+        d.acknowledges = true;
         d.is_error = Some(failed.or(exit.map(|c| c != 0)).unwrap_or(false));
         d.call_id = str_at(p, "call_id").map(str::to_owned);
         d

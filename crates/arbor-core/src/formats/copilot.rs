@@ -2,15 +2,37 @@
 //! recordings of `session.event` notifications wrapping the same envelope). SPEC 2.2.
 //!
 //! This module owns the root-agent gate (which events are the root agent's), the sub-agent tree,
-//! per-agent turns and replies, and both waiters: the correct one, and the naive one that ignores
-//! `agentId`, so the report can show where they part.
+//! per-agent turns and replies, both waiters (the correct one, and the naive one that ignores
+//! `agentId`, so the report can show where they part) and the tokens.
+//!
+//! **Usage.** Two sources, counted so that nothing counts twice:
+//! - `assistant.message` `data.outputTokens`: the message's output, in its agent's open turn
+//!   (else in no turn), under its `model`, else the session's (`session.start` `selectedModel`,
+//!   the latest `session.model_change` `newModel`).
+//! - `session.shutdown` `data.modelMetrics` (`{model: {requests: {count, cost}, usage:
+//!   {inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, reasoningTokens}}}`): the
+//!   whole runtime's tokens per model, the sub-agents' included, input counting its cache reads
+//!   and writes in (reported without them, as everywhere). What they hold beyond what the
+//!   messages since the previous shutdown with metrics counted (input and cache always, outputs
+//!   that no message carried) is the root session's own, in no turn: a session's tokens may so
+//!   exceed the sum of its turns', and its subtree's tokens are the metrics' whole. Copilot CLIs
+//!   wrote the metrics per runtime (reset on resume: 0.0.4xx, early 1.0) and later as the
+//!   session's running total (restored on resume: 1.0.80 continues `totalNanoAiu` from the
+//!   previous shutdown): a shutdown whose metrics cover the previous one's (every model, every
+//!   count at least as large) is read as a running total and only what grew counts; one whose
+//!   metrics shrank is its runtime's alone (`shutdown_share`). A runtime that ended without a
+//!   shutdown (a crash, `/new`) has only its messages' outputs. A shutdown that repeats the last
+//!   counts (a session opened and closed to be looked at) adds nothing.
+//! - `session.usage_checkpoint` carries no token counts (`totalNanoAiu` and
+//!   `totalPremiumRequests`, running totals in Copilot's own units, and cache expiry per model):
+//!   nothing of it is counted.
 
 use super::{FormatInfo, HeadLine, Machine, Reading};
 use crate::ctx::{Ctx, Kind, LooseReply, NaiveRec, TextRef, WaitRec};
 use crate::finding::{Code, Loc};
 use crate::intern::Sym;
 use crate::intern::{HashMap, HashSet};
-use crate::report::{Link, Outcome, WaitOutcome};
+use crate::report::{Link, Outcome, Usage, WaitOutcome};
 use crate::turns::{TurnId, TurnRec};
 use crate::wire::{parse_line, Data, Line, Params};
 
@@ -231,9 +253,28 @@ struct Root {
     runtimes: u32,
     /// The session's model as `session.start` or the latest `session.model_change` names it.
     model: Option<Box<str>>,
+    /// What the messages counted since the last `session.shutdown` that carried
+    /// `modelMetrics`, by model (`model_key`): what that runtime's metrics already include.
+    since_metrics: HashMap<Box<str>, Usage>,
+    /// The `modelMetrics` of the last shutdown that had them, by model (`model_key`).
+    last_metrics: Option<Vec<(Box<str>, Usage)>>,
 }
 
 impl Root {
+    /// A shutdown's `modelMetrics` (SPEC 2.2 usage, `shutdown_share`): what its messages did
+    /// not count, the session's own, in no turn.
+    fn count_metrics(&mut self, cx: &mut Ctx, data: &Data) {
+        let Some(metrics) = data.rare.get().and_then(|r| r.model_metrics) else { return };
+        let now: Vec<(Box<str>, Usage)> = metrics.iter().map(|&(m, u)| (model_key(Some(m)).into(), u)).collect();
+        for (i, u) in shutdown_share(self.last_metrics.as_deref(), &now, &self.since_metrics) {
+            // Named as the metrics name it, so that it meets the messages' share of the same
+            // model in the summary.
+            cx.usage.add(self.id, None, Some(metrics[i].0), u);
+        }
+        self.since_metrics.clear();
+        self.last_metrics = Some(now);
+    }
+
     fn new(id: Sym) -> Self {
         Root {
             id,
@@ -246,6 +287,8 @@ impl Root {
             loose: HashMap::default(),
             runtimes: 0,
             model: None,
+            since_metrics: HashMap::default(),
+            last_metrics: None,
         }
     }
 }
@@ -539,6 +582,9 @@ impl Copilot {
                 }
                 root.open_turns.clear();
                 root.runtimes += 1;
+                if kind == "session.shutdown" {
+                    root.count_metrics(cx, data);
+                }
             }
             _ => {}
         }
@@ -584,10 +630,15 @@ impl Copilot {
             // What the message produced, counted once, in its agent's open turn.
             if let Some(rare) = data.rare.get() {
                 if let Some(n) = rare.output_tokens.filter(|&n| n > 0) {
-                    let usage = crate::report::Usage { output: n, ..Default::default() };
+                    let usage = Usage { output: n, ..Default::default() };
                     let turn = root.open_turns.get(&agent).map(|&(_, ix)| ix);
                     let model = rare.model.filter(|m| !m.is_empty()).or(root.model.as_deref());
                     cx.usage.add(agent, turn, model, usage);
+                    // Looked up before it is made: this runs once a message.
+                    match root.since_metrics.get_mut(model_key(model)) {
+                        Some(u) => u.add(&usage),
+                        None => _ = root.since_metrics.insert(model_key(model).into(), usage),
+                    }
                 }
             }
             let text = here;
@@ -651,5 +702,155 @@ impl Copilot {
                 });
             }
         }
+    }
+}
+
+/// A model's name as messages and metrics are matched on: without a vendor prefix
+/// (`openai/gpt-5.4` is `gpt-5.4`); the empty name when a message names none.
+fn model_key(model: Option<&str>) -> &str {
+    let m = model.unwrap_or("");
+    m.rsplit_once('/').map_or(m, |(_, name)| name)
+}
+
+/// Whether every count of `a` is at least `b`'s.
+fn covers(a: &Usage, b: &Usage) -> bool {
+    a.input >= b.input && a.output >= b.output && a.cache_read >= b.cache_read && a.cache_write >= b.cache_write
+}
+
+/// `a - b`, each count at zero at least.
+fn minus(a: &Usage, b: &Usage) -> Usage {
+    Usage {
+        input: a.input.saturating_sub(b.input),
+        output: a.output.saturating_sub(b.output),
+        cache_read: a.cache_read.saturating_sub(b.cache_read),
+        cache_write: a.cache_write.saturating_sub(b.cache_write),
+        cost: None,
+    }
+}
+
+/// What a `session.shutdown`'s `modelMetrics` (`now`, by model, counts as the log gives them:
+/// input with its cache reads and writes) add to the session beyond what
+/// its messages counted since the last shutdown that had metrics (`counted`): per model (an
+/// index into `now`), the counts no message carried (input and cache always, outputs that
+/// no `outputTokens` gave).
+///
+/// Copilot CLIs wrote these metrics two ways: per runtime (reset when a session is resumed) and,
+/// later, as the session's running total (restored on resume). They are read as a running total
+/// when they cover the previous shutdown's (`prev`: every model it had, each count at least as
+/// large), so only what grew counts; else as this runtime's alone. Either way nothing is counted
+/// twice: a running total never shrinks, and one read as a runtime's that was in fact a running
+/// total could only have been larger. What the messages counted comes off each model's share,
+/// and what they counted beyond a model's (a message filed under the session's model that
+/// another model wrote) comes off the other models' shares, in name order.
+fn shutdown_share(
+    prev: Option<&[(Box<str>, Usage)]>,
+    now: &[(Box<str>, Usage)],
+    counted: &HashMap<Box<str>, Usage>,
+) -> Vec<(usize, Usage)> {
+    fn find(list: &[(Box<str>, Usage)], m: &str) -> Option<Usage> {
+        list.iter().find(|(k, _)| &**k == m).map(|(_, u)| *u)
+    }
+    let running = prev.is_some_and(|p| p.iter().all(|(m, u)| find(now, m).is_some_and(|n| covers(&n, u))));
+    let mut leftover = Usage::default();
+    let mut share: Vec<(usize, Usage)> = now
+        .iter()
+        .enumerate()
+        .map(|(i, (m, u))| {
+            let grew = match prev.filter(|_| running).and_then(|p| find(p, m)) {
+                Some(before) => minus(u, &before),
+                None => *u,
+            };
+            // Input without the cache reads and writes `inputTokens` counts in, as everywhere.
+            let grew = Usage { input: grew.input.saturating_sub(grew.cache_read).saturating_sub(grew.cache_write), ..grew };
+            let by_messages = counted.get(m).copied().unwrap_or_default();
+            leftover.add(&minus(&by_messages, &grew));
+            (i, minus(&grew, &by_messages))
+        })
+        .collect();
+    let mut unmatched: Vec<(&Box<str>, &Usage)> =
+        counted.iter().filter(|(m, _)| find(now, m).is_none()).collect();
+    unmatched.sort_unstable_by_key(|(m, _)| *m);
+    for (_, u) in unmatched {
+        leftover.add(u);
+    }
+    for (_, u) in &mut share {
+        let taken = Usage {
+            input: u.input.min(leftover.input),
+            output: u.output.min(leftover.output),
+            cache_read: u.cache_read.min(leftover.cache_read),
+            cache_write: u.cache_write.min(leftover.cache_write),
+            cost: None,
+        };
+        *u = minus(u, &taken);
+        leftover = minus(&leftover, &taken);
+    }
+    share.retain(|(_, u)| !u.is_zero());
+    share
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u(input: u64, output: u64, cache_read: u64) -> Usage {
+        Usage { input, output, cache_read, cache_write: 0, cost: None }
+    }
+
+    fn metrics(list: &[(&str, Usage)]) -> Vec<(Box<str>, Usage)> {
+        list.iter().map(|(m, u)| (Box::from(*m), *u)).collect()
+    }
+
+    fn counted(list: &[(&str, Usage)]) -> HashMap<Box<str>, Usage> {
+        list.iter().map(|(m, u)| (Box::from(*m), *u)).collect()
+    }
+
+    #[test]
+    fn the_first_shutdown_adds_what_its_messages_did_not_count() {
+        // inputTokens 140 counts the 40 cache reads in.
+        let now = metrics(&[("gpt-5", u(140, 30, 40))]);
+        let share = shutdown_share(None, &now, &counted(&[("gpt-5", u(0, 20, 0))]));
+        assert_eq!(share, [(0, u(100, 10, 40))]);
+    }
+
+    #[test]
+    fn a_running_total_adds_only_what_grew() {
+        let prev = metrics(&[("gpt-5", u(140, 30, 40))]);
+        let now = metrics(&[("gpt-5", u(210, 45, 60)), ("haiku", u(5, 1, 0))]);
+        let share = shutdown_share(Some(&prev), &now, &counted(&[("gpt-5", u(0, 15, 0))]));
+        assert_eq!(share, [(0, u(50, 0, 20)), (1, u(5, 1, 0))]);
+        // Its input without cache may shrink (the cache grew more): still a running total.
+        let now = metrics(&[("gpt-5", u(150, 30, 100))]);
+        assert_eq!(shutdown_share(Some(&prev), &now, &counted(&[])), [(0, u(0, 0, 60))]);
+    }
+
+    #[test]
+    fn metrics_that_shrank_are_the_new_runtimes_alone() {
+        let prev = metrics(&[("gpt-5", u(140, 30, 40))]);
+        let now = metrics(&[("gpt-5", u(20, 5, 0))]);
+        assert_eq!(shutdown_share(Some(&prev), &now, &counted(&[])), [(0, u(20, 5, 0))]);
+        // A model the previous shutdown had and this one lacks: a reset too.
+        let now = metrics(&[("haiku", u(250, 50, 50))]);
+        assert_eq!(shutdown_share(Some(&prev), &now, &counted(&[])), [(0, u(200, 50, 50))]);
+    }
+
+    #[test]
+    fn outputs_filed_under_another_model_come_off_the_other_models() {
+        let now = metrics(&[("gpt-5", u(10, 100, 0)), ("haiku", u(10, 50, 0))]);
+        // The sub-agent's 50 were filed under the session's model, and one under no model.
+        let share = shutdown_share(None, &now, &counted(&[("gpt-5", u(0, 150, 0)), ("", u(0, 1, 0))]));
+        assert_eq!(share, [(0, u(10, 0, 0)), (1, u(10, 0, 0))]);
+    }
+
+    #[test]
+    fn a_shutdown_that_repeats_the_last_counts_adds_nothing() {
+        let prev = metrics(&[("gpt-5", u(100, 30, 40))]);
+        assert_eq!(shutdown_share(Some(&prev), &prev, &counted(&[])), Vec::new());
+    }
+
+    #[test]
+    fn model_names_lose_their_vendor() {
+        assert_eq!(model_key(Some("openai/gpt-5.4")), "gpt-5.4");
+        assert_eq!(model_key(Some("claude-haiku-4.5")), "claude-haiku-4.5");
+        assert_eq!(model_key(None), "");
     }
 }

@@ -27,7 +27,7 @@ pub use timeline::{
     Axis, AxisInput, Band, Connector, HitQuery, LaneWindow, Located, MarkPoint, RunRect, TimelineHit, TimelineInfo,
     TimelineOpen, TimelineWindow, WindowQuery,
 };
-pub use tree::{Growing, SeverityCounts, TreePage, TreeRow, TreeSpot};
+pub use tree::{Growing, SeverityCounts, TreeOrder, TreePage, TreeRow, TreeSpot};
 
 use crate::analysis::Analysis;
 use crate::intern::Sym;
@@ -141,6 +141,8 @@ pub struct View {
     revision: u64,
     store: Store,
     tree: tree::Tree,
+    /// How the tree's siblings are ordered (`set_tree_order`).
+    order: TreeOrder,
     /// Per session (report order): its findings by severity, and where choosing it points.
     counts: Vec<SeverityCounts>,
     places: Vec<At>,
@@ -241,6 +243,7 @@ impl View {
     /// Collapses the sessions that were collapsed in `before` (a view of the same log before it
     /// grew), so that a followed log's tree keeps its shape; sessions are matched by id.
     pub fn keep_collapsed(&mut self, before: &View) {
+        self.set_tree_order(before.order);
         for node in before.tree.collapsed() {
             let Some(row) = before.store.sessions.get(node as usize) else { continue };
             if let Some(n) = self.node(before.store.ids.name(row.id)) {
@@ -321,6 +324,7 @@ impl View {
             titles,
             store,
             tree,
+            order: TreeOrder::Wire,
             counts,
             places,
             turns,
@@ -385,6 +389,31 @@ impl View {
             })
             .collect();
         TreePage { revision: self.revision, total: self.tree.visible_len(), offset, rows }
+    }
+
+    /// Orders the tree's siblings (`TreeOrder`), keeping what is collapsed; the rows' visible
+    /// indices change, their count does not.
+    pub fn set_tree_order(&mut self, order: TreeOrder) {
+        if order == self.order {
+            return;
+        }
+        let s = &self.store;
+        let ids: Vec<u32> = s.sessions.iter().map(|r| r.id.0).collect();
+        let parents: Vec<u32> = s.sessions.iter().map(|r| r.parent).collect();
+        let tokens = |i: u32| s.usage_of(i).map(|u| u.input + u.output + u.cache_read + u.cache_write);
+        let key: Option<Vec<Option<u64>>> = match order {
+            TreeOrder::Wire => None,
+            TreeOrder::OwnTokens => Some(s.sessions.iter().map(|r| tokens(r.usage)).collect()),
+            TreeOrder::SubtreeTokens => Some(s.sessions.iter().map(|r| tokens(r.subtree_usage)).collect()),
+        };
+        let mut tree = tree::Tree::build_by(&ids, &parents, key.as_deref());
+        tree.keep_collapsed(&self.tree);
+        self.tree = tree;
+        self.order = order;
+    }
+
+    pub fn tree_order(&self) -> TreeOrder {
+        self.order
     }
 
     /// Opens, closes (`open`) or flips (`None`) a session's subtree.
@@ -554,6 +583,64 @@ pub(crate) mod tests {
 
     pub fn view_of(report: Report) -> View {
         View::from_report(report, 1)
+    }
+
+    /// Ordered by tokens, siblings (the roots among them) come most first and those without
+    /// tokens last, each still under its own parent and depth; collapsed stays collapsed, the
+    /// wire order comes back as it was, and a followed log's next view keeps the order.
+    #[test]
+    fn the_tree_orders_siblings_by_own_or_subtree_tokens() {
+        let mut report = sample_report();
+        let tokens = |n: u64| Some(crate::report::Usage { input: n, output: 1, ..Default::default() });
+        for (i, s) in report.sessions.iter_mut().enumerate() {
+            // Every third session has none; the others grow in wire order (the reverse for the
+            // subtree), so that each order differs from the log's.
+            (s.usage, s.subtree_usage) =
+                if i % 3 == 2 { (None, None) } else { (tokens(i as u64), tokens(100 - i as u64)) };
+        }
+        let mut view = view_of(report.clone());
+        let rows = |v: &View| -> Vec<(String, Option<String>, u32)> {
+            v.tree_page(0, 10_000).rows.into_iter().map(|r| (r.id, r.parent, r.depth)).collect()
+        };
+        let wire = rows(&view);
+        let key = |id: &str, subtree: bool| {
+            let s = report.sessions.iter().find(|s| s.id == id).unwrap();
+            let u = if subtree { s.subtree_usage } else { s.usage };
+            u.map(|u| u.input + u.output)
+        };
+        for (order, subtree) in [(TreeOrder::OwnTokens, false), (TreeOrder::SubtreeTokens, true)] {
+            view.set_tree_order(order);
+            assert_eq!(view.tree_order(), order);
+            let sorted = rows(&view);
+            assert_ne!(sorted, wire, "{order:?} reorders the sample");
+            let mut same = sorted.clone();
+            same.sort();
+            let mut all = wire.clone();
+            all.sort();
+            assert_eq!(same, all, "{order:?}: every session under the same parent at the same depth");
+            // Siblings in the order of their keys, most first, keyless last.
+            for parent in wire.iter().map(|r| r.1.clone()).collect::<std::collections::BTreeSet<_>>() {
+                let keys: Vec<Option<u64>> =
+                    sorted.iter().filter(|r| r.1 == parent).map(|r| key(&r.0, subtree)).collect();
+                let mut want = keys.clone();
+                want.sort_by_key(|k| std::cmp::Reverse(*k));
+                assert_eq!(keys, want, "{order:?}: children of {parent:?}");
+            }
+        }
+        // A collapsed session stays collapsed in another order.
+        let parent = wire.iter().find(|r| wire.iter().any(|c| c.1.as_deref() == Some(&r.0))).unwrap().0.clone();
+        let before = view.tree_page(0, 10_000).total;
+        view.tree_set_open(&parent, Some(false));
+        assert!(view.tree_page(0, 10_000).total < before);
+        view.set_tree_order(TreeOrder::Wire);
+        assert!(view.tree_page(0, 10_000).rows.iter().any(|r| r.id == parent && r.collapsed));
+        view.tree_set_open(&parent, Some(true));
+        assert_eq!(rows(&view), wire);
+        view.set_tree_order(TreeOrder::SubtreeTokens);
+        let mut next = view_of(report);
+        next.keep_collapsed(&view);
+        assert_eq!(next.tree_order(), TreeOrder::SubtreeTokens);
+        assert_eq!(rows(&next), rows(&view));
     }
 
     /// The tree's rows say what the report says of each session: its runs, latest outcome,

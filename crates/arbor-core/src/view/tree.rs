@@ -113,6 +113,19 @@ pub struct TreeSpot {
     pub total: u32,
 }
 
+/// How siblings follow each other in the tree: as the log made them (`wire`), or by tokens,
+/// most first: a session's own (`own-tokens`) or its subtree's (`subtree-tokens`). Siblings
+/// sort within their parent, so the tree stays a tree; sessions without tokens come last, in
+/// wire order, as do ties.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum TreeOrder {
+    #[default]
+    Wire,
+    OwnTokens,
+    SubtreeTokens,
+}
+
 /// The flattened tree and its collapse state. Nodes are numbered by the caller (their index in
 /// its list); rows are the nodes in tree order.
 #[derive(Debug, Default)]
@@ -135,6 +148,12 @@ impl Tree {
     /// parent is not a node (or is itself) is a root; a parent cycle is broken where it closes,
     /// each node appearing exactly once; a repeated id keeps its first node.
     pub fn build(ids: &[u32], parents: &[u32]) -> Tree {
+        Tree::build_by(ids, parents, None)
+    }
+
+    /// `build`, siblings (roots among them) by `key[n]`, largest first, nodes without a key
+    /// last; ties and keyless nodes keep the order given.
+    pub fn build_by(ids: &[u32], parents: &[u32], key: Option<&[Option<u64>]>) -> Tree {
         let n = ids.len();
         let mut first: HashMap<u32, u32> = HashMap::default();
         for (i, &id) in ids.iter().enumerate() {
@@ -166,6 +185,17 @@ impl Tree {
                 child[fill[p as usize] as usize] = i as u32;
                 fill[p as usize] += 1;
             }
+        }
+        let most_first = |c: &u32| std::cmp::Reverse(key.and_then(|k| k.get(*c as usize).copied().flatten()));
+        if key.is_some() {
+            for p in 0..n {
+                child[kids[p] as usize..kids[p + 1] as usize].sort_by_key(most_first);
+            }
+        }
+        let mut roots: Vec<u32> =
+            (0..n as u32).filter(|&i| is_first[i as usize] && parent_node[i as usize] == NONE).collect();
+        if key.is_some() {
+            roots.sort_by_key(most_first);
         }
         let mut t = Tree { row_of: vec![NONE; n], ..Tree::default() };
         // Depth first, iteratively: the stack holds (node, depth, parent row), children pushed in
@@ -207,10 +237,8 @@ impl Tree {
                 t.end[top as usize] = t.node.len() as u32;
             }
         };
-        for i in 0..n {
-            if is_first[i] && parent_node[i] == NONE {
-                visit(&mut t, i as u32);
-            }
+        for r in roots {
+            visit(&mut t, r);
         }
         // Nodes only reachable through a cycle have no root: start from each in order.
         for (i, _) in is_first.iter().enumerate().filter(|(_, &first)| first) {
@@ -335,7 +363,7 @@ impl Tree {
 
     /// The same collapse state on a tree built again over more nodes (the nodes keep their
     /// numbers: a tree of a log still being read only grows).
-    fn keep_collapsed(&mut self, from: &Tree) {
+    pub(super) fn keep_collapsed(&mut self, from: &Tree) {
         self.collapsed = from.collapsed.iter().copied().filter(|&n| (n as usize) < self.row_of.len()).collect();
         self.relayout();
     }
@@ -566,6 +594,36 @@ mod tests {
         assert_eq!(t.set_open(5, Some(false)), TreeSpot { index: Some(5), total: 6 });
         assert_eq!(t.rows(4, 10).map(|(i, r)| (i, r.node)).collect::<Vec<_>>(), [(4, 4), (5, 5)]);
         assert_eq!(t.rows(2, 2).map(|(_, r)| r.parent_node).collect::<Vec<_>>(), [1, 0]);
+    }
+
+    #[test]
+    fn siblings_sort_by_their_key_within_their_parent_keyless_last() {
+        let pairs = [
+            ("a", None),
+            ("b", Some("a")),
+            ("c", Some("b")),
+            ("d", Some("a")),
+            ("e", Some("a")),
+            ("x", None),
+            ("y", Some("x")),
+            ("z", None),
+        ];
+        let (t, names) = tree(&pairs);
+        assert_eq!(shape(&t, &names), "-a\n  -b\n    .c\n  .d\n  .e\n-x\n  .y\n.z\n");
+        let ids: Vec<u32> = (0..pairs.len() as u32).collect();
+        let parents: Vec<u32> = [NONE, 0, 1, 0, 0, NONE, 5, NONE].to_vec();
+        // x outweighs a, z has none; under a, d has more than b, e none.
+        let key = [Some(5), Some(1), Some(9), Some(3), None, Some(7), Some(2), None];
+        let mut sorted = Tree::build_by(&ids, &parents, Some(&key));
+        assert_eq!(shape(&sorted, &names), "-x\n  .y\n-a\n  .d\n  -b\n    .c\n  .e\n.z\n");
+        // Ties keep the order given.
+        let tied = Tree::build_by(&ids, &parents, Some(&[Some(1); 8]));
+        assert_eq!(shape(&tied, &names), shape(&t, &names));
+        // What was collapsed stays collapsed in the other order.
+        let mut wire = Tree::build(&ids, &parents);
+        wire.set_open(1, Some(false));
+        sorted.keep_collapsed(&wire);
+        assert_eq!(shape(&sorted, &names), "-x\n  .y\n-a\n  .d\n  +b\n  .e\n.z\n");
     }
 
     #[test]

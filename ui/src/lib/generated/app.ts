@@ -92,7 +92,11 @@ tab?: string,
 /**
  * Whether the log is followed as it is written (absent: on when it was written lately).
  */
-follow?: boolean, };
+follow?: boolean, 
+/**
+ * How the tree's siblings are ordered (`wire`, `own-tokens`, `subtree-tokens`).
+ */
+order?: string, };
 
 export type SettingsView = { recent: Array<RecentEntry>, theme: Theme, 
 /**

@@ -27,7 +27,7 @@ export type Hit = { "type": "session", id: string, label: string | null, } | { "
 
 export type FormatInfo = { id: string, description: string, };
 
-export type PartKind = "prompt" | "text" | "reasoning" | "tool-call" | "tool-result" | "spawn" | "received" | "compaction" | "notice";
+export type PartKind = "prompt" | "text" | "reasoning" | "tool-call" | "tool-result" | "spawn" | "received" | "compaction" | "notice" | "usage";
 
 export type Part = { kind: PartKind, 
 /**

@@ -88,6 +88,8 @@ export type TreePage = { revision: number, total: number, offset: number, rows: 
 
 export type TreeSpot = { index: number | null, total: number, };
 
+export type TreeOrder = "wire" | "own-tokens" | "subtree-tokens";
+
 export type FindingsFilter = { text: string, hidden: Array<Severity>, session: string | null, };
 
 export type FindingRow = { "kind": "group", severity: Severity, count: number, } | { "kind": "code", severity: Severity, code: string, count: number, } | { "kind": "item", diagnostic: Diagnostic, 

@@ -84,9 +84,14 @@ fn user(v: &Value, content: Option<&Value>, out: &mut Vec<Draft>) {
         .pointer("/toolUseResult/agentId")
         .and_then(Value::as_str)
         .filter(|a| !a.is_empty() && results.len() == 1);
+    // A background spawn's result says it was launched: the child's reply is its
+    // `<task-notification>`, later.
+    let launched = v.pointer("/toolUseResult/status").and_then(Value::as_str) == Some("async_launched");
     for r in results {
         let (text, json) = result_text(r.get("content"));
-        let mut d = Draft::new(if agent.is_some() { PartKind::Received } else { PartKind::ToolResult }, text);
+        let received = agent.is_some() && !launched;
+        let mut d = Draft::new(if received { PartKind::Received } else { PartKind::ToolResult }, text);
+        d.acknowledges = launched;
         d.json = json;
         d.call_id = r.get("tool_use_id").and_then(Value::as_str).map(str::to_owned);
         d.is_error = Some(flag(r, "is_error"));
