@@ -108,11 +108,15 @@ pub struct Open {
     /// The transcript index of the session last read (its rows, a few bytes each): made once
     /// when a session's transcript is first asked for, kept while the page scrolls through it.
     transcript: Mutex<Option<(String, Arc<TranscriptIndex>)>>,
+    /// What following it goes on from (`engine::load_to_follow`), until Follow takes it: kept
+    /// for a log written in the last minutes (Follow's default), and given back when Follow
+    /// stops, so that turning it on reads only what was appended since.
+    pub(crate) live: Mutex<Option<engine::Live>>,
 }
 
 impl Open {
     pub(crate) fn new(analysis: Analysis, view: View, paths: Vec<PathBuf>) -> Open {
-        Open { analysis, view: Mutex::new(view), paths, transcript: Mutex::default() }
+        Open { analysis, view: Mutex::new(view), paths, transcript: Mutex::default(), live: Mutex::default() }
     }
 
     pub(crate) fn view(&self) -> MutexGuard<'_, View> {
@@ -297,12 +301,21 @@ async fn load_into(
                 last_change: None,
                 untold: false,
             };
-            let analysis = engine::load(&paths, &mut forward)?;
+            // A log written in the last minutes opens followed: the load keeps what following
+            // it goes on from.
+            let (analysis, live) = if engine::written_within(&paths, crate::follow::RECENT) {
+                let (analysis, live) = engine::load_to_follow(&paths, &mut forward)?;
+                (analysis, Some(live))
+            } else {
+                (engine::load(&paths, &mut forward)?, None)
+            };
             read.finish();
             let wanted = || generation.load(Ordering::SeqCst) == mine;
             let rev = revision.fetch_add(1, Ordering::SeqCst) + 1;
             let view = engine::view_of(&analysis, rev, &wanted).ok_or(LoadFailure::Cancelled)?;
-            Ok::<_, LoadFailure>(Open::new(analysis, view, kept_paths))
+            let open = Open::new(analysis, view, kept_paths);
+            *lock(&open.live) = live;
+            Ok::<_, LoadFailure>(open)
         })
     })
     .await
@@ -669,7 +682,11 @@ pub fn follow_state(opened: State<'_, Opened>) -> Result<crate::follow::FollowSt
 /// followed, `changed` messages with a `follow` part come over the channel it was loaded over.
 #[tauri::command]
 pub async fn set_follow(on: bool, opened: State<'_, Opened>) -> Result<crate::follow::FollowState, CommandError> {
-    *lock(&opened.following) = None;
+    // The follow in progress ends (its thread gives what it read back to what is open).
+    let before = lock(&opened.following).take();
+    if let Some(before) = before {
+        tauri::async_runtime::spawn_blocking(move || before.stop()).await.map_err(CommandError::stopped)?;
+    }
     if on {
         let open = opened.current()?;
         let channel = lock(&opened.channel).clone().ok_or_else(|| CommandError::new("not-open", "no log is open"))?;
@@ -682,7 +699,9 @@ pub async fn set_follow(on: bool, opened: State<'_, Opened>) -> Result<crate::fo
             channel,
         };
         let paths = open.paths.clone();
-        let following = tauri::async_runtime::spawn_blocking(move || crate::follow::start(paths, shared))
+        // What the load (or the last follow) read, when it was kept: following goes on from it.
+        let live = lock(&open.live).take();
+        let following = tauri::async_runtime::spawn_blocking(move || crate::follow::start(paths, live, shared))
             .await
             .map_err(CommandError::stopped)??;
         // A load that began meanwhile wins (the follow is dropped, and stops).

@@ -1,6 +1,9 @@
 //! Following what is open while it is written (SPEC 5 Follow): when the page turns Follow on, a
 //! thread of its own keeps an `arbor_follow::Follower` (the engine's `Live` and a file watcher)
-//! on the open log's paths. On each change it makes a fresh snapshot's view, swaps it in as what
+//! on the open log's paths. It goes on from the `Live` the load kept (a log written in the last
+//! minutes is read to be followed: `engine::load_to_follow`), so that only what is appended is
+//! read, and gives it back to what is open when it stops; a log read without one is read again
+//! once when Follow goes on. On each change it makes a fresh snapshot's view, swaps it in as what
 //! is open under a new revision (the tree's collapsed sessions kept) and tells the page over the
 //! load's own channel, in a `changed` message that says what grew and the new counts.
 //!
@@ -32,7 +35,8 @@ pub const RECENT: Duration = Duration::from_secs(10 * 60);
 /// the following thread takes at most half a core from the page.
 const MIN_SPACING: Duration = Duration::from_millis(40);
 
-/// How often the thread looks whether it was stopped while nothing is written.
+/// How often the thread looks whether a newer load or a cancel superseded it while nothing is
+/// written (turning Follow off wakes it at once).
 const LOOK: Duration = Duration::from_millis(250);
 
 /// What one rebuild of a followed log found, sent in a `changed` message.
@@ -65,14 +69,29 @@ pub struct FollowState {
     pub recent: bool,
 }
 
-/// A follow in progress: dropping it stops the thread (at its next look).
+/// A follow in progress: dropping it stops the thread (woken at once); `stop` also waits for it.
 pub struct Following {
     stop: Arc<AtomicBool>,
+    waker: arbor_follow::Waker,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Following {
+    /// Stops the thread and waits until it has given what it read back to what is open (so that
+    /// Follow turned on again goes on from there).
+    pub fn stop(mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        self.waker.wake();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 impl Drop for Following {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
+        self.waker.wake();
     }
 }
 
@@ -96,24 +115,39 @@ pub fn modified_ago(paths: &[PathBuf]) -> Option<f64> {
     Some(SystemTime::now().duration_since(newest).unwrap_or_default().as_secs_f64())
 }
 
-/// Starts following `paths` (call it on a blocking thread: it reads them). The first look happens
-/// at once, so that what was written between the load and now shows.
-pub fn start(paths: Vec<PathBuf>, shared: Shared) -> Result<Following, CommandError> {
+/// Starts following `paths` (call it on a blocking thread: it may read them), from `live` when
+/// what the load read was kept (nothing is read again), else reading them now. The first look
+/// happens at once, so that what was written between the load and now shows.
+pub fn start(paths: Vec<PathBuf>, live: Option<engine::Live>, shared: Shared) -> Result<Following, CommandError> {
     let stop = Arc::new(AtomicBool::new(false));
-    let follower = engine::at_low_priority({
-        let paths = paths.clone();
-        move || Follower::open(&paths, &mut ())
+    let follower = engine::at_low_priority(move || match live {
+        Some(live) => Follower::continuing(live),
+        None => Follower::open(&paths, &mut ()),
     })
     .map_err(|e| CommandError::new("internal", e))?
     .map_err(|e| CommandError::new("follow-failed", e))?;
+    let waker = follower.waker();
     let stopped = stop.clone();
-    std::thread::Builder::new()
+    let thread = std::thread::Builder::new()
         .name("arbor-follow".into())
         .spawn(move || {
-            let _ = engine::at_low_priority(move || run(follower, shared, &stopped));
+            let _ = engine::at_low_priority(move || {
+                let follower = run(follower, &shared, &stopped);
+                give_back(follower, &shared);
+            });
         })
         .map_err(|e| CommandError::new("internal", format!("no thread to follow with: {e}")))?;
-    Ok(Following { stop })
+    Ok(Following { stop, waker, thread: Some(thread) })
+}
+
+/// What the follower read goes back to what is open, when that is still this follow's log.
+fn give_back(follower: Follower, shared: &Shared) {
+    let open = lock(&shared.open);
+    if shared.generation.load(Ordering::SeqCst) == shared.mine {
+        if let Some(open) = open.as_ref() {
+            *lock(&open.live) = Some(follower.into_live());
+        }
+    }
 }
 
 /// Folds a later look into an earlier one.
@@ -131,39 +165,49 @@ fn merge(into: &mut Change, later: Change) {
     }
 }
 
-fn run(mut follower: Follower, shared: Shared, stop: &AtomicBool) {
+/// Follows until stopped or superseded; answers the follower, to give what it read back.
+fn run(mut follower: Follower, shared: &Shared, stop: &AtomicBool) -> Follower {
     let wanted = || !stop.load(Ordering::SeqCst) && shared.generation.load(Ordering::SeqCst) == shared.mine;
+    let trace = std::env::var_os("ARBOR_FOLLOW_TRACE").is_some_and(|v| !v.is_empty());
     let mut spacing = MIN_SPACING;
     let mut last: Option<Instant> = None;
-    // What was written between the load and the start of following (the follower read it).
+    // What was written between the load and the start of following: read now (a follower that
+    // read the files itself has read it already).
     let bytes = |files: &[arbor_core::analysis::FileInfo]| files.iter().map(|f| f.bytes).sum::<u64>();
+    let caught_up = follower.update(&mut ());
     let shown = lock(&shared.open).as_ref().map(|o| bytes(&o.analysis.files));
-    let mut first = (shown != Some(bytes(follower.live().files()))).then(Change::default);
+    let mut first = (!caught_up.is_empty() || shown != Some(bytes(follower.live().files()))).then_some(caught_up);
     while wanted() {
+        let waiting = Instant::now();
         let change = match first.take() {
             Some(c) => Some(c),
             None => follower.next(LOOK, &mut ()),
         };
         let Some(mut change) = change else { continue };
+        let seen = Instant::now();
+        let mut update = follower.last_update();
         // Rebuilds are spaced (from the start of the last one): what is written while waiting is
         // read in the same look.
         if let Some(wait) = last.map(|t| spacing.saturating_sub(t.elapsed())).filter(|w| !w.is_zero()) {
             std::thread::sleep(wait);
             merge(&mut change, follower.update(&mut ()));
+            update += follower.last_update();
         }
         if !wanted() {
-            return;
+            break;
         }
         let began = Instant::now();
         let snapshot = follower.live().snapshot();
+        let snapshotted = Instant::now();
         let read_to = bytes(&snapshot.files);
         let revision = shared.revision.fetch_add(1, Ordering::SeqCst) + 1;
-        let Some(mut view) = engine::view_of(&snapshot, revision, &wanted) else { return };
+        let Some(mut view) = engine::view_of(&snapshot, revision, &wanted) else { break };
+        let viewed = Instant::now();
         let summary = view.summary();
         {
             let mut open = lock(&shared.open);
             if !wanted() {
-                return;
+                break;
             }
             if let Some(before) = open.as_ref() {
                 view.keep_collapsed(&before.view());
@@ -171,6 +215,7 @@ fn run(mut follower: Follower, shared: Shared, stop: &AtomicBool) {
             let paths = open.as_ref().map(|o| o.paths.clone()).unwrap_or_default();
             *open = Some(Arc::new(Open::new(snapshot, view, paths)));
         }
+        let swapped = Instant::now();
         let sessions = summary.sessions;
         let followed = Followed {
             grown: change.grown,
@@ -182,13 +227,25 @@ fn run(mut follower: Follower, shared: Shared, stop: &AtomicBool) {
             summary,
         };
         let _ = shared.channel.send(LoadEvent::Changed { revision, sessions, follow: Some(Box::new(followed)) });
-        // ARBOR_FOLLOW_TRACE=1: each rebuild's time on stderr (bench/follow-latency).
-        if std::env::var_os("ARBOR_FOLLOW_TRACE").is_some_and(|v| !v.is_empty()) {
-            eprintln!("follow: revision {revision} rebuilt in {:?} ({read_to} bytes)", began.elapsed());
+        // ARBOR_FOLLOW_TRACE=1: where each revision's time went, on stderr (bench/follow-latency).
+        if trace {
+            let ms = |d: Duration| d.as_secs_f64() * 1e3;
+            eprintln!(
+                "follow: revision {revision} ({read_to} bytes): waited {:.1} ms, update {:.1} ms, spaced {:.1} ms, \
+                 snapshot {:.1} ms, view {:.1} ms, swap {:.1} ms, sent {:.1} ms",
+                ms(seen - waiting),
+                ms(update),
+                ms(began - seen),
+                ms(snapshotted - began),
+                ms(viewed - snapshotted),
+                ms(swapped - viewed),
+                ms(swapped.elapsed()),
+            );
         }
         spacing = (began.elapsed() * 2).max(MIN_SPACING);
         last = Some(began);
     }
+    follower
 }
 
 #[cfg(test)]
