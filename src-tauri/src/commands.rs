@@ -199,6 +199,9 @@ pub struct Opened {
     channel: Mutex<Option<Channel<LoadEvent>>>,
     /// The follow in progress, if any (dropping it stops it).
     following: Mutex<Option<crate::follow::Following>>,
+    /// The newest revision of the open log's tree the page has asked rows of: what a followed
+    /// log's rebuilds keep pace with (`follow.rs`).
+    taken: Arc<AtomicU64>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -553,7 +556,12 @@ pub async fn tree_rows(
 ) -> Result<TreePage, CommandError> {
     let limit = limit.min(500);
     match of {
-        TreeOf::Open => with_view(&opened, move |v| v.tree_page(offset, limit)).await,
+        TreeOf::Open => {
+            let page = with_view(&opened, move |v| v.tree_page(offset, limit)).await?;
+            // The page has taken this revision (a followed log's next rebuild may start).
+            opened.taken.fetch_max(page.revision, Ordering::SeqCst);
+            Ok(page)
+        }
         TreeOf::Loading => with_reading(&opened, move |t, revision| t.page(revision, offset, limit)).await,
     }
 }
@@ -697,6 +705,7 @@ pub async fn set_follow(on: bool, opened: State<'_, Opened>) -> Result<crate::fo
             generation: opened.generation.clone(),
             mine,
             channel,
+            taken: opened.taken.clone(),
         };
         let paths = open.paths.clone();
         // What the load (or the last follow) read, when it was kept: following goes on from it.

@@ -80,6 +80,12 @@ pub fn at_low_priority<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'sta
     }
 }
 
+/// Lowers the calling thread's scheduling priority, and that of the threads it starts from now
+/// on, as `at_low_priority` does (for good: a thread cannot raise it again).
+pub fn lower_this_thread() {
+    lower_priority();
+}
+
 #[cfg(target_os = "linux")]
 fn lower_priority() {
     // SAFETY: getpriority and setpriority read and write none of our memory. On Linux,

@@ -8,9 +8,10 @@
 //! load's own channel, in a `changed` message that says what grew and the new counts.
 //!
 //! There is at most one rebuild in flight: the thread rebuilds, then looks again, and everything
-//! written meanwhile is read in that next look; rebuilds also start at most every twice the time
-//! the last one took, so that a log written without pause leaves at least half the CPU to the
-//! page (which draws one change at a time itself: `ui/src/lib/follow.svelte.ts`). It owns no
+//! written meanwhile is read in that next look; rebuilds also start at most every one and a half
+//! times the time the last one took, so that a log written without pause leaves a third of the
+//! CPU to the page; they run at the app's priority until one takes long (a large log), then at
+//! the load's lower one (which draws one change at a time itself: `ui/src/lib/follow.svelte.ts`). It owns no
 //! reading of its own (that is the engine's) and decides nothing about what is shown.
 
 use std::path::PathBuf;
@@ -31,9 +32,23 @@ use crate::engine::{self, Summary};
 pub const RECENT: Duration = Duration::from_secs(10 * 60);
 
 /// The least time between the starts of two rebuilds (a log written continuously is redrawn
-/// about this often); a rebuild that took longer spaces the next one by twice its time, so that
-/// the following thread takes at most half a core from the page.
-const MIN_SPACING: Duration = Duration::from_millis(40);
+/// about this often); a rebuild that took longer spaces the next one by one and a half times its
+/// time, so that the following thread (at a lower priority than the webview) takes at most two
+/// thirds of a core. The page holds what comes while it draws (`ui/src/lib/follow.svelte.ts`),
+/// so rebuilds faster than it draws cost CPU but no latency; spaced more, a write waited longer
+/// for its rebuild (40 ms and twice: write → screen p95 257 ms; 20 ms and 1.5 times: see
+/// BENCHMARKS.md "Following").
+const MIN_SPACING: Duration = Duration::from_millis(20);
+
+/// How long a rebuild waits at most for the page to take the change before (a page that asks for
+/// no rows, or is gone), and how often it looks meanwhile.
+const PACE_MAX: Duration = Duration::from_millis(500);
+const PACE_LOOK: Duration = Duration::from_millis(3);
+
+/// A rebuild this long lowers the following thread's priority (`run`). Shorter ones run at the
+/// app's own: at the load's lower priority, a rebuild of a few milliseconds waited behind every
+/// other busy process of the machine (write → screen p95 413 ms beside two builds).
+const LONG_REBUILD: Duration = Duration::from_millis(100);
 
 /// How often the thread looks whether a newer load or a cancel superseded it while nothing is
 /// written (turning Follow off wakes it at once).
@@ -103,6 +118,8 @@ pub struct Shared {
     pub generation: Arc<AtomicU64>,
     pub mine: u64,
     pub channel: Channel<LoadEvent>,
+    /// The newest revision the page has asked the tree's rows of.
+    pub taken: Arc<AtomicU64>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -131,10 +148,8 @@ pub fn start(paths: Vec<PathBuf>, live: Option<engine::Live>, shared: Shared) ->
     let thread = std::thread::Builder::new()
         .name("arbor-follow".into())
         .spawn(move || {
-            let _ = engine::at_low_priority(move || {
-                let follower = run(follower, &shared, &stopped);
-                give_back(follower, &shared);
-            });
+            let follower = run(follower, &shared, &stopped);
+            give_back(follower, &shared);
         })
         .map_err(|e| CommandError::new("internal", format!("no thread to follow with: {e}")))?;
     Ok(Following { stop, waker, thread: Some(thread) })
@@ -171,6 +186,8 @@ fn run(mut follower: Follower, shared: &Shared, stop: &AtomicBool) -> Follower {
     let trace = std::env::var_os("ARBOR_FOLLOW_TRACE").is_some_and(|v| !v.is_empty());
     let mut spacing = MIN_SPACING;
     let mut last: Option<Instant> = None;
+    let mut lowered = false;
+    let mut sent: Option<u64> = None;
     // What was written between the load and the start of following: read now (a follower that
     // read the files itself has read it already).
     let bytes = |files: &[arbor_core::analysis::FileInfo]| files.iter().map(|f| f.bytes).sum::<u64>();
@@ -190,6 +207,17 @@ fn run(mut follower: Follower, shared: &Shared, stop: &AtomicBool) -> Follower {
         // read in the same look.
         if let Some(wait) = last.map(|t| spacing.saturating_sub(t.elapsed())).filter(|w| !w.is_zero()) {
             std::thread::sleep(wait);
+            merge(&mut change, follower.update(&mut ()));
+            update += follower.last_update();
+        }
+        // One change ahead of the page at most: the next rebuild waits until the page has taken
+        // the last one sent (asked for its rows), so that it reads what was written meanwhile and
+        // the page, drawing one change at a time, is not sent changes it can only merge.
+        let paced = Instant::now();
+        while sent.is_some_and(|r| shared.taken.load(Ordering::SeqCst) < r) && paced.elapsed() < PACE_MAX && wanted() {
+            std::thread::sleep(PACE_LOOK);
+        }
+        if paced.elapsed() >= PACE_LOOK {
             merge(&mut change, follower.update(&mut ()));
             update += follower.last_update();
         }
@@ -227,22 +255,30 @@ fn run(mut follower: Follower, shared: &Shared, stop: &AtomicBool) -> Follower {
             summary,
         };
         let _ = shared.channel.send(LoadEvent::Changed { revision, sessions, follow: Some(Box::new(followed)) });
+        sent = Some(revision);
         // ARBOR_FOLLOW_TRACE=1: where each revision's time went, on stderr (bench/follow-latency).
         if trace {
             let ms = |d: Duration| d.as_secs_f64() * 1e3;
             eprintln!(
                 "follow: revision {revision} ({read_to} bytes): waited {:.1} ms, update {:.1} ms, spaced {:.1} ms, \
-                 snapshot {:.1} ms, view {:.1} ms, swap {:.1} ms, sent {:.1} ms",
+                 paced {:.1} ms, snapshot {:.1} ms, view {:.1} ms, swap {:.1} ms, sent {:.1} ms",
                 ms(seen - waiting),
                 ms(update),
-                ms(began - seen),
+                ms(paced - seen),
+                ms(began - paced),
                 ms(snapshotted - began),
                 ms(viewed - snapshotted),
                 ms(swapped - viewed),
                 ms(swapped.elapsed()),
             );
         }
-        spacing = (began.elapsed() * 2).max(MIN_SPACING);
+        spacing = (began.elapsed() * 3 / 2).max(MIN_SPACING);
+        // A large log's rebuild takes long: from then on it gives way to the webview, as the
+        // load does (for good: a thread cannot raise its priority again).
+        if !lowered && began.elapsed() >= LONG_REBUILD {
+            engine::lower_this_thread();
+            lowered = true;
+        }
         last = Some(began);
     }
     follower

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 /// How long a burst of file events is gathered before the files are read: short, so a line shows
 /// within a fraction of a second; long enough that a line written in pieces is mostly one look.
-pub const GATHER: Duration = Duration::from_millis(15);
+pub const GATHER: Duration = Duration::from_millis(5);
 
 /// Logs followed as they grow.
 pub struct Follower {
