@@ -126,8 +126,7 @@ try {
     await sleep(idle * 1000);
     for (const line of busiest(t0, threadsOfTree(pid), idle)) console.log(`  thread ${line}`);
     console.log(`idle CPU, Follow off (app and webview, ${idle} s): ${(((cpuOfTree(pid) - c0) / idle) * 100).toFixed(2)} % of a core`);
-    process.exit(0);
-  }
+  } else {
   // Appending: every 10 ms, the lines due by then (RATE a second), each batch stamped.
   const writes = [];
   let bytes = statSync(path).size;
@@ -187,7 +186,8 @@ try {
     return d ? d[1] - w.at : Infinity;
   });
   const sorted = [...latencies].sort((a, b) => a - b);
-  console.log(`wrote ${written} lines (${(bytes / 1e6).toFixed(1)} MB log) in ${seconds} s at ${rate} lines/s in ${writes.length} writes; ${drawn.length} revisions drawn, ${received.length} received`);
+  const how = burst > 0 ? "at once" : `in ${seconds} s at ${rate} lines/s in ${writes.length} writes`;
+  console.log(`wrote ${written} lines (${(bytes / 1e6).toFixed(1)} MB log) ${how}; ${drawn.length} revisions drawn, ${received.length} received`);
   console.log(`write → screen: p50 ${q(sorted, 0.5)} ms  p95 ${q(sorted, 0.95)} ms  max ${sorted.at(-1)} ms`);
   for (const [name, xs] of Object.entries(stages)) {
     const s = xs.sort((a, b) => a - b);
@@ -212,6 +212,7 @@ try {
     console.log(`  of which the app's own process: ${(((own(pid) - a0) / idle) * 100).toFixed(2)} % of a core`);
     console.log(`idle CPU (app and webview, following, nothing written, ${idle} s): ${(((c1 - c0) / idle) * 100).toFixed(2)} % of a core`);
   } else console.log("idle CPU: the app's process was not found");
+  }
 } finally {
   if (session) await session.stop();
   driver.kill("SIGTERM");
