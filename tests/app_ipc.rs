@@ -436,6 +436,51 @@ fn a_followed_log_grows_in_the_open_view_until_follow_is_turned_off() {
     assert_eq!(invoke(&window, "follow_state", json!({})).unwrap()["following"], json!(false));
 }
 
+/// Writes `with` over the first `what` of `path`, in place (the same length: the file neither
+/// grows nor shrinks, so only reading it again from the start could notice).
+fn change_in_place(path: &std::path::Path, what: &str, with: &str) {
+    use std::io::{Seek, SeekFrom, Write};
+    assert_eq!(what.len(), with.len());
+    let text = std::fs::read_to_string(path).unwrap();
+    let at = text.find(what).unwrap() as u64;
+    let mut f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    f.seek(SeekFrom::Start(at)).unwrap();
+    f.write_all(with.as_bytes()).unwrap();
+}
+
+#[test]
+fn turning_follow_on_reads_only_what_was_appended_since_the_log_was_opened() {
+    use std::io::Write;
+    let (_app, window) = main_window(&[]);
+    let text = std::fs::read_to_string(case("dsh-rpc-two-level").join("run.jsonl")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.jsonl");
+    let append = |from: usize, to: usize| {
+        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&path).unwrap();
+        for l in &lines[from..to] {
+            writeln!(f, "{l}").unwrap();
+        }
+    };
+    append(0, 8);
+    open(&window, std::slice::from_ref(&path));
+    assert_eq!(tree_ids(&window), ["root", "kid"]);
+    // The root's status line now names another session: a reading from the start would show it.
+    change_in_place(&path, r#"{"sessionId":"root","status""#, r#"{"sessionId":"rooT","status""#);
+    invoke(&window, "set_follow", json!({"on": true})).unwrap();
+    append(8, 12);
+    eventually("the grandchild appearing", || tree_ids(&window).contains(&"grand".to_owned()));
+    assert_eq!(tree_ids(&window), ["root", "kid", "grand"], "only the appended lines were read");
+
+    // Off and on again: it goes on from what it had read, still.
+    invoke(&window, "set_follow", json!({"on": false})).unwrap();
+    change_in_place(&path, r#"{"sessionId":"kid","event""#, r#"{"sessionId":"kiD","event""#);
+    invoke(&window, "set_follow", json!({"on": true})).unwrap();
+    append(12, lines.len());
+    eventually("the run's end being read", || finding_items(&window).iter().all(|(_, p)| !p));
+    assert_eq!(tree_ids(&window), ["root", "kid", "grand"]);
+}
+
 #[test]
 fn a_session_transcript_pages_its_items_and_a_place_opens_its_item() {
     let (_app, window) = main_window(&[]);

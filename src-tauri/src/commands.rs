@@ -108,11 +108,15 @@ pub struct Open {
     /// The transcript index of the session last read (its rows, a few bytes each): made once
     /// when a session's transcript is first asked for, kept while the page scrolls through it.
     transcript: Mutex<Option<(String, Arc<TranscriptIndex>)>>,
+    /// What following it goes on from (`engine::load_to_follow`), until Follow takes it: kept
+    /// for a log written in the last minutes (Follow's default), and given back when Follow
+    /// stops, so that turning it on reads only what was appended since.
+    pub(crate) live: Mutex<Option<engine::Live>>,
 }
 
 impl Open {
     pub(crate) fn new(analysis: Analysis, view: View, paths: Vec<PathBuf>) -> Open {
-        Open { analysis, view: Mutex::new(view), paths, transcript: Mutex::default() }
+        Open { analysis, view: Mutex::new(view), paths, transcript: Mutex::default(), live: Mutex::default() }
     }
 
     pub(crate) fn view(&self) -> MutexGuard<'_, View> {
@@ -195,6 +199,9 @@ pub struct Opened {
     channel: Mutex<Option<Channel<LoadEvent>>>,
     /// The follow in progress, if any (dropping it stops it).
     following: Mutex<Option<crate::follow::Following>>,
+    /// The newest revision of the open log's tree the page has asked rows of: what a followed
+    /// log's rebuilds keep pace with (`follow.rs`).
+    taken: Arc<AtomicU64>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -302,7 +309,14 @@ async fn load_into(
                 untold: false,
             };
             let started = Instant::now();
-            let analysis = engine::load(&paths, &mut forward)?;
+            // A log written in the last minutes opens followed: the load keeps what following
+            // it goes on from.
+            let (analysis, live) = if engine::written_within(&paths, crate::follow::RECENT) {
+                let (analysis, live) = engine::load_to_follow(&paths, &mut forward)?;
+                (analysis, Some(live))
+            } else {
+                (engine::load(&paths, &mut forward)?, None)
+            };
             let read_in = started.elapsed();
             read.finish();
             let wanted = || generation.load(Ordering::SeqCst) == mine;
@@ -317,7 +331,9 @@ async fn load_into(
                     (all - read_in).as_secs_f64()
                 );
             }
-            Ok::<_, LoadFailure>(Open::new(analysis, view, kept_paths))
+            let open = Open::new(analysis, view, kept_paths);
+            *lock(&open.live) = live;
+            Ok::<_, LoadFailure>(open)
         })
     })
     .await
@@ -559,13 +575,16 @@ pub async fn tree_rows(
         // The siblings' order, when given, is the tree's from then on (the tree being read has
         // no tokens yet: it keeps the log's order).
         TreeOf::Open => {
-            with_view(&opened, move |v| {
+            let page = with_view(&opened, move |v| {
                 if let Some(order) = order {
                     v.set_tree_order(order);
                 }
                 v.tree_page(offset, limit)
             })
-            .await
+            .await?;
+            // The page has taken this revision (a followed log's next rebuild may start).
+            opened.taken.fetch_max(page.revision, Ordering::SeqCst);
+            Ok(page)
         }
         TreeOf::Loading => with_reading(&opened, move |t, revision| t.page(revision, offset, limit)).await,
     }
@@ -695,7 +714,11 @@ pub fn follow_state(opened: State<'_, Opened>) -> Result<crate::follow::FollowSt
 /// followed, `changed` messages with a `follow` part come over the channel it was loaded over.
 #[tauri::command]
 pub async fn set_follow(on: bool, opened: State<'_, Opened>) -> Result<crate::follow::FollowState, CommandError> {
-    *lock(&opened.following) = None;
+    // The follow in progress ends (its thread gives what it read back to what is open).
+    let before = lock(&opened.following).take();
+    if let Some(before) = before {
+        tauri::async_runtime::spawn_blocking(move || before.stop()).await.map_err(CommandError::stopped)?;
+    }
     if on {
         let open = opened.current()?;
         let channel = lock(&opened.channel).clone().ok_or_else(|| CommandError::new("not-open", "no log is open"))?;
@@ -706,9 +729,12 @@ pub async fn set_follow(on: bool, opened: State<'_, Opened>) -> Result<crate::fo
             generation: opened.generation.clone(),
             mine,
             channel,
+            taken: opened.taken.clone(),
         };
         let paths = open.paths.clone();
-        let following = tauri::async_runtime::spawn_blocking(move || crate::follow::start(paths, shared))
+        // What the load (or the last follow) read, when it was kept: following goes on from it.
+        let live = lock(&open.live).take();
+        let following = tauri::async_runtime::spawn_blocking(move || crate::follow::start(paths, live, shared))
             .await
             .map_err(CommandError::stopped)??;
         // A load that began meanwhile wins (the follow is dropped, and stops).

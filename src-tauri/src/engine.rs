@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+pub use arbor_core::live::Live;
 pub use arbor_core::report::{Diagnostic, Place};
 pub use arbor_core::transcript::{Index as TranscriptIndex, Page as TranscriptPage};
 pub use arbor_core::view::search::{Cursor, SearchEnd, SearchEvent};
@@ -29,11 +30,38 @@ pub fn load(paths: &[PathBuf], observer: &mut dyn Observer) -> Result<Analysis, 
     if analysis.cancelled {
         return Err(LoadFailure::Cancelled);
     }
+    unreadable(&analysis)?;
+    Ok(analysis)
+}
+
+/// `load`, keeping what following the log needs (`arbor_core::live::Live::analyze`: the context
+/// twice over while it is open), so that Follow turned on later reads only what was appended.
+pub fn load_to_follow(paths: &[PathBuf], observer: &mut dyn Observer) -> Result<(Analysis, Live), LoadFailure> {
+    let (analysis, live) = Live::analyze(paths, observer);
+    let Some(live) = live else { return Err(LoadFailure::Cancelled) };
+    unreadable(&analysis)?;
+    Ok((analysis, live))
+}
+
+/// Nothing could be read in a known format: why.
+fn unreadable(analysis: &Analysis) -> Result<(), LoadFailure> {
     if analysis.files.iter().all(|f| f.format.is_none()) {
         let why: Vec<String> = analysis.report().diagnostics.into_iter().map(|d| d.message).collect();
         return Err(LoadFailure::Unreadable(if why.is_empty() { "no log files found".into() } else { why.join("; ") }));
     }
-    Ok(analysis)
+    Ok(())
+}
+
+/// Whether a file `paths` stand for (a folder's, walked as the engine walks it) was written
+/// within `recent`.
+pub fn written_within(paths: &[PathBuf], recent: std::time::Duration) -> bool {
+    let (inputs, _) = arbor_core::reader::expand(paths);
+    let now = std::time::SystemTime::now();
+    inputs.iter().any(|f| {
+        std::fs::metadata(&f.path)
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| now.duration_since(t).unwrap_or_default() <= recent)
+    })
 }
 
 /// Runs `work` on a thread of its own whose scheduling priority is lowered first. The engine's
@@ -50,6 +78,12 @@ pub fn at_low_priority<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'sta
         Ok(t) => t.join().map_err(|_| "the reading thread panicked".to_owned()),
         Err(e) => Err(format!("no thread to read with: {e}")),
     }
+}
+
+/// Lowers the calling thread's scheduling priority, and that of the threads it starts from now
+/// on, as `at_low_priority` does (for good: a thread cannot raise it again).
+pub fn lower_this_thread() {
+    lower_priority();
 }
 
 #[cfg(target_os = "linux")]

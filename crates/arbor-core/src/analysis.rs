@@ -465,23 +465,32 @@ pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> Analysis {
 /// `analyze` with the threads it may start.
 pub fn analyze_with(paths: &[PathBuf], observer: &mut dyn Observer, threads: Threads) -> Analysis {
     let mut read = read_all(paths, observer, None, threads);
-    settle(&mut read.cx);
+    let mut cx = std::mem::take(&mut read.cx);
+    settle(&mut cx);
     // The formats' cross-file evidence (`Ctx::ext`) is for settling. A one-shot analysis settles
     // once and lets it go before the report is built beside it: a 1 GiB Claude Code project's
     // line index alone was 14 MB of its 107 MB peak. A followed log (`live`) keeps its own.
-    read.cx.exts = Default::default();
+    cx.exts = Default::default();
     // Every record is made: the index gives back what it grew by and did not use (up to half of
     // it, the largest block of an analysis), before the report is built beside it.
-    read.cx.records.shrink_to_fit();
-    read.progress.sessions = read.cx.graph.len();
-    read.progress.findings = read.cx.findings.list.len();
-    observer.progress(&read.progress);
-    if observer.wants_deltas() {
-        observer.delta(read.mark.take(&read.cx, &read.names, &read.progress));
-    }
-    let mut a = Analysis::new(read.cx, read.files, read.cancelled);
+    cx.records.shrink_to_fit();
+    read.tell_end(&cx, observer);
+    let mut a = Analysis::new(cx, std::mem::take(&mut read.files), read.cancelled);
     a.threads = threads;
     a
+}
+
+impl ReadAll {
+    /// Tells `observer` how the reading ended, once `cx` is its context settled: the last
+    /// progress (with the sessions and findings) and what the deltas had not said yet.
+    pub(crate) fn tell_end(&mut self, cx: &Ctx, observer: &mut dyn Observer) {
+        self.progress.sessions = cx.graph.len();
+        self.progress.findings = cx.findings.list.len();
+        observer.progress(&self.progress);
+        if observer.wants_deltas() {
+            observer.delta(self.mark.take(cx, &self.names, &self.progress));
+        }
+    }
 }
 
 /// Once every file is read: each format settles what crosses files.

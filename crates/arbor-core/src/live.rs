@@ -85,10 +85,35 @@ impl Live {
     pub fn open(paths: &[PathBuf], observer: &mut dyn Observer) -> Live {
         let mut kept = Vec::new();
         let read = read_all(paths, observer, Some(&mut kept), crate::analysis::Threads::PerCore);
+        Live::of_read(paths, read.cx, read.files, kept)
+    }
+
+    /// Read `paths` as `analyze` does (the observer is told the same progress and deltas, and
+    /// stops it the same way), keeping what following them needs: the analysis of the files as
+    /// they are, and a `Live` that goes on from there, so that following them later reads only
+    /// what is appended after. The `Live` is `None` when the observer stopped the reading.
+    /// Both are held at once: it costs the context twice over.
+    pub fn analyze(paths: &[PathBuf], observer: &mut dyn Observer) -> (Analysis, Option<Live>) {
+        let mut kept = Vec::new();
+        let mut read = read_all(paths, observer, Some(&mut kept), crate::analysis::Threads::PerCore);
+        let live = Live::of_read(paths, std::mem::take(&mut read.cx), std::mem::take(&mut read.files), kept);
+        if read.cancelled {
+            let mut a = live.finish();
+            a.cancelled = true;
+            return (a, None);
+        }
+        // What a one-shot read gives: nothing in it is provisional until the log is followed.
+        let mut a = live.snapshot();
+        a.provisional = None;
+        read.tell_end(&a.cx, observer);
+        (a, Some(live))
+    }
+
+    fn of_read(paths: &[PathBuf], cx: Ctx, files: Vec<FileInfo>, kept: Vec<Option<KeptFile>>) -> Live {
         let mut live = Live {
             paths: paths.to_vec(),
-            cx: read.cx,
-            files: read.files,
+            cx,
+            files,
             kept,
             seen: Vec::new(),
             undetected: Vec::new(),
@@ -127,6 +152,11 @@ impl Live {
                 .map(|(_, f)| f.path.clone()),
         );
         out
+    }
+
+    /// The paths it follows, as given.
+    pub fn paths(&self) -> &[PathBuf] {
+        &self.paths
     }
 
     pub fn files(&self) -> &[FileInfo] {

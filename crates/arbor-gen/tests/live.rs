@@ -124,7 +124,11 @@ fn follow(files: &[(String, Vec<u8>)], cuts: &[Vec<usize>], order: &[usize], sna
     if let Some(first) = pieces[0].pop_front() {
         append(&root.join(&files[0].0), first);
     }
-    let mut live = Live::open(&paths, &mut ());
+    // Read as the app reads a log it may follow: the analysis of what is there, and the `Live`
+    // that goes on from it.
+    let (first, live) = Live::analyze(&paths, &mut ());
+    assert_eq!(json(&first), one_shot(&paths), "the analysis read to follow");
+    let mut live = live.expect("not stopped");
     let mut step = 0;
     let mut incremental = 0;
     let mut turn = order.iter().cycle();

@@ -28,7 +28,8 @@ describe("Live", () => {
     expect(seen).toEqual([1, 3]);
     expect(live.last?.grown).toEqual(["b", "c"]);
     expect(live.last?.bytes).toBe(2);
-    expect(live.drawn).toEqual([{ revision: 1, readTo: 100, at: 30 }]);
+    expect(live.drawn).toEqual([{ revision: 1, readTo: 100, at: 30, shown: 0 }]);
+    expect(live.received.map((r) => r.at)).toEqual([0, 10, 20]);
     live.markDrawn(3, 40);
     live.receive(4, change(4), show, 50);
     expect(shown).toEqual([1, 3, 4]);

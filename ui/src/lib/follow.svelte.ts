@@ -15,8 +15,19 @@ export interface RevisionChange {
 
 export type RevisionListener = (change: RevisionChange) => void;
 
-/** When a followed revision was drawn: its bytes read and the wall clock (ms) of the drawing. */
+/**
+ * When a followed revision was drawn: its bytes read, the wall clock (ms) of the drawing, and when
+ * its change was shown to the views (after waiting, merged, for the change before to be drawn).
+ */
 export interface Drawn {
+  revision: number;
+  readTo: number;
+  at: number;
+  shown?: number;
+}
+
+/** When a followed revision's message came: its bytes read and the wall clock (ms). */
+export interface Received {
   revision: number;
   readTo: number;
   at: number;
@@ -54,6 +65,10 @@ export class Live {
   private readTo = new Map<number, number>();
   /** The drawn revisions, for the benchmark (the last thousand). */
   readonly drawn: Drawn[] = [];
+  /** The messages as they came, for the benchmark (the last thousand): what the app took, and
+   * what the page's waiting and drawing took, are told apart with them. */
+  readonly received: Received[] = [];
+  private shownAt = new Map<number, number>();
   /** The change the page is drawing (sent to the views, the tree not drawn yet), since when. */
   private drawing: { revision: number; since: number } | null = null;
   /** A change that came meanwhile (later ones merged in), and what shows it. */
@@ -70,6 +85,8 @@ export class Live {
    */
   receive(revision: number, followed: Followed, show: (f: Followed) => void, now = Date.now()): void {
     this.show = show;
+    this.received.push({ revision, readTo: followed.read_to, at: now });
+    if (this.received.length > 1000) this.received.splice(0, this.received.length - 1000);
     if (this.drawing && now - this.drawing.since < HOLD_MAX) {
       this.held = merged(this.held, { revision, followed });
       this.timer ??= setTimeout(() => this.release(Date.now()), HOLD_MAX);
@@ -83,6 +100,7 @@ export class Live {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
     this.drawing = { revision: c.revision, since: now };
+    this.shownAt.set(c.revision, now);
     this.show(c.followed);
     this.changed(c.revision, c.followed, now);
   }
@@ -129,7 +147,9 @@ export class Live {
     const readTo = this.readTo.get(revision);
     if (readTo === undefined) return;
     this.readTo.delete(revision);
-    this.drawn.push({ revision, readTo, at: now });
+    const shown = this.shownAt.get(revision);
+    for (const r of this.shownAt.keys()) if (r <= revision) this.shownAt.delete(r);
+    this.drawn.push(shown === undefined ? { revision, readTo, at: now } : { revision, readTo, at: now, shown });
     if (this.drawn.length > 1000) this.drawn.splice(0, this.drawn.length - 1000);
     if (typeof document !== "undefined") document.documentElement.dataset.drawnRevision = String(revision);
   }

@@ -18,7 +18,9 @@ describe("follow", () => {
 
   it("says how long ago the log changed", () => {
     expect(updatedAgo(10_000, null)).toBe("waiting for changes");
-    expect(updatedAgo(10_000, 8_000)).toBe("updated 2 s ago");
+    expect(updatedAgo(10_000, 8_000)).toBe("updated just now");
+    expect(updatedAgo(37_900, 10_000)).toBe("updated 20 s ago");
+    expect(updatedAgo(69_000, 10_000)).toBe("updated 50 s ago");
     expect(updatedAgo(200_000, 20_000)).toBe("updated 3 min ago");
   });
 

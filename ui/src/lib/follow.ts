@@ -13,11 +13,16 @@ export function followAtOpen(saved: boolean | undefined, state: FollowState | nu
   return !isSample && !!state?.recent;
 }
 
-/** "updated 2 s ago", "updated 3 min ago", "waiting for changes" before the first one. */
+/**
+ * "updated just now", "updated 20 s ago", "updated 3 min ago", "waiting for changes" before the
+ * first one. The words change every ten seconds at most (a minute after a minute): each change
+ * repaints the window, which is most of what an idle followed log costs the webview.
+ */
 export function updatedAgo(now: number, updatedAt: number | null): string {
   if (updatedAt === null) return "waiting for changes";
-  const s = Math.max(0, Math.round((now - updatedAt) / 1000));
-  if (s < 60) return `updated ${s} s ago`;
+  const s = Math.max(0, Math.floor((now - updatedAt) / 1000));
+  if (s < 10) return "updated just now";
+  if (s < 60) return `updated ${Math.floor(s / 10) * 10} s ago`;
   const m = Math.round(s / 60);
   if (m < 60) return `updated ${m} min ago`;
   return `updated ${Math.round(m / 60)} h ago`;

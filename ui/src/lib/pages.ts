@@ -26,6 +26,7 @@ export class RowCache<T> {
   /** Moves on at each reset: answers to an older generation are dropped. */
   private generation = 0;
   private last: [number, number] = [0, 0];
+  private margin = true;
 
   constructor(
     private readonly fetch: FetchRows<T>,
@@ -52,13 +53,17 @@ export class RowCache<T> {
   }
 
   /**
-   * Asks for the blocks of rows `first..last` (and a block either side) that are not held or
-   * asked for yet. Resolves when the answers for those blocks are in (those asked for before too).
+   * Asks for the blocks of rows `first..last` (and, with `margin`, a block either side) that are
+   * not held or asked for yet. Resolves when the answers for those blocks are in (those asked for
+   * before too). Without the margin, a list just refreshed asks only for what is on screen (a
+   * followed log's change is drawn sooner); the stale blocks beside it are asked for as it scrolls.
    */
-  async ensure(first: number, last: number): Promise<void> {
+  async ensure(first: number, last: number, margin = true): Promise<void> {
     this.last = [first, last];
-    const from = Math.max(0, Math.floor(first / this.block) - 1);
-    const to = Math.floor(Math.max(first, last - 1) / this.block) + 1;
+    this.margin = margin;
+    const m = margin ? 1 : 0;
+    const from = Math.max(0, Math.floor(first / this.block) - m);
+    const to = Math.floor(Math.max(first, last - 1) / this.block) + m;
     const waits: Promise<void>[] = [];
     for (let b = from; b <= to; b++) {
       if (b * this.block >= this.total && !(b === 0 && this.total === 0 && this.revision < 0)) continue;
@@ -87,7 +92,7 @@ export class RowCache<T> {
       this.evict();
       this.onchange();
       // The total changed under the window: the window may need other blocks now.
-      if (grew) void this.ensure(...this.last);
+      if (grew) void this.ensure(...this.last, this.margin);
     } finally {
       if (mine === this.generation) this.asking.delete(b);
     }
