@@ -37,8 +37,8 @@ const path = process.env.FOLLOW_LOG ?? join(dir, "live.jsonl");
 const burst = Number(process.env.BURST_BYTES ?? 0);
 if (!process.env.FOLLOW_LOG) writeFileSync(path, Array.from({ length: 60 }, nextLine).join("\n") + "\n");
 
-/** CPU seconds (user + system) of `pid` and every process under it. */
-function cpuOfTree(pid) {
+/** Every process's children, by parent pid, from /proc. */
+function childrenByParent() {
   const children = new Map();
   for (const p of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
@@ -48,6 +48,12 @@ function cpuOfTree(pid) {
       children.get(ppid).push(Number(p));
     } catch {}
   }
+  return children;
+}
+
+/** CPU seconds (user + system) of `pid` and every process under it. */
+function cpuOfTree(pid) {
+  const children = childrenByParent();
   let ticks = 0;
   const walk = (p) => {
     try {
@@ -62,15 +68,7 @@ function cpuOfTree(pid) {
 
 /** CPU ticks of every thread of `pid` and the processes under it, by "process/thread" name. */
 function threadsOfTree(pid) {
-  const children = new Map();
-  for (const p of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (!children.has(ppid)) children.set(ppid, []);
-      children.get(ppid).push(Number(p));
-    } catch {}
-  }
+  const children = childrenByParent();
   const out = new Map();
   const walk = (p) => {
     try {

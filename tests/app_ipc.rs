@@ -385,20 +385,37 @@ fn eventually(what: &str, mut probe: impl FnMut() -> bool) {
     }
 }
 
-#[test]
-fn a_followed_log_grows_in_the_open_view_until_follow_is_turned_off() {
-    use std::io::Write;
-    let (_app, window) = main_window(&[]);
-    let text = std::fs::read_to_string(case("dsh-rpc-two-level").join("run.jsonl")).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("run.jsonl");
-    let append = |from: usize, to: usize| {
-        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&path).unwrap();
-        for l in &lines[from..to] {
+/// A copy of a case's `run.jsonl` being written: empty until `append(from, to)` writes the case's
+/// lines `from..to` to it.
+struct GrowingLog {
+    _dir: tempfile::TempDir,
+    path: std::path::PathBuf,
+    lines: Vec<String>,
+}
+
+impl GrowingLog {
+    fn of(name: &str) -> GrowingLog {
+        let text = std::fs::read_to_string(case(name).join("run.jsonl")).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.jsonl");
+        GrowingLog { _dir: dir, path, lines: text.lines().map(str::to_owned).collect() }
+    }
+
+    fn append(&self, from: usize, to: usize) {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&self.path).unwrap();
+        for l in &self.lines[from..to] {
             writeln!(f, "{l}").unwrap();
         }
-    };
+    }
+}
+
+#[test]
+fn a_followed_log_grows_in_the_open_view_until_follow_is_turned_off() {
+    let (_app, window) = main_window(&[]);
+    let log = GrowingLog::of("dsh-rpc-two-level");
+    let (path, lines) = (log.path.clone(), &log.lines);
+    let append = |from: usize, to: usize| log.append(from, to);
     append(0, 8);
     let first = open(&window, std::slice::from_ref(&path));
     assert_eq!(tree_ids(&window), ["root", "kid"]);
@@ -450,18 +467,10 @@ fn change_in_place(path: &std::path::Path, what: &str, with: &str) {
 
 #[test]
 fn turning_follow_on_reads_only_what_was_appended_since_the_log_was_opened() {
-    use std::io::Write;
     let (_app, window) = main_window(&[]);
-    let text = std::fs::read_to_string(case("dsh-rpc-two-level").join("run.jsonl")).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("run.jsonl");
-    let append = |from: usize, to: usize| {
-        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&path).unwrap();
-        for l in &lines[from..to] {
-            writeln!(f, "{l}").unwrap();
-        }
-    };
+    let log = GrowingLog::of("dsh-rpc-two-level");
+    let (path, lines) = (log.path.clone(), &log.lines);
+    let append = |from: usize, to: usize| log.append(from, to);
     append(0, 8);
     open(&window, std::slice::from_ref(&path));
     assert_eq!(tree_ids(&window), ["root", "kid"]);

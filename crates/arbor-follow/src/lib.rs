@@ -239,17 +239,23 @@ mod tests {
         assert_eq!(set, [(dir.path().to_path_buf(), RecursiveMode::Recursive)]);
     }
 
-    /// Opening and reading a followed file, or listing its folder, is not a change: nothing is
-    /// looked at (the engine's own reading would otherwise cause the next look, for ever).
-    #[test]
-    fn reading_a_followed_file_is_not_a_change() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("events.jsonl");
+    /// A Copilot `events.jsonl` in `dir` holding one `session.start`.
+    fn session_start_log(dir: &std::path::Path) -> std::path::PathBuf {
+        let path = dir.join("events.jsonl");
         std::fs::write(
             &path,
             "{\"type\":\"session.start\",\"data\":{\"sessionId\":\"s\"},\"id\":\"e0\",\"timestamp\":\"2026-10-01T10:00:00Z\"}\n",
         )
         .unwrap();
+        path
+    }
+
+    /// Opening and reading a followed file, or listing its folder, is not a change: nothing is
+    /// looked at (the engine's own reading would otherwise cause the next look, for ever).
+    #[test]
+    fn reading_a_followed_file_is_not_a_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = session_start_log(dir.path());
         let mut f = Follower::open(std::slice::from_ref(&path), &mut ()).unwrap();
         for _ in 0..3 {
             std::fs::read(&path).unwrap();
@@ -268,12 +274,7 @@ mod tests {
     #[test]
     fn a_waker_ends_a_wait_and_a_live_read_before_is_gone_on_from() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("events.jsonl");
-        std::fs::write(
-            &path,
-            "{\"type\":\"session.start\",\"data\":{\"sessionId\":\"s\"},\"id\":\"e0\",\"timestamp\":\"2026-10-01T10:00:00Z\"}\n",
-        )
-        .unwrap();
+        let path = session_start_log(dir.path());
         let live = Live::open(std::slice::from_ref(&path), &mut ());
         let read = live.files()[0].bytes;
         let mut f = Follower::continuing(live).unwrap();
