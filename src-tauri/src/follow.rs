@@ -10,9 +10,10 @@
 //! There is at most one rebuild in flight: the thread rebuilds, then looks again, and everything
 //! written meanwhile is read in that next look; rebuilds also start at most every one and a half
 //! times the time the last one took, so that a log written without pause leaves a third of the
-//! CPU to the page; they run at the app's priority until one takes long (a large log), then at
-//! the load's lower one (which draws one change at a time itself: `ui/src/lib/follow.svelte.ts`). It owns no
-//! reading of its own (that is the engine's) and decides nothing about what is shown.
+//! CPU to the page (which draws one change at a time itself: `ui/src/lib/follow.svelte.ts`), and
+//! they run at the app's priority until one takes long (a large log), then at the load's lower
+//! one. It owns no reading of its own (that is the engine's) and decides nothing about what is
+//! shown.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -33,8 +34,7 @@ pub const RECENT: Duration = Duration::from_secs(10 * 60);
 
 /// The least time between the starts of two rebuilds (a log written continuously is redrawn
 /// about this often); a rebuild that took longer spaces the next one by one and a half times its
-/// time, so that the following thread (at a lower priority than the webview) takes at most two
-/// thirds of a core. The page holds what comes while it draws (`ui/src/lib/follow.svelte.ts`),
+/// time, so that the following thread takes at most two thirds of a core. The page holds what comes while it draws (`ui/src/lib/follow.svelte.ts`),
 /// so rebuilds faster than it draws cost CPU but no latency; spaced more, a write waited longer
 /// for its rebuild (40 ms and twice: write → screen p95 257 ms; 20 ms and 1.5 times: see
 /// BENCHMARKS.md "Following").

@@ -53,9 +53,6 @@ pub fn found_logs(home: &Path, dsh_home: Option<&Path>) -> Vec<FoundLog> {
     found
 }
 
-/// How much of a log's head is read for its title.
-const HEAD: u64 = arbor_core::formats::ABOUT_HEAD as u64;
-
 /// Fills in a listed log's size and title.
 fn describe(found: &mut FoundLog) {
     let path = Path::new(&found.path);
@@ -78,7 +75,7 @@ fn describe(found: &mut FoundLog) {
         Some(path.to_path_buf())
     };
     if found.title.is_none() {
-        found.title = log.as_deref().and_then(title_of);
+        found.title = log.as_deref().and_then(|l| arbor_core::formats::about_file(l, None));
     }
 }
 
@@ -87,18 +84,6 @@ fn workspace_summary(path: &Path) -> Option<String> {
     let text = std::fs::read_to_string(path).ok()?;
     let line = text.lines().find_map(|l| l.strip_prefix("summary:"))?;
     arbor_core::formats::about_line(line.trim().trim_matches(['"', '\'']))
-}
-
-/// A title from the first `HEAD` bytes of a JSONL log, as the formats read one
-/// (`arbor_core::formats::about_head`: a title or summary line wins, else the first prompt).
-fn title_of(path: &Path) -> Option<String> {
-    use std::io::Read;
-    if path.extension().is_some_and(|e| e == "zst") {
-        return None;
-    }
-    let mut head = Vec::new();
-    std::fs::File::open(path).ok()?.take(HEAD).read_to_end(&mut head).ok()?;
-    arbor_core::formats::about_head(&head, None)
 }
 
 fn modified(meta: &std::fs::Metadata) -> Option<f64> {

@@ -271,6 +271,11 @@ impl Source {
         }
     }
 
+    /// The first `len` lines of what was read ahead (the file's head, as detection read it).
+    fn head(&self, len: usize) -> crate::formats::Head<'_> {
+        crate::formats::Head { chunks: &self.pending, len }
+    }
+
     /// The next chunk and its sequence number; `None` at the end.
     fn next(&mut self) -> Option<(u64, Chunk)> {
         if self.pending.is_empty() {
@@ -714,8 +719,7 @@ fn read_file(
         let Some(c) = source.read_ahead() else { break };
         head += c.lines.len().min(DETECT_LINES - head);
     }
-    let detected = || detect(crate::formats::Head { chunks: &source.pending, len: head }.lines());
-    let Some(format) = claimed.or_else(detected) else {
+    let Some(format) = claimed.or_else(|| detect(source.head(head).lines())) else {
         let read_error = source.end.as_ref().and_then(|e| e.as_ref()).map(|e| e.to_string());
         info.bytes = source.pending.back().map_or(0, |c| c.read_to);
         let why = match (&read_error, head == 0) {
@@ -773,7 +777,7 @@ impl Reading<'_> {
 
     /// The file's first lines (those detection read).
     pub fn head(&self) -> crate::formats::Head<'_> {
-        crate::formats::Head { chunks: &self.source.pending, len: self.head }
+        self.source.head(self.head)
     }
 
     /// `head`, a line at a time.
@@ -803,8 +807,7 @@ impl Reading<'_> {
             keep,
             format,
         } = self;
-        let head_open = head < DETECT_LINES
-            && !format.reader.head_settled(crate::formats::Head { chunks: &source.pending, len: head });
+        let head_open = head < DETECT_LINES && !format.reader.head_settled(source.head(head));
         let hold = keep.is_some();
         let mut tail = None;
         let mut last_told = base_bytes;
@@ -1186,9 +1189,8 @@ impl Analysis {
     }
 
     /// The texts of what parents received (`Ctx::received`), in its order, each read back from
-    /// its line by its format; `""` for one that cannot be read.
-    /// Each file is opened once for all of its lines (a folder of ten thousand sub-agents opened
-    /// a file for each).
+    /// its line by its format; `""` for one that cannot be read. Each file is opened once for all
+    /// of its lines (a folder of ten thousand sub-agents opened a file for each).
     pub(crate) fn received_texts(&self) -> Vec<String> {
         let received = &self.cx.received;
         let mut texts = vec![String::new(); received.len()];
@@ -1199,8 +1201,9 @@ impl Analysis {
             let Some(format) = info.format else { continue };
             let pieces: Vec<(u64, reader::Piece)> =
                 group.iter().map(|&i| (received[i].at.offset, reader::Piece::Line)).collect();
-            // Two received texts may be read from one line (one result of several): the pass
-            // reads a line once, so a piece at an offset already passed is read on its own.
+            // Two received texts may be read from one line (one result of several). A plain file
+            // seeks back to it; a zstd stream cannot, and answers `None` for it: that line is then
+            // read on its own.
             let _ = reader::each_piece_at(&info.path, &pieces, |k, bytes| {
                 let i = group[k];
                 let line = match bytes {

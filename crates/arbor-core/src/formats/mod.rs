@@ -143,7 +143,7 @@ impl<'a> Head<'a> {
 }
 
 /// How much of a log's head `about_head` is given to read.
-pub const ABOUT_HEAD: usize = 64 * 1024;
+const ABOUT_HEAD: usize = 64 * 1024;
 /// A title is cut to this many characters.
 const ABOUT_CHARS: usize = 120;
 
@@ -169,6 +169,18 @@ pub fn about_head(head: &[u8], format: Option<&FormatInfo>) -> Option<String> {
         }
     }
     prompt
+}
+
+/// What the log at `path` is about: `about_head` over its first `ABOUT_HEAD` bytes. `None` for a
+/// compressed log (its head is not decompressed for a title) or one that cannot be read.
+pub fn about_file(path: &std::path::Path, format: Option<&FormatInfo>) -> Option<String> {
+    use std::io::Read;
+    if path.extension().is_some_and(|e| e == "zst") {
+        return None;
+    }
+    let mut head = Vec::new();
+    std::fs::File::open(path).ok()?.take(ABOUT_HEAD as u64).read_to_end(&mut head).ok()?;
+    about_head(&head, format)
 }
 
 /// `text` on one line (runs of whitespace made one space), cut to `ABOUT_CHARS` characters;

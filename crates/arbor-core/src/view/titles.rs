@@ -6,11 +6,10 @@
 //! A title is read when a row first asks for it, once per file, and only for a root alone in its
 //! file: a file that holds many roots (a dsh-rpc log) says nothing about any one of them.
 
-use std::io::Read;
 use std::sync::OnceLock;
 
 use super::store::{At, Store, NONE};
-use crate::formats::{about_head, ABOUT_HEAD};
+use crate::formats::about_file;
 use crate::intern::HashMap;
 
 pub(crate) struct Titles {
@@ -48,11 +47,5 @@ impl Titles {
 
 fn read(store: &Store, file: usize) -> Option<String> {
     let path = store.paths.get(file)?.as_ref()?;
-    let format = (*store.formats.get(file)?)?;
-    if path.extension().is_some_and(|e| e == "zst") {
-        return None;
-    }
-    let mut head = Vec::new();
-    std::fs::File::open(path).ok()?.take(ABOUT_HEAD as u64).read_to_end(&mut head).ok()?;
-    about_head(&head, Some(format))
+    about_file(path, Some((*store.formats.get(file)?)?))
 }
