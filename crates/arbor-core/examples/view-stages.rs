@@ -12,6 +12,17 @@ fn rss() -> String {
     format!("rss {} MB, peak {} MB", kb("VmRSS:").unwrap_or(0) / 1000, kb("VmHWM:").unwrap_or(0) / 1000)
 }
 
+/// CPU seconds this process has used so far, all threads (Linux: `/proc/self/stat`, in ticks of
+/// 1/100 s), so that a stage's cost can be told from a busy machine's wall time.
+fn cpu() -> f64 {
+    let s = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = s.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let f: Vec<&str> = after.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the line, the 12th and 13th after the command's name.
+    let field = |i: usize| f.get(i).and_then(|x| x.parse::<f64>().ok()).unwrap_or(0.0);
+    (field(11) + field(12)) / 100.0
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let path = std::path::PathBuf::from(args.next().expect("usage: view-stages FILE [owned|parts]"));
@@ -28,6 +39,7 @@ fn main() {
     };
     println!("analyze {:.3}s; {}", t.elapsed().as_secs_f64(), rss());
     let t = std::time::Instant::now();
+    let c = cpu();
     let view = if owned {
         let report = a.report();
         println!("report() {:.3}s; {}", t.elapsed().as_secs_f64(), rss());
@@ -35,7 +47,7 @@ fn main() {
     } else {
         View::of_analysis(&a, 1, &|| true).expect("not stopped")
     };
-    println!("view {:.3}s; {}", t.elapsed().as_secs_f64(), rss());
+    println!("view {:.3}s ({:.2} s of CPU); {}", t.elapsed().as_secs_f64(), cpu() - c, rss());
     let s = view.summary();
     println!("{} sessions, {} waits, {} replies, {} findings", s.sessions, s.waits, s.replies, s.findings.total());
 }

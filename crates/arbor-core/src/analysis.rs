@@ -1059,20 +1059,24 @@ impl Analysis {
         (!t.is_nan()).then_some(t)
     }
 
-    /// The texts of every reply the report shows, read back from the files in offset order (a
-    /// seek per reply for plain files, one pass for zstd), each file split between threads.
-    pub(crate) fn reply_texts(&self) -> ReplyTexts {
+    /// The texts of every reply the report shows (with `replies` false, only the waits'), read
+    /// back from the files in offset order (a seek per reply for plain files, one pass for zstd),
+    /// each file split between threads.
+    pub(crate) fn reply_texts(&self, replies: bool) -> ReplyTexts {
         let cx = &self.cx;
         // Each reply with the turn it is the reply of (`NO_TURN` for the others), so that the
         // report, which asks for them in turn order, finds a turn's without a search.
-        let mut owned: Vec<(TextRef, u32)> = cx
-            .turns
-            .list
-            .iter()
-            .enumerate()
-            .filter_map(|(i, t)| Some((cx.text_ref(t.reply()?)?, u32::try_from(i).ok()?)))
-            .collect();
-        owned.extend(cx.loose_replies.iter().map(|r| (r.text, NO_TURN)));
+        let mut owned: Vec<(TextRef, u32)> = Vec::new();
+        if replies {
+            owned.extend(
+                cx.turns
+                    .list
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, t)| Some((cx.text_ref(t.reply()?)?, u32::try_from(i).ok()?))),
+            );
+            owned.extend(cx.loose_replies.iter().map(|r| (r.text, NO_TURN)));
+        }
         for w in &cx.waits {
             owned.extend(w.reply.map(|r| (r, NO_TURN)));
             owned.extend(w.naive.reply.flatten().map(|r| (r, NO_TURN)));

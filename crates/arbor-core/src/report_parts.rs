@@ -151,6 +151,9 @@ pub struct ReportParts<'a> {
     /// Read back at the first reply asked for, or (`write_pretty`) while the sections before the
     /// replies are written.
     texts: std::sync::OnceLock<ReplyTexts>,
+    /// Whether `replies()` carries the replies' texts (else only the waits' are read back:
+    /// `for_view`).
+    reply_texts: bool,
     placements: Placements,
     /// Each session's tokens summed over its subtree (empty when no log records tokens), and
     /// its own tokens, each with its cost where every model behind it has a price.
@@ -182,6 +185,7 @@ impl<'a> ReportParts<'a> {
         ReportParts {
             a,
             texts: std::sync::OnceLock::new(),
+            reply_texts: true,
             placements,
             subtree,
             own,
@@ -190,6 +194,14 @@ impl<'a> ReportParts<'a> {
             received_texts: std::sync::OnceLock::new(),
             turn_order,
         }
+    }
+
+    /// The parts as a viewer takes them: the replies come without their texts, which a viewer
+    /// reads back a page at a time from where `replies_at` says their lines start, so that only
+    /// the waits' texts are read back whole (a gigabyte log's replies are hundreds of thousands of
+    /// reads that the view would drop at once).
+    pub fn for_view(a: &'a Analysis) -> Self {
+        ReportParts { reply_texts: false, ..ReportParts::new(a) }
     }
 
     fn received_of(&self, s: Sym, run: usize) -> Option<ReceivedRef<'_>> {
@@ -222,7 +234,7 @@ impl<'a> ReportParts<'a> {
     }
 
     fn texts(&self) -> &ReplyTexts {
-        self.texts.get_or_init(|| self.a.reply_texts())
+        self.texts.get_or_init(|| self.a.reply_texts(self.reply_texts))
     }
 
     fn name(&self, s: Sym) -> &'a str {
@@ -347,27 +359,41 @@ impl<'a> ReportParts<'a> {
 
     /// The turns' replies in turn order, then the replies outside any turn.
     pub fn replies(&self) -> impl Iterator<Item = ReplyRef<'_>> + '_ {
-        let in_turns = self.shown_turns().filter_map(|(i, t)| {
+        self.replies_at().map(|(r, _)| r)
+    }
+
+    /// The replies (as `replies`), each with where its line starts in its file (to read its
+    /// text back from).
+    pub fn replies_at(&self) -> impl Iterator<Item = (ReplyRef<'_>, u64)> + '_ {
+        let texts = self.reply_texts;
+        let in_turns = self.shown_turns().filter_map(move |(i, t)| {
             let r = self.a.cx.text_ref(t.reply()?)?;
-            Some(ReplyRef {
-                session: self.name(t.session),
-                root: self.is_root(t.session),
-                turn: self.turn_id(t),
-                run: self.run_of(t),
-                text: self.texts().of_turn(i).unwrap_or_else(|| self.text(&r)),
-                at: self.place(r.at),
-            })
+            let text = if texts { self.texts().of_turn(i).unwrap_or_else(|| self.text(&r)) } else { "" };
+            Some((
+                ReplyRef {
+                    session: self.name(t.session),
+                    root: self.is_root(t.session),
+                    turn: self.turn_id(t),
+                    run: self.run_of(t),
+                    text,
+                    at: self.place(r.at),
+                },
+                r.offset,
+            ))
         });
         let mut loose: Vec<&crate::ctx::LooseReply> = self.a.cx.loose_replies.iter().collect();
         // Grouped by file in reading order; each file's in the order its reader found them.
         loose.sort_by_key(|r| self.a.cx.rank(r.text.at.file));
-        let loose = loose.into_iter().map(|r| ReplyRef {
-            session: self.name(r.session),
-            root: self.is_root(r.session),
-            turn: TurnIdRef::Null,
-            run: None,
-            text: self.text(&r.text),
-            at: self.place(r.text.at),
+        let loose = loose.into_iter().map(move |r| {
+            let reply = ReplyRef {
+                session: self.name(r.session),
+                root: self.is_root(r.session),
+                turn: TurnIdRef::Null,
+                run: None,
+                text: if texts { self.text(&r.text) } else { "" },
+                at: self.place(r.text.at),
+            };
+            (reply, r.text.offset)
         });
         in_turns.chain(loose)
     }
@@ -535,7 +561,7 @@ impl ReportParts<'_> {
                 None if threads == 0 => None,
                 None => std::thread::Builder::new()
                     .name("arbor-replies".into())
-                    .spawn_scoped(scope, || self.a.reply_texts())
+                    .spawn_scoped(scope, || self.a.reply_texts(true))
                     .ok(),
             };
             out.write_all(b"{\n  \"report_version\": 1,\n  \"inputs\": ").map_err(serde_json::Error::io)?;

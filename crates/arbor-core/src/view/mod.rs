@@ -157,9 +157,6 @@ pub struct View {
     timeline: [Option<timeline::Model>; 2],
 }
 
-/// Where a reply's line starts in its file (to read its text back), by the reply's place.
-type ReplyOffset<'a> = dyn Fn(&Place) -> Option<u64> + 'a;
-
 /// An input as reply texts are read back from it: its name in the report, its path, its format.
 pub(crate) type TextSource = (String, std::path::PathBuf, Option<&'static crate::formats::FormatInfo>);
 
@@ -197,21 +194,23 @@ impl View {
     /// owned report never exists whole), the reply texts read back meanwhile. `None` when
     /// `go_on` said to stop (it is asked every few thousand items and between stages).
     pub fn of_analysis(analysis: &Analysis, revision: u64, go_on: &dyn Fn() -> bool) -> Option<View> {
-        let parts = ReportParts::new(analysis);
+        let parts = ReportParts::for_view(analysis);
         // Which findings a followed log's snapshot made when it was finished, as they pass.
         let provisional = std::cell::RefCell::new(Vec::new());
         let mut diagnostic = 0u32;
         let mut store = std::thread::scope(|scope| {
-            // The replies' texts are read back (on threads of their own) while the sessions and
-            // turns are kept: the first reply asked for reads them all.
+            // The waits' texts are read back (on threads of their own) while the sessions and
+            // turns are kept: the first wait asked for reads them all. The replies' texts are
+            // read back from the files a page at a time, not kept: a gigabyte log's are tens of
+            // megabytes.
             let warm = std::thread::Builder::new().name("arbor-view-texts".into()).spawn_scoped(scope, || {
-                parts.replies().next();
+                parts.waits().next();
             });
             let items = Items {
                 inputs: parts.inputs().map(Into::into).collect(),
                 sessions: parts.sessions().map(Into::into),
                 turns: parts.turns().map(Into::into),
-                replies: parts.replies().map(Into::into),
+                replies: parts.replies_at().map(|(r, offset)| (r.into(), Some(offset))),
                 waits: parts.waits().map(Into::into),
                 diagnostics: parts.diagnostics().map(|d| {
                     if d.provisional {
@@ -222,14 +221,8 @@ impl View {
                 }),
                 usage: parts.usage(),
             };
-            // The replies' texts are read back from the files a page at a time, not kept: a
-            // gigabyte log's are tens of megabytes.
             let paths = analysis.files.iter().map(|f| (f.display.clone(), f.path.clone(), f.format));
-            let offset = |p: &Place| {
-                let i = analysis.find_record(&p.file, p.line)?;
-                analysis.records().get(i).map(|r| r.offset())
-            };
-            let store = View::store_of(items, go_on, Some((paths, &offset)));
+            let store = View::store_of(items, go_on, Some(paths));
             drop(warm);
             store
         })?;
@@ -262,39 +255,44 @@ impl View {
         W: Iterator<Item = report::Wait>,
         D: Iterator<Item = report::Diagnostic>,
     {
-        let store = View::store_of(items, go_on, None::<(std::iter::Empty<TextSource>, &ReplyOffset<'_>)>)?;
+        let items = Items {
+            inputs: items.inputs,
+            sessions: items.sessions,
+            turns: items.turns,
+            replies: items.replies.map(|r| (r, None)),
+            waits: items.waits,
+            diagnostics: items.diagnostics,
+            usage: items.usage,
+        };
+        let store = View::store_of(items, go_on, None::<std::iter::Empty<TextSource>>)?;
         View::of_store(store, revision, go_on)
     }
 
-    /// The tables of a report given as its items, the replies' texts read back from the inputs'
-    /// files (named by the report's file names) at the offsets `texts` gives, when it does,
+    /// The tables of a report given as its items, each reply with where its line starts when
+    /// its text is to be read back from the inputs' files (`paths`, by the report's file names)
     /// instead of kept.
     fn store_of<S, T, R, W, D, P>(
         items: Items<S, T, R, W, D>,
         go_on: &dyn Fn() -> bool,
-        texts: Option<(P, &ReplyOffset<'_>)>,
+        paths: Option<P>,
     ) -> Option<Store>
     where
         S: Iterator<Item = report::Session>,
         T: Iterator<Item = report::Turn>,
-        R: Iterator<Item = report::Reply>,
+        R: Iterator<Item = (report::Reply, Option<u64>)>,
         W: Iterator<Item = report::Wait>,
         D: Iterator<Item = report::Diagnostic>,
         P: Iterator<Item = TextSource>,
     {
         let mut store = Store::new(items.inputs);
         store.usage_summary = items.usage;
-        let offset: Option<&ReplyOffset<'_>> = texts.map(|(paths, offset)| {
+        if let Some(paths) = paths {
             store.set_paths(paths);
-            offset
-        });
+        }
         feed(items.sessions, go_on, |s| store.add_session(s))?;
         feed(items.turns, go_on, |t| store.add_turn(t))?;
         feed(items.diagnostics, go_on, |d| store.add_diagnostic(d))?;
-        feed(items.replies, go_on, |r| {
-            let at = offset.and_then(|o| o(&r.at));
-            store.add_reply(r, at)
-        })?;
+        feed(items.replies, go_on, |(r, at)| store.add_reply(r, at))?;
         feed(items.waits, go_on, |w| store.add_wait(w))?;
         store.finish();
         Some(store)
@@ -769,7 +767,15 @@ pub(crate) mod tests {
         std::fs::write(&zst, zstd::encode_all(&std::fs::read(&two).unwrap()[..], 3).unwrap()).unwrap();
         let sample = crate::sample::write_to(dir.path()).unwrap();
         let cases = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/conformance/cases");
-        for input in [sample, zst, cases.join("copilot-events-saved/input"), cases.join("dsh-session-folder/input")] {
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+        for input in [
+            sample,
+            zst,
+            cases.join("copilot-events-saved/input"),
+            cases.join("dsh-session-folder/input"),
+            corpus.join("claude-code"),
+            corpus.join("codex-cli"),
+        ] {
             let analysis = crate::analyze(std::slice::from_ref(&input), &mut ());
             let report = analysis.report();
             let view = View::of_analysis(&analysis, 1, &|| true).unwrap();
