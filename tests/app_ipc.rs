@@ -453,6 +453,25 @@ fn a_followed_log_grows_in_the_open_view_until_follow_is_turned_off() {
     assert_eq!(invoke(&window, "follow_state", json!({})).unwrap()["following"], json!(false));
 }
 
+/// Cancel stops a follow with the load it cancels (the page turns its switch off), and says so:
+/// it used to stop the following thread while `follow_state` still said it followed.
+#[test]
+fn cancel_stops_following_and_follow_state_says_so() {
+    let (_app, window) = main_window(&[]);
+    let log = GrowingLog::of("dsh-rpc-two-level");
+    let path = log.path.clone();
+    log.append(0, 8);
+    open(&window, std::slice::from_ref(&path));
+    assert_eq!(invoke(&window, "set_follow", json!({"on": true})).unwrap()["following"], json!(true));
+    invoke(&window, "cancel_load", json!({})).unwrap();
+    assert_eq!(invoke(&window, "follow_state", json!({})).unwrap()["following"], json!(false));
+    // What was open stays open, and can be followed again.
+    assert_eq!(tree_ids(&window), ["root", "kid"]);
+    assert_eq!(invoke(&window, "set_follow", json!({"on": true})).unwrap()["following"], json!(true));
+    log.append(8, 12);
+    eventually("the grandchild appearing", || tree_ids(&window).contains(&"grand".to_owned()));
+}
+
 /// Writes `with` over the first `what` of `path`, in place (the same length: the file neither
 /// grows nor shrinks, so only reading it again from the start could notice).
 fn change_in_place(path: &std::path::Path, what: &str, with: &str) {

@@ -411,10 +411,14 @@ pub async fn open_sample<R: Runtime>(
     load_into(&opened, vec![folder], on_event).await
 }
 
-/// Stops the load in progress, if any (it then fails with the code `cancelled`).
+/// Stops the load in progress, if any (it then fails with the code `cancelled`), and the follow
+/// of what is open, which the page turns off with it (a cancel moves the generation on, which
+/// stops the following thread; it was still said to be following).
 #[tauri::command]
 pub fn cancel_load(opened: State<'_, Opened>) {
+    let following = lock(&opened.following).take();
     opened.generation.fetch_add(1, Ordering::SeqCst);
+    drop(following);
 }
 
 /// The raw text of line `line` (1-based) of `file`, a file as the open report names it; `None`
@@ -704,7 +708,7 @@ pub fn follow_state(opened: State<'_, Opened>) -> Result<crate::follow::FollowSt
     let files: Vec<PathBuf> = open.analysis.files.iter().map(|f| f.path.clone()).collect();
     let modified_ago = crate::follow::modified_ago(&files);
     Ok(crate::follow::FollowState {
-        following: lock(&opened.following).is_some(),
+        following: lock(&opened.following).as_ref().is_some_and(|f| f.is_current(&opened.generation)),
         modified_ago,
         recent: modified_ago.is_some_and(|s| s <= crate::follow::RECENT.as_secs_f64()),
     })

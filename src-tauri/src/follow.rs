@@ -86,12 +86,19 @@ pub struct FollowState {
 
 /// A follow in progress: dropping it stops the thread (woken at once); `stop` also waits for it.
 pub struct Following {
+    /// The load generation it follows; a newer one has stopped it.
+    mine: u64,
     stop: Arc<AtomicBool>,
     waker: arbor_follow::Waker,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Following {
+    /// Whether it still follows: no load or cancel came since it began.
+    pub fn is_current(&self, generation: &AtomicU64) -> bool {
+        generation.load(Ordering::SeqCst) == self.mine && !self.stop.load(Ordering::SeqCst)
+    }
+
     /// Stops the thread and waits until it has given what it read back to what is open (so that
     /// Follow turned on again goes on from there).
     pub fn stop(mut self) {
@@ -137,6 +144,7 @@ pub fn modified_ago(paths: &[PathBuf]) -> Option<f64> {
 /// happens at once, so that what was written between the load and now shows.
 pub fn start(paths: Vec<PathBuf>, live: Option<engine::Live>, shared: Shared) -> Result<Following, CommandError> {
     let stop = Arc::new(AtomicBool::new(false));
+    let mine = shared.mine;
     let follower = engine::at_low_priority(move || match live {
         Some(live) => Follower::continuing(live),
         None => Follower::open(&paths, &mut ()),
@@ -152,7 +160,7 @@ pub fn start(paths: Vec<PathBuf>, live: Option<engine::Live>, shared: Shared) ->
             give_back(follower, &shared);
         })
         .map_err(|e| CommandError::new("internal", format!("no thread to follow with: {e}")))?;
-    Ok(Following { stop, waker, thread: Some(thread) })
+    Ok(Following { mine, stop, waker, thread: Some(thread) })
 }
 
 /// What the follower read goes back to what is open, when that is still this follow's log.
