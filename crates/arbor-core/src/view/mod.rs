@@ -299,23 +299,28 @@ impl View {
     }
 
     fn of_store(store: Store, revision: u64, go_on: &dyn Fn() -> bool) -> Option<View> {
-        let clocked = timeline::has_clock(&store);
-        let axis = if clocked { Axis::Time } else { Axis::Wire };
-        // The timeline on one thread, the tree and the lists on this one.
+        // The timeline on the log's own axis on one thread (whether it has a clock is a walk of
+        // every span, so it is found there too), the tree and the lists on this one.
+        let timeline_of = |store: &Store| {
+            let clocked = timeline::has_clock(store);
+            let axis = if clocked { Axis::Time } else { Axis::Wire };
+            (clocked, axis, timeline::Model::build_clocked(store, axis, clocked))
+        };
         let (model, rest) = std::thread::scope(|scope| {
             let model = std::thread::Builder::new()
                 .name("arbor-view-timeline".into())
-                .spawn_scoped(scope, || timeline::Model::build(&store, axis));
+                .spawn_scoped(scope, || timeline_of(&store));
             let rest = go_on().then(|| Layout::of(&store));
             let model = match model {
                 Ok(handle) => handle.join().ok(),
-                Err(_) => Some(timeline::Model::build(&store, axis)),
+                Err(_) => Some(timeline_of(&store)),
             };
             (model, rest)
         });
         let Layout { tree, counts, places, turns, reply_order, findings } = rest?;
+        let (clocked, axis, model) = model?;
         let mut timeline = [None, None];
-        timeline[axis as usize] = Some(model?);
+        timeline[axis as usize] = Some(model);
         let titles = titles::Titles::of(&store, &places);
         go_on().then_some(View {
             revision,

@@ -678,8 +678,14 @@ impl Placer<'_> {
 impl Model {
     /// The model of `store` on `axis` (time only when `has_clock`, else wire order).
     pub fn build(store: &Store, axis: Axis) -> Model {
+        Model::build_clocked(store, axis, axis == Axis::Time && has_clock(store))
+    }
+
+    /// `build`, told whether the store has a clock (`has_clock`, a walk of every span) by a
+    /// caller that knows it already.
+    pub(crate) fn build_clocked(store: &Store, axis: Axis, clocked: bool) -> Model {
         let offsets = file_offsets(store);
-        let axis = if axis == Axis::Time && has_clock(store) { Axis::Time } else { Axis::Wire };
+        let axis = if axis == Axis::Time && clocked { Axis::Time } else { Axis::Wire };
         let unowned =
             store.diagnostics.iter().any(|d| d.session == NONE || store.session_of_sym(Sym(d.session)).is_none());
         let mut lanes = Vec::with_capacity(store.sessions.len() + 1);
