@@ -209,12 +209,20 @@ fn time_span(path: &Path) -> Option<(String, String)> {
     };
     let mut f = std::fs::File::open(path).ok()?;
     let len = f.metadata().ok()?.len();
-    let mut head = Vec::new();
-    (&mut f).take(WINDOW).read_to_end(&mut head).ok()?;
+    let window = |f: &mut std::fs::File| {
+        // Sized at once: `read_to_end` alone probes from 32 bytes up, a dozen reads a file.
+        let mut bytes = Vec::with_capacity(WINDOW.min(len) as usize + 1);
+        f.take(WINDOW).read_to_end(&mut bytes).ok().map(|_| bytes)
+    };
+    let head = window(&mut f)?;
+    // A Claude Code line names its `sessionId`: a head without the key (a Codex rollout, any
+    // other log in the folder) is not parsed line by line to learn that.
+    if memchr::memmem::find(&head, b"\"sessionId\"").is_none() {
+        return None;
+    }
     let first = head.split(|&b| b == b'\n').find_map(stamp)?;
-    let mut tail = Vec::new();
     f.seek(std::io::SeekFrom::Start(len.saturating_sub(WINDOW))).ok()?;
-    f.take(WINDOW).read_to_end(&mut tail).ok()?;
+    let tail = window(&mut f)?;
     let last = tail.split(|&b| b == b'\n').rev().find_map(stamp).unwrap_or_else(|| first.clone());
     Some((first, last))
 }
