@@ -288,7 +288,6 @@ pub struct Ctx {
 trait Ext: std::any::Any + Send + Sync + std::fmt::Debug {
     fn clone_ext(&self) -> Box<dyn Ext>;
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
-    fn as_any(&self) -> &dyn std::any::Any;
 }
 
 impl<T: std::any::Any + Clone + Send + Sync + std::fmt::Debug> Ext for T {
@@ -296,9 +295,6 @@ impl<T: std::any::Any + Clone + Send + Sync + std::fmt::Debug> Ext for T {
         Box::new(self.clone())
     }
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
         self
     }
 }
@@ -309,22 +305,24 @@ impl Clone for Box<dyn Ext> {
     }
 }
 
-/// Typed slots, one value of each type that asks.
+/// Typed slots, one value of each type that asks, each beside its type's id: formats ask for
+/// theirs at every line, and comparing ids costs no call through the box.
 #[derive(Debug, Default, Clone)]
-pub struct Exts(Vec<Box<dyn Ext>>);
+pub struct Exts(Vec<(std::any::TypeId, Box<dyn Ext>)>);
 
 impl Exts {
-    /// The value of type `T`, made on first use. (The slots are looked at through `as_ref`: a
+    /// The value of type `T`, made on first use. (The slot is looked at through `as_ref`: a
     /// `Box<dyn Ext>` is itself an `Ext`, and asking the box would ask the wrong value.)
     pub fn get<T: Default + Clone + Send + Sync + std::fmt::Debug + 'static>(&mut self) -> &mut T {
-        let i = match self.0.iter().position(|e| e.as_ref().as_any().is::<T>()) {
+        let id = std::any::TypeId::of::<T>();
+        let i = match self.0.iter().position(|(t, _)| *t == id) {
             Some(i) => i,
             None => {
-                self.0.push(Box::<T>::default());
+                self.0.push((id, Box::<T>::default()));
                 self.0.len() - 1
             }
         };
-        self.0[i].as_mut().as_any_mut().downcast_mut::<T>().expect("the slot holds a T")
+        self.0[i].1.as_mut().as_any_mut().downcast_mut::<T>().expect("the slot holds a T")
     }
 }
 
