@@ -109,6 +109,12 @@ pub fn view_of(analysis: &Analysis, revision: u64, go_on: &dyn Fn() -> bool) -> 
     View::of_analysis(analysis, revision, go_on)
 }
 
+/// The view of a followed log's revision: as `view_of`, but its timeline is laid out when the
+/// page first asks for it (a revision shown on the tree alone does not pay for it).
+pub fn followed_view_of(analysis: &Analysis, revision: u64, go_on: &dyn Fn() -> bool) -> Option<View> {
+    View::of_analysis_with(analysis, revision, go_on, arbor_core::view::Timeline::WhenAsked)
+}
+
 /// Analyzes files and folders into one report, with no observer.
 pub fn analyze_paths(paths: &[PathBuf]) -> Result<Report, LoadError> {
     arbor_core::analyze_paths(paths)

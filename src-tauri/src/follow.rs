@@ -237,7 +237,7 @@ fn run(mut follower: Follower, shared: &Shared, stop: &AtomicBool) -> Follower {
         let snapshotted = Instant::now();
         let read_to = bytes(&snapshot.files);
         let revision = shared.revision.fetch_add(1, Ordering::SeqCst) + 1;
-        let Some(mut view) = engine::view_of(&snapshot, revision, &wanted) else { break };
+        let Some(mut view) = engine::followed_view_of(&snapshot, revision, &wanted) else { break };
         let viewed = Instant::now();
         let summary = view.summary();
         {

@@ -136,6 +136,15 @@ impl Layout {
     }
 }
 
+/// When a view lays out its timeline (`View::of_analysis_with`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Timeline {
+    /// With the view, on the log's own axis.
+    Now,
+    /// When a timeline query first asks for it.
+    WhenAsked,
+}
+
 /// An open analysis's report, as pages (see the module's description).
 pub struct View {
     revision: u64,
@@ -153,7 +162,7 @@ pub struct View {
     titles: titles::Titles,
     clocked: bool,
     /// The timeline on each axis (time, wire), made when first asked for (the log's own axis is
-    /// made with the view, so that the timeline opens at once).
+    /// made with the view, so that the timeline opens at once, unless `Timeline::WhenAsked`).
     timeline: [Option<timeline::Model>; 2],
 }
 
@@ -194,6 +203,18 @@ impl View {
     /// owned report never exists whole), the reply texts read back meanwhile. `None` when
     /// `go_on` said to stop (it is asked every few thousand items and between stages).
     pub fn of_analysis(analysis: &Analysis, revision: u64, go_on: &dyn Fn() -> bool) -> Option<View> {
+        View::of_analysis_with(analysis, revision, go_on, Timeline::Now)
+    }
+
+    /// `of_analysis`, with the timeline laid out now (so that it opens at once) or when it is
+    /// first asked for (a followed log's revision: most are never drawn on a timeline, and it is
+    /// the longest stage of a large log's view).
+    pub fn of_analysis_with(
+        analysis: &Analysis,
+        revision: u64,
+        go_on: &dyn Fn() -> bool,
+        timeline: Timeline,
+    ) -> Option<View> {
         let parts = ReportParts::for_view(analysis);
         // Which findings a followed log's snapshot made when it was finished, as they pass.
         let provisional = std::cell::RefCell::new(Vec::new());
@@ -230,7 +251,7 @@ impl View {
         // made: the two together were the peak of memory.
         drop(parts);
         store.provisional = provisional.into_inner();
-        View::of_store(store, revision, go_on)
+        View::of_store(store, revision, go_on, timeline)
     }
 
     /// Collapses the sessions that were collapsed in `before` (a view of the same log before it
@@ -265,7 +286,7 @@ impl View {
             usage: items.usage,
         };
         let store = View::store_of(items, go_on, None::<std::iter::Empty<TextSource>>)?;
-        View::of_store(store, revision, go_on)
+        View::of_store(store, revision, go_on, Timeline::Now)
     }
 
     /// The tables of a report given as its items, each reply with where its line starts when
@@ -298,13 +319,15 @@ impl View {
         Some(store)
     }
 
-    fn of_store(store: Store, revision: u64, go_on: &dyn Fn() -> bool) -> Option<View> {
+    fn of_store(store: Store, revision: u64, go_on: &dyn Fn() -> bool, when: Timeline) -> Option<View> {
         // The timeline on the log's own axis on one thread (whether it has a clock is a walk of
-        // every span, so it is found there too), the tree and the lists on this one.
+        // every span, so it is found there too, and asked there alone when the timeline waits),
+        // the tree and the lists on this one.
         let timeline_of = |store: &Store| {
             let clocked = timeline::has_clock(store);
             let axis = if clocked { Axis::Time } else { Axis::Wire };
-            (clocked, axis, timeline::Model::build_clocked(store, axis, clocked))
+            let model = (when == Timeline::Now).then(|| timeline::Model::build_clocked(store, axis, clocked));
+            (clocked, axis, model)
         };
         let (model, rest) = std::thread::scope(|scope| {
             let model = std::thread::Builder::new()
@@ -320,7 +343,7 @@ impl View {
         let Layout { tree, counts, places, turns, reply_order, findings } = rest?;
         let (clocked, axis, model) = model?;
         let mut timeline = [None, None];
-        timeline[axis as usize] = Some(model);
+        timeline[axis as usize] = model;
         let titles = titles::Titles::of(&store, &places);
         go_on().then_some(View {
             revision,
@@ -759,6 +782,26 @@ pub(crate) mod tests {
         let cases = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/conformance/cases");
         let (_, t) = title(cases.join("codex-review-window/input/parent.jsonl"));
         assert_eq!(t.as_deref(), Some("review my changes"));
+    }
+
+    /// A followed revision's view lays its timeline out when first asked, and answers as one
+    /// that laid it out at once.
+    #[test]
+    fn a_timeline_laid_out_when_asked_answers_as_one_laid_out_at_once() {
+        let cases = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/conformance/cases");
+        for case in ["copilot-events-saved", "dsh-rpc-two-level"] {
+            let analysis = crate::analyze(&[cases.join(case).join("input")], &mut ());
+            let mut now = View::of_analysis_with(&analysis, 1, &|| true, Timeline::Now).unwrap();
+            let mut asked = View::of_analysis_with(&analysis, 1, &|| true, Timeline::WhenAsked).unwrap();
+            assert!(now.timeline.iter().any(Option::is_some), "{case}");
+            assert!(asked.timeline.iter().all(Option::is_none), "{case}: nothing laid out before it is asked");
+            assert_eq!(now.summary(), asked.summary(), "{case}");
+            for axis in [Axis::Time, Axis::Wire] {
+                let a = serde_json::to_value(now.timeline_open(axis, 0, 100, 800.0)).unwrap();
+                let b = serde_json::to_value(asked.timeline_open(axis, 0, 100, 800.0)).unwrap();
+                assert_eq!(a, b, "{case} {axis:?}");
+            }
+        }
     }
 
     /// A view of an analysis keeps no reply texts: it reads a page's back from the files, and
