@@ -142,4 +142,25 @@ describe("RowCache", () => {
     expect(cache.get(810)).toBe(810);
     expect(cache.get(0)).toBeUndefined();
   });
+
+  it("with a pause, asks for nothing while the list jumps on, and for where it stopped", async () => {
+    const s = source(100_000);
+    const cache = new RowCache(s.fetch, () => {}, 100, 2000);
+    cache.pause = 30;
+    void cache.ensure(0, 30);
+    await s.release();
+    s.asked.length = 0;
+    const frame = () => new Promise((r) => setTimeout(r, 10));
+    for (const top of [20_000, 40_000, 60_000, 80_000]) {
+      cache.follow(top, top + 30);
+      await frame();
+    }
+    expect(s.asked).toEqual([]);
+    await new Promise((r) => setTimeout(r, 40));
+    expect(s.asked).toEqual([[80_000, 100]]);
+    // Scrolling on from there is asked for at once.
+    await s.release();
+    cache.follow(80_090, 80_120);
+    expect(s.asked.slice(1)).toEqual([[79_900, 100], [80_100, 100], [80_200, 100]]);
+  });
 });

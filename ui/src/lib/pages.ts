@@ -37,6 +37,12 @@ export class RowCache<T> {
   /** The window `follow` asked for last. */
   private followed: [number, number] | null = null;
   private settle: ReturnType<typeof setTimeout> | undefined;
+  private paused: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * With `pause` (ms), a jump's window is asked for only once the list stayed there that long: a
+   * drag faster than that asks for nothing on its way, and draws placeholders.
+   */
+  pause = 0;
   /** An ask of `follow` failed. */
   onerror: (e: unknown) => void = () => {};
 
@@ -96,11 +102,21 @@ export class RowCache<T> {
    * answered, so that a jump (the scrollbar dragged) asks for where the list is now, not for every
    * place it passed. A window within a block of the last one (a wheel, a page, the keyboard) is
    * asked for with the margin either side, which comes next; one farther away (a jump) only for
-   * its own rows, and for the margin once it has stayed put `SETTLE` ms. Errors go to `onerror`.
+   * its own rows, and for the margin once it has stayed put `SETTLE` ms; with `pause`, only once
+   * it has stayed put that long. Errors go to `onerror`.
    */
   follow(first: number, last: number): void {
     this.wanted = [first, last];
-    if (!this.following) this.next();
+    if (this.following) return;
+    clearTimeout(this.paused);
+    if (this.pause > 0 && !this.near([first, last])) this.paused = setTimeout(() => !this.following && this.next(), this.pause);
+    else this.next();
+  }
+
+  /** Within a block of the window asked for last. */
+  private near(w: [number, number]): boolean {
+    const was = this.followed;
+    return was !== null && w[0] <= was[1] + this.block && w[1] >= was[0] - this.block;
   }
 
   private next(): void {
@@ -109,8 +125,7 @@ export class RowCache<T> {
     if (w === null) return;
     this.wanted = null;
     clearTimeout(this.settle);
-    const was = this.followed;
-    const near = was !== null && w[0] <= was[1] + this.block && w[1] >= was[0] - this.block;
+    const near = this.near(w);
     this.followed = w;
     const mine = this.generation;
     this.ensure(w[0], w[1], near)
@@ -184,6 +199,7 @@ export class RowCache<T> {
   /** `follow` starts again (a new generation): the window it was told is asked for at once. */
   private restart(): void {
     clearTimeout(this.settle);
+    clearTimeout(this.paused);
     this.following = false;
     this.followed = null;
     if (this.wanted !== null) queueMicrotask(() => !this.following && this.next());
