@@ -4,9 +4,14 @@
 // (what the app embeds). Per action, one step a frame: "update" is the scroll handler, the Svelte
 // update and style and layout (performance.now() around a scroll event and a forced layout),
 // "frame" the interval between animation frames (paint and raster included; 60 Hz makes its floor
-// 16.7 ms). Pages come from Node through the mock, so a jump's first frames wait for the answer:
-// the figures are the view's, not the engine's. Figures only: nothing is asserted (the CPU is
-// shared).
+// 16.7 ms). Pages come from Node through the mock (as JSON text, as Tauri's IPC sends them), so
+// a jump's first frames wait for the answer: the figures are the view's, not the engine's.
+// "jumps, each settled" jumps every 24th frame (400 ms) and counts the frames in between too:
+// while a drag goes on the view draws its rows in brief, and once it has stayed put 150 ms it
+// draws them whole, with their markdown, and measures them. Wall-clock figures stretch with the other
+// processes on a shared CPU, so each action also prints the CPU a step from Chromium's own
+// counters (CDP Performance.getMetrics in thread ticks), as the tree bench does. Figures only:
+// nothing is asserted (the CPU is shared).
 // usage: node scripts/transcript-bench.mjs [frames per action, default 120]   (from ui/)
 import { loadavg } from "node:os";
 import { closeViewHost, launch, mockIpc, startUi, stats } from "../tests/browser.mjs";
@@ -22,6 +27,9 @@ try {
   const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
   page.on("pageerror", (e) => console.error("page error:", e.message));
   await mockIpc(page, { report: transcriptReport(ROWS), transcript: syntheticTranscript(ROWS), launch: ["/logs"] });
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Performance.enable", { timeDomain: "threadTicks" });
+  const metrics = async () => Object.fromEntries((await cdp.send("Performance.getMetrics")).metrics.map((m) => [m.name, m.value]));
   await page.goto(ui.url);
   await page.locator('.node[data-session="root"]').click();
   const t0 = Date.now();
@@ -50,7 +58,7 @@ try {
           const t = performance.now();
           if (action === "wheel steps (100 px)") list.scrollTop += 100;
           else if (action === "page steps (PageDown)") list.scrollTop += list.clientHeight;
-          else list.scrollTop = Math.floor(rand() * list.scrollHeight);
+          else if (action === "jumps (scrollbar drag)" || i % 24 === 0) list.scrollTop = Math.floor(rand() * list.scrollHeight);
           list.dispatchEvent(new Event("scroll"));
           await Promise.resolve();
           list.getBoundingClientRect();
@@ -64,17 +72,23 @@ try {
       },
       { action, n },
     );
-  for (const action of ["wheel steps (100 px)", "page steps (PageDown)", "jumps (scrollbar drag)"]) {
+  for (const action of ["wheel steps (100 px)", "page steps (PageDown)", "jumps (scrollbar drag)", "jumps, each settled"]) {
     await page.evaluate(() => {
       document.querySelector("[data-testid=transcript]").scrollTop = 0;
       if (window.__longFrames) window.__longFrames.length = 0;
     });
     await page.waitForTimeout(300);
+    const m0 = await metrics();
     const xs = await run(action, FRAMES);
+    const m1 = await metrics();
+    const cpu = (name) => (((m1[name] - m0[name]) * 1000) / FRAMES).toFixed(2);
     const long = await page.evaluate(() => window.__longFrames?.length ?? "n/a");
     const shown = await page.evaluate(() => document.querySelectorAll("[data-testid=transcript] .item").length);
     console.log(`  ${action.padEnd(26)} update: ${stats(xs.map((x) => x[0]))}`);
     console.log(`  ${"".padEnd(26)} frame:  ${stats(xs.map((x) => x[1]))}   long frames: ${long}; rows in the DOM: ${shown}`);
+    console.log(
+      `  ${"".padEnd(26)} CPU a step: main thread ${cpu("ThreadTime")} ms (script ${cpu("ScriptDuration")}, style ${cpu("RecalcStyleDuration")}, layout ${cpu("LayoutDuration")}); renderer ${cpu("ProcessTime")} ms`,
+    );
   }
   console.log(`  load average at the end: ${load()}`);
 } finally {

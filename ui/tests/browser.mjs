@@ -192,18 +192,21 @@ export async function mockIpc(page, { report, build, files, launch, hits, droppe
   const key = `page-${++pages}`;
   const log = report ?? (build ? new Function(`return (${build})()`)() : null);
   const view = viewHost();
-  // The page asks the view host through this binding; opening gives it the report first.
-  await page.exposeBinding("__arborView", (_source, cmd, args) =>
-    cmd === "open" ? view.call(key, "open", { report: args?.report ?? log }) : view.call(key, cmd, args),
+  // The page asks the view host through this binding; opening gives it the report first. Answers
+  // cross as JSON text, parsed in the page, as Tauri's IPC does: a binding's object result goes
+  // through Playwright's own value encoding, which costs the page's main thread tens of ms for a
+  // page of rows (the transcript bench's jumps measured that encoding, not the view).
+  await page.exposeBinding("__arborView", async (_source, cmd, args) =>
+    JSON.stringify(await (cmd === "open" ? view.call(key, "open", { report: args?.report ?? log }) : view.call(key, cmd, args))),
   );
   await page.exposeBinding("__arborTranscript", async (_source, cmd, args) => {
-    if (!transcript) return { err: { code: "unknown-command", message: "this test gives no transcript" } };
+    if (!transcript) return JSON.stringify({ err: { code: "unknown-command", message: "this test gives no transcript" } });
     try {
-      if (cmd === "transcript_page") return { ok: await transcript.page(args.session, args.from, Math.min(args.limit, 500)) };
-      if (cmd === "transcript_part") return { ok: await transcript.part(args.session, args.row, args.part) };
-      return { ok: await transcript.locate(args.session, args.place) };
+      if (cmd === "transcript_page") return JSON.stringify({ ok: await transcript.page(args.session, args.from, Math.min(args.limit, 500)) });
+      if (cmd === "transcript_part") return JSON.stringify({ ok: await transcript.part(args.session, args.row, args.part) });
+      return JSON.stringify({ ok: await transcript.locate(args.session, args.place) });
     } catch (e) {
-      return { err: e && e.code ? e : { code: "internal", message: String(e) } };
+      return JSON.stringify({ err: e && e.code ? e : { code: "internal", message: String(e) } });
     }
   });
   // A closed page's view goes (a bench opens several large ones).
@@ -228,7 +231,7 @@ export async function mockIpc(page, { report, build, files, launch, hits, droppe
         window[`_${channel.id}`]?.({ index, message });
       };
       const ask = async (cmd, args) => {
-        const answer = await window.__arborView(cmd, args);
+        const answer = JSON.parse(await window.__arborView(cmd, args));
         if (answer.err) throw answer.err;
         return answer.ok;
       };
@@ -245,7 +248,7 @@ export async function mockIpc(page, { report, build, files, launch, hits, droppe
         return summary.revision;
       };
       const askTranscript = async (cmd, args) => {
-        const answer = await window.__arborTranscript(cmd, args);
+        const answer = JSON.parse(await window.__arborTranscript(cmd, args));
         if (answer.err) throw answer.err;
         return answer.ok;
       };

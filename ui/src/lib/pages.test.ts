@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RowCache, type RowPage } from "./pages";
+import { RowCache, SETTLE, type RowPage } from "./pages";
 
 /** A list of `n` rows (row i is i) answered after the test releases each ask. */
 function source(n: number, revision = 1) {
@@ -102,5 +102,65 @@ describe("RowCache", () => {
     await asked;
     expect(cache.get(0)).toBe("2:0");
     expect(cache.total).toBe(20);
+  });
+
+  it("follows a dragged scrollbar with one ask at a time, for where the list is now", async () => {
+    const s = source(100_000);
+    const cache = new RowCache(s.fetch, () => {}, 100, 2000);
+    void cache.ensure(0, 30);
+    await s.release();
+    s.asked.length = 0;
+    // Three jumps before the first is answered: the first is asked for, the second never.
+    cache.follow(50_000, 50_030);
+    cache.follow(60_000, 60_030);
+    cache.follow(70_050, 70_130);
+    expect(s.asked).toEqual([[50_000, 100]]);
+    await s.release();
+    // A jump asks for its own rows only: no margin block either side.
+    expect(s.asked).toEqual([[50_000, 100], [70_000, 100], [70_100, 100]]);
+    expect(cache.get(60_000)).toBeUndefined();
+    // Once it stayed put, the rows beside it.
+    await new Promise((r) => setTimeout(r, SETTLE + 20));
+    await s.release();
+    expect(s.asked.slice(3)).toEqual([[69_900, 100], [70_200, 100]]);
+    // Scrolling on from there asks with the margin at once.
+    cache.follow(70_150, 70_250);
+    await s.release();
+    expect(s.asked.slice(5)).toEqual([[70_300, 100]]);
+  });
+
+  it("follows the window again at once after a reset, without waiting for the dropped answer", async () => {
+    const s = source(1000);
+    const cache = new RowCache(s.fetch, () => {}, 100, 2000);
+    cache.follow(0, 30);
+    cache.follow(500, 530);
+    cache.reset(1000);
+    cache.follow(800, 830);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(s.asked).toEqual([[0, 100], [800, 100]]);
+    await s.release();
+    expect(cache.get(810)).toBe(810);
+    expect(cache.get(0)).toBeUndefined();
+  });
+
+  it("with a pause, asks for nothing while the list jumps on, and for where it stopped", async () => {
+    const s = source(100_000);
+    const cache = new RowCache(s.fetch, () => {}, 100, 2000);
+    cache.pause = 30;
+    void cache.ensure(0, 30);
+    await s.release();
+    s.asked.length = 0;
+    const frame = () => new Promise((r) => setTimeout(r, 10));
+    for (const top of [20_000, 40_000, 60_000, 80_000]) {
+      cache.follow(top, top + 30);
+      await frame();
+    }
+    expect(s.asked).toEqual([]);
+    await new Promise((r) => setTimeout(r, 40));
+    expect(s.asked).toEqual([[80_000, 100]]);
+    // Scrolling on from there is asked for at once.
+    await s.release();
+    cache.follow(80_090, 80_120);
+    expect(s.asked.slice(1)).toEqual([[79_900, 100], [80_100, 100], [80_200, 100]]);
   });
 });

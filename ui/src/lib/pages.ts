@@ -11,6 +11,9 @@ export interface RowPage<T> {
   rows: T[];
 }
 
+/** How long a jump's window stays put before `RowCache.follow` asks for the rows beside it (ms). */
+export const SETTLE = 150;
+
 export type FetchRows<T> = (offset: number, limit: number) => Promise<RowPage<T>>;
 
 export class RowCache<T> {
@@ -27,6 +30,21 @@ export class RowCache<T> {
   private generation = 0;
   private last: [number, number] = [0, 0];
   private margin = true;
+  /** The window `follow` was told last and has not asked for yet. */
+  private wanted: [number, number] | null = null;
+  /** `follow` has an ask on its way (of this generation). */
+  private following = false;
+  /** The window `follow` asked for last. */
+  private followed: [number, number] | null = null;
+  private settle: ReturnType<typeof setTimeout> | undefined;
+  private paused: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * With `pause` (ms), a jump's window is asked for only once the list stayed there that long: a
+   * drag faster than that asks for nothing on its way, and draws placeholders.
+   */
+  pause = 0;
+  /** An ask of `follow` failed. */
+  onerror: (e: unknown) => void = () => {};
 
   constructor(
     private readonly fetch: FetchRows<T>,
@@ -79,6 +97,49 @@ export class RowCache<T> {
     await Promise.all(waits);
   }
 
+  /**
+   * Follows the window a list shows as it scrolls: asks for its rows once the ask before is
+   * answered, so that a jump (the scrollbar dragged) asks for where the list is now, not for every
+   * place it passed. A window within a block of the last one (a wheel, a page, the keyboard) is
+   * asked for with the margin either side, which comes next; one farther away (a jump) only for
+   * its own rows, and for the margin once it has stayed put `SETTLE` ms; with `pause`, only once
+   * it has stayed put that long. Errors go to `onerror`.
+   */
+  follow(first: number, last: number): void {
+    this.wanted = [first, last];
+    if (this.following) return;
+    clearTimeout(this.paused);
+    if (this.pause > 0 && !this.near([first, last])) this.paused = setTimeout(() => !this.following && this.next(), this.pause);
+    else this.next();
+  }
+
+  /** Within a block of the window asked for last. */
+  private near(w: [number, number]): boolean {
+    const was = this.followed;
+    return was !== null && w[0] <= was[1] + this.block && w[1] >= was[0] - this.block;
+  }
+
+  private next(): void {
+    const w = this.wanted;
+    this.following = w !== null;
+    if (w === null) return;
+    this.wanted = null;
+    clearTimeout(this.settle);
+    const near = this.near(w);
+    this.followed = w;
+    const mine = this.generation;
+    this.ensure(w[0], w[1], near)
+      .then(() => {
+        if (near || mine !== this.generation) return;
+        this.settle = setTimeout(() => {
+          if (this.followed === w && mine === this.generation) this.ensure(w[0], w[1], true).catch(this.onerror);
+        }, SETTLE);
+      }, this.onerror)
+      .finally(() => {
+        if (mine === this.generation) this.next();
+      });
+  }
+
   private async ask(b: number): Promise<void> {
     const mine = this.generation;
     try {
@@ -113,6 +174,7 @@ export class RowCache<T> {
    */
   reset(total = this.total): void {
     this.generation++;
+    this.restart();
     this.blocks.clear();
     this.stale.clear();
     this.asking.clear();
@@ -128,8 +190,18 @@ export class RowCache<T> {
    */
   refresh(): void {
     this.generation++;
+    this.restart();
     for (const [b, rows] of this.blocks) this.stale.set(b, rows);
     this.blocks.clear();
     this.asking.clear();
+  }
+
+  /** `follow` starts again (a new generation): the window it was told is asked for at once. */
+  private restart(): void {
+    clearTimeout(this.settle);
+    clearTimeout(this.paused);
+    this.following = false;
+    this.followed = null;
+    if (this.wanted !== null) queueMicrotask(() => !this.following && this.next());
   }
 }
