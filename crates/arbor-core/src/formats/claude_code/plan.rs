@@ -217,9 +217,7 @@ fn time_span(path: &Path) -> Option<(String, String)> {
     let head = window(&mut f)?;
     // A Claude Code line names its `sessionId`: a head without the key (a Codex rollout, any
     // other log in the folder) is not parsed line by line to learn that.
-    if memchr::memmem::find(&head, b"\"sessionId\"").is_none() {
-        return None;
-    }
+    memchr::memmem::find(&head, b"\"sessionId\"")?;
     let first = head.split(|&b| b == b'\n').find_map(stamp)?;
     f.seek(std::io::SeekFrom::Start(len.saturating_sub(WINDOW))).ok()?;
     let tail = window(&mut f)?;
