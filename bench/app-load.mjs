@@ -161,6 +161,43 @@ const TIMELINE = `
   requestAnimationFrame(wait);
 `;
 
+/**
+ * Opens the Transcript tab, scrolls the tree to its top and selects its first session (on the
+ * bench's logs a root with the most items), and times the selection to the first transcript row
+ * drawn (SPEC 5 Transcript: its first page on screen). Returns { session, ms, total }.
+ */
+const TRANSCRIPT = `
+  const done = arguments[arguments.length - 1];
+  const tab = document.querySelector("[data-testid=tab-transcript]");
+  const tree = document.querySelector("[role=tree]");
+  if (!tab || !tree) return done(null);
+  tab.click();
+  tree.scrollTop = 0;
+  const started = performance.now();
+  const pick = () => {
+    const row = tree.querySelector("[data-session]");
+    if (!row) {
+      if (performance.now() - started > 10000) return done(null);
+      return requestAnimationFrame(pick);
+    }
+    const session = row.getAttribute("data-session");
+    const t0 = performance.now();
+    row.click();
+    const wait = () => {
+      const drawn = document.querySelector('[data-testid=transcript] .item[data-row="0"][data-drawn]');
+      if (drawn) {
+        const total = document.querySelector("[data-testid=transcript-total]")?.textContent ?? "";
+        return done({ session, ms: performance.now() - t0, total });
+      }
+      if (performance.now() - t0 > 30000) return done({ session, ms: null, total: "" });
+      requestAnimationFrame(wait);
+    };
+    requestAnimationFrame(wait);
+  };
+  // A few frames for the rows at the top to come.
+  setTimeout(() => requestAnimationFrame(pick), 300);
+`;
+
 /** One app run on `args`: the page's measures, the peak memory, and the UI probes. */
 async function appRun(driver, app, args, { probes }) {
   const session = await Session.start(driver.base, app, args, OUT);
@@ -178,9 +215,11 @@ async function appRun(driver, app, args, { probes }) {
       await session.run(FRAMES);
       const tree = await session.runAsync(SCROLL_FRAMES, "[role=tree]").catch(() => null);
       const timeline = await session.runAsync(TIMELINE).catch(() => null);
+      const transcript = await session.runAsync(TRANSCRIPT).catch(() => null);
       out.after = await session.run(STOP_FRAMES);
       out.tree = tree;
       out.timeline = timeline;
+      out.transcript = transcript;
       await session.screenshot(`app-load-${basename(args[0] ?? "sample")}`).catch(() => {});
     }
     out.memory = watch.stop();
@@ -237,6 +276,7 @@ try {
         const f = probe.timeline.frames;
         console.log(`[${build}] ${name}: timeline open ${fmt(probe.timeline.opened, 0)} ms; pan/zoom frames p50 ${fmt(quantile(f, 0.5), 1)} ms, p95 ${fmt(quantile(f, 0.95), 1)} ms, max ${fmt(Math.max(...f), 1)} ms`);
       }
+      if (probe.transcript?.ms != null) console.log(`[${build}] ${name}: transcript of ${probe.transcript.session} (${probe.transcript.total}): first row drawn ${fmt(probe.transcript.ms, 0)} ms after selecting it`);
       if (probe.after) console.log(`[${build}] ${name}: longest frame after the load ${fmt(probe.after.max, 0)} ms (${probe.after.over100} over 100 ms)`);
       const budget = 2 * c.mb + idle.memory.mb;
       console.log(`[${build}] ${name}: memory target 2 × cli + idle = ${fmt(budget, 0)} MB: ${mb <= budget ? "within" : "over"}; at the peak (MB): ${probe.memory.names.join(", ")}`);
