@@ -326,7 +326,7 @@ impl View {
         let timeline_of = |store: &Store| {
             let clocked = timeline::has_clock(store);
             let axis = if clocked { Axis::Time } else { Axis::Wire };
-            let model = (when == Timeline::Now).then(|| timeline::Model::build_clocked(store, axis, clocked));
+            let model = (when == Timeline::Now).then(|| timeline::Model::build(store, axis, clocked));
             (clocked, axis, model)
         };
         let (model, rest) = std::thread::scope(|scope| {
@@ -502,11 +502,12 @@ impl View {
         })
     }
 
-    /// The timeline on `axis` (wire order when the log has no clock), made when first asked for.
+    /// The timeline on `axis` (wire order when the log has no clock), made when first asked for
+    /// (whether the log has a clock was found with the view: its spans are not walked again).
     fn model(&mut self, axis: Axis) -> (&timeline::Model, &Store) {
-        let axis = if self.clocked { axis } else { Axis::Wire };
-        let store = &self.store;
-        let model = self.timeline[axis as usize].get_or_insert_with(|| timeline::Model::build(store, axis));
+        let (clocked, store) = (self.clocked, &self.store);
+        let axis = if clocked { axis } else { Axis::Wire };
+        let model = self.timeline[axis as usize].get_or_insert_with(|| timeline::Model::build(store, axis, clocked));
         (model, store)
     }
 

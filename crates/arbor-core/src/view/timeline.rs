@@ -676,14 +676,9 @@ impl Placer<'_> {
 }
 
 impl Model {
-    /// The model of `store` on `axis` (time only when `has_clock`, else wire order).
-    pub fn build(store: &Store, axis: Axis) -> Model {
-        Model::build_clocked(store, axis, axis == Axis::Time && has_clock(store))
-    }
-
-    /// `build`, told whether the store has a clock (`has_clock`, a walk of every span) by a
-    /// caller that knows it already.
-    pub(crate) fn build_clocked(store: &Store, axis: Axis, clocked: bool) -> Model {
+    /// The model of `store` on `axis`: time only when `clocked` (`has_clock`, a walk of every
+    /// span, which the view asks once), else wire order.
+    pub(crate) fn build(store: &Store, axis: Axis, clocked: bool) -> Model {
         let offsets = file_offsets(store);
         let axis = if axis == Axis::Time && clocked { Axis::Time } else { Axis::Wire };
         let unowned =
@@ -1325,7 +1320,7 @@ mod tests {
 
     fn model(r: Report, axis: Axis) -> (Model, crate::view::View) {
         let v = view_of(r);
-        (Model::build(&v.store, axis), v)
+        (Model::build(&v.store, axis, has_clock(&v.store)), v)
     }
 
     #[test]
@@ -1369,7 +1364,7 @@ mod tests {
         assert_eq!(m.marks.start, [1500.0, 4500.0]);
         assert_eq!(m.marks.item, [0, 1]);
         // Wire order on request.
-        assert_eq!(Model::build(&v.store, Axis::Wire).axis, Axis::Wire);
+        assert_eq!(Model::build(&v.store, Axis::Wire, has_clock(&v.store)).axis, Axis::Wire);
     }
 
     #[test]
