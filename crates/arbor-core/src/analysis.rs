@@ -7,7 +7,7 @@
 
 use crate::ctx::{Ctx, Record, TextRef};
 use crate::finding::{Code, Loc};
-use crate::formats::{detect, ChunkArena, FormatInfo, Machine, Shape, DETECT_LINES, FORMATS};
+use crate::formats::{detect, AheadParsed, ChunkArena, FormatInfo, Machine, Shape, DETECT_LINES, FORMATS};
 use crate::intern::Sym;
 use crate::reader::{self, InputFile, LineEnd, Lines};
 use crate::report::{self, Place, Report};
@@ -114,6 +114,18 @@ pub enum Threads {
 
 /// Whole lines of a file, read straight into the block's buffer (see `reader::LineBlocks`).
 type Chunk = reader::Block;
+
+/// Where routed chunks go back.
+#[derive(Clone)]
+enum Recycle {
+    /// Their buffers, to the thread that reads the file, to be filled again.
+    Buffers(std::sync::mpsc::Sender<Chunk>),
+    /// Whole, with their parsed lines, to the read-ahead thread (`ReadAhead`): it frees the lines
+    /// where it made them, and fills the buffers again. (Freed on the routing thread, every
+    /// allocation went back to the other thread's heap under its lock, and the two threads spent
+    /// more on that lock than routing cost.)
+    Parsed(std::sync::mpsc::Sender<Box<dyn AheadParsed>>),
+}
 
 /// What the reader thread sends: chunks in order, then the end (with a read error, if any).
 enum Piece {
@@ -231,6 +243,9 @@ struct Source {
     taken: u64,
     /// Set at the end of the stream, with the read error that ended it, if any.
     end: Option<Option<std::io::Error>>,
+    /// A file read and parsed ahead (`Ahead`): its chunks, parsed, in order (then `pending` and
+    /// the reader are empty, and `end` is set).
+    parsed: std::collections::VecDeque<Box<dyn AheadParsed>>,
 }
 
 impl Source {
@@ -271,9 +286,34 @@ impl Source {
         }
     }
 
+    /// Read the file's head (its first `DETECT_LINES` lines, or all of it) and detect its format,
+    /// unless the plan named it: how many lines the head has, and the format.
+    ///
+    /// Detection reads the first lines of the first chunks, where they are: the chunks read ahead
+    /// wait in `pending` to be routed. (Copying them out cost a copy of every line of a folder of
+    /// small files: a Claude Code session file is a few dozen lines.)
+    fn detect(&mut self, claimed: Option<&'static FormatInfo>) -> (usize, Option<&'static FormatInfo>) {
+        let mut head = 0;
+        while head < DETECT_LINES {
+            let Some(c) = self.read_ahead() else { break };
+            head += c.lines.len().min(DETECT_LINES - head);
+        }
+        (head, claimed.or_else(|| detect(self.head(head).lines())))
+    }
+
     /// The first `len` lines of what was read ahead (the file's head, as detection read it).
     fn head(&self, len: usize) -> crate::formats::Head<'_> {
-        crate::formats::Head { chunks: &self.pending, len }
+        crate::formats::Head { chunks: &self.pending, parsed: &self.parsed, len }
+    }
+
+    /// The next chunk, parsed as `S` reads it when it was parsed ahead, and its sequence number;
+    /// `None` at the end.
+    fn next_parsed<S: Shape>(&mut self) -> Option<(u64, Result<S::Parsed, Chunk>)> {
+        if let Some(p) = self.parsed.pop_front() {
+            self.taken += 1;
+            return Some((self.taken - 1, Ok(crate::formats::take_ahead::<S>(p))));
+        }
+        self.next().map(|(seq, chunk)| (seq, Err(chunk)))
     }
 
     /// The next chunk and its sequence number; `None` at the end.
@@ -324,7 +364,7 @@ struct Flow<S: Shape> {
     /// Signalled when a chunk is ready, one is routed, the source ends, or the flow closes.
     changed: std::sync::Condvar,
     /// Buffers go back to the reader to be filled again.
-    recycle: std::sync::mpsc::Sender<Chunk>,
+    recycle: Recycle,
     /// Arenas of freed chunks, emptied, for the next chunks parsed.
     arenas: std::sync::Mutex<Vec<bumpalo::Bump>>,
 }
@@ -361,10 +401,10 @@ impl<S: Shape> Flow<S> {
     /// Take the next chunk from the source and parse it into `ready`; `false` at the end.
     fn parse_next(&self) -> bool {
         let mut source = self.source.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let next = source.next();
+        let next = source.next_parsed::<S>();
         let taken = source.taken;
         drop(source);
-        let Some((seq, chunk)) = next else {
+        let Some((seq, next)) = next else {
             let mut st = self.lock();
             st.taken = st.taken.max(taken);
             st.ended = true;
@@ -376,8 +416,10 @@ impl<S: Shape> Flow<S> {
             let mut st = self.lock();
             st.taken = st.taken.max(taken);
         }
-        let arena = self.arenas.lock().unwrap_or_else(std::sync::PoisonError::into_inner).pop().unwrap_or_default();
-        let parsed = S::parse(ChunkArena { chunk, arena });
+        let parsed = next.unwrap_or_else(|chunk| {
+            let arena = self.arenas.lock().unwrap_or_else(std::sync::PoisonError::into_inner).pop().unwrap_or_default();
+            S::parse(ChunkArena { chunk, arena })
+        });
         self.lock().ready.insert(seq, parsed);
         self.changed.notify_all();
         true
@@ -411,8 +453,15 @@ impl<S: Shape> Flow<S> {
 
     /// Free a routed chunk's lines, hand its buffer back to the reader and keep its arena.
     fn give_back(&self, done: S::Parsed) {
+        let buffers = match &self.recycle {
+            Recycle::Buffers(buffers) => buffers,
+            Recycle::Parsed(back) => {
+                let _ = back.send(crate::formats::erase::<S>(done));
+                return;
+            }
+        };
         let ChunkArena { chunk, mut arena } = S::into_owner(done);
-        let _ = self.recycle.send(chunk);
+        let _ = buffers.send(chunk);
         arena.reset();
         self.arenas.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(arena);
     }
@@ -568,7 +617,22 @@ pub(crate) fn read_all(
     let mut mark = DeltaMark::default();
     let mut names: Vec<String> = files.iter().map(|f| f.display.clone()).collect();
     names.extend(inputs.iter().map(|f| f.input.display.clone()));
-    for crate::formats::Planned { input, skip, format: claimed } in inputs {
+    // A folder's small files are read and parsed ahead on a thread of their own (`ReadAhead`).
+    let ahead = std::sync::Arc::new(Ahead::default());
+    let ahead_files = (threads == Threads::PerCore && inputs.len() > 1)
+        .then(|| inputs.iter().map(|f| f.skip.is_none().then(|| (f.input.path.clone(), f.format))).collect::<Vec<_>>());
+    let ahead_files = ahead_files.map(std::sync::Arc::new);
+    let reading_ahead: Vec<_> = ahead_files
+        .iter()
+        .flat_map(|files| (0..worker_threads()).map(move |_| files.clone()))
+        .filter_map(|files| {
+            let shared = ahead.clone();
+            std::thread::Builder::new().name("arbor-ahead".into()).spawn(move || shared.work(&files)).ok()
+        })
+        .collect();
+    for (index, crate::formats::Planned { input, skip, format: claimed }) in inputs.into_iter().enumerate() {
+        // The file as the read-ahead thread read it, or `None` for this thread to read.
+        let ahead = if reading_ahead.is_empty() { None } else { ahead.take(index) };
         let file = files.len() as u32;
         files.push(FileInfo::of(&input));
         if let Some(skip) = skip {
@@ -584,12 +648,16 @@ pub(crate) fn read_all(
             k.resize_with(file as usize + 1, || None);
             &mut k[file as usize]
         });
-        let how = How { threads, keep: slot, claimed };
+        let how = How { threads, keep: slot, claimed, ahead };
         if !read_file(&mut cx, &input, file, &mut files[file as usize], &mut progress, &mut tell, how) {
             cancelled = true;
             break;
         }
         progress.files_done += 1;
+    }
+    ahead.close();
+    for t in reading_ahead {
+        let _ = t.join();
     }
     ReadAll { cx, files, cancelled, mark, names, progress }
 }
@@ -638,7 +706,7 @@ pub(crate) fn read_one(
     let mut progress = Progress::default();
     let mut tell = |_: &Ctx, p: &Progress| observer.progress(p);
     let slot = Some(&mut kept[file as usize]);
-    let how = How { threads: Threads::PerCore, keep: slot, claimed };
+    let how = How { threads: Threads::PerCore, keep: slot, claimed, ahead: None };
     read_file(cx, &input, file, &mut files[file as usize], &mut progress, &mut tell, how);
 }
 
@@ -657,6 +725,199 @@ struct How<'k> {
     /// The format that claimed the file in its plan (`Planned::format`): read as that format,
     /// without detection.
     claimed: Option<&'static FormatInfo>,
+    /// The file as the read-ahead thread read it (`ReadAhead`), when it did.
+    ahead: Option<ReadAhead>,
+}
+
+/// A small file read whole, its format detected and its chunks parsed, on the read-ahead thread
+/// while the calling thread routes the files before it (`read_all` on a folder).
+///
+/// On a folder of thousands of small sessions (a Claude Code project, a Codex tree) each file
+/// was read, parsed and routed on one thread, one after the other: the second core had nothing
+/// to do. Parsing is most of the work (three fifths of the instructions on a Claude Code
+/// project), and routing must stay in plan order on one thread; so the next files are read and
+/// parsed beside the one being routed.
+struct ReadAhead {
+    /// As the plan named it or detection found it; `None`: in no known format.
+    format: Option<&'static FormatInfo>,
+    /// How many of the first lines detection read.
+    head: usize,
+    /// Its chunks, when they were not parsed (no format, or one that parses where it routes).
+    pending: std::collections::VecDeque<Chunk>,
+    /// Its chunks parsed, in order.
+    parsed: std::collections::VecDeque<Box<dyn AheadParsed>>,
+    /// The read error that ended it, if any.
+    end: Option<std::io::Error>,
+    /// Where routed chunks go back, whole.
+    recycle: std::sync::mpsc::Sender<Box<dyn AheadParsed>>,
+}
+
+/// Files the read-ahead thread may be ahead of the one being routed, at most, and the bytes it
+/// may hold ready (each file is up to `SMALL_FILE`, with its parsed lines beside it).
+const FILES_AHEAD: usize = 32;
+const BYTES_AHEAD: u64 = 4 << 20;
+
+/// The hand-off between the read-ahead thread and the calling thread, file by file in plan
+/// order, as `Flow` does it chunk by chunk: the thread reads the next file no one has taken;
+/// the calling thread takes each file in order, ready or not: one not yet taken it reads itself
+/// rather than wait (the threads share the work when parsing is the slower side). Either waits
+/// only when the other has what it needs, so a folder of 20,000 files does not cost 40,000
+/// wake-ups.
+#[derive(Default)]
+struct Ahead {
+    state: std::sync::Mutex<AheadState>,
+    changed: std::sync::Condvar,
+}
+
+#[derive(Default)]
+struct AheadState {
+    /// The next file no one has taken.
+    next: usize,
+    /// The file the calling thread wants now.
+    wanted: usize,
+    /// Files read ahead and not yet taken (`None`: one for the calling thread to read), and
+    /// their bytes.
+    ready: std::collections::BTreeMap<usize, Option<ReadAhead>>,
+    bytes: u64,
+    /// Who waits: the calling thread for `wanted`, read-ahead threads for room.
+    caller_waits: bool,
+    threads_waiting: usize,
+    closed: bool,
+}
+
+impl Ahead {
+    fn lock(&self) -> std::sync::MutexGuard<'_, AheadState> {
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn wait<'g>(&self, st: std::sync::MutexGuard<'g, AheadState>) -> std::sync::MutexGuard<'g, AheadState> {
+        self.changed.wait(st).unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// A read-ahead thread: read the next file no one has taken, while there is room.
+    fn work(&self, files: &[Option<(PathBuf, Option<&'static FormatInfo>)>]) {
+        let (back, returned) = std::sync::mpsc::channel::<Box<dyn AheadParsed>>();
+        let mut spare = Vec::new();
+        let mut st = self.lock();
+        loop {
+            if st.closed || st.next >= files.len() {
+                return;
+            }
+            let room = st.ready.is_empty() || (st.next < st.wanted + FILES_AHEAD && st.bytes < BYTES_AHEAD);
+            if !room {
+                st.threads_waiting += 1;
+                st = self.wait(st);
+                st.threads_waiting -= 1;
+                continue;
+            }
+            let i = st.next;
+            st.next += 1;
+            drop(st);
+            let read =
+                files[i].as_ref().and_then(|(path, claimed)| read_small(path, *claimed, &back, &returned, &mut spare));
+            st = self.lock();
+            st.bytes += read.as_ref().map_or(0, ReadAhead::bytes);
+            st.ready.insert(i, read);
+            if st.caller_waits && st.wanted == i {
+                self.changed.notify_all();
+            }
+        }
+    }
+
+    /// File `index`, as the read-ahead thread read it, or `None` for the calling thread to read
+    /// (taken from the thread when it had not come to it yet).
+    fn take(&self, index: usize) -> Option<ReadAhead> {
+        let mut st = self.lock();
+        st.wanted = index;
+        let read = loop {
+            if let Some(read) = st.ready.remove(&index) {
+                break read;
+            }
+            if st.next <= index {
+                st.next = index + 1;
+                break None;
+            }
+            st.caller_waits = true;
+            st = self.wait(st);
+            st.caller_waits = false;
+        };
+        st.bytes -= read.as_ref().map_or(0, ReadAhead::bytes);
+        if st.threads_waiting > 0 {
+            self.changed.notify_all();
+        }
+        read
+    }
+
+    /// No more files are wanted: the thread ends.
+    fn close(&self) {
+        self.lock().closed = true;
+        self.changed.notify_all();
+    }
+}
+
+impl ReadAhead {
+    /// The bytes it holds (as read: its parsed lines come on top).
+    fn bytes(&self) -> u64 {
+        let of = |c: &Chunk| c.bytes.capacity() as u64;
+        self.pending.iter().map(of).chain(self.parsed.iter().map(|p| of(&p.owner().chunk))).sum()
+    }
+}
+
+/// A small plain file read whole, detected and parsed; `None` for one that cannot be opened, is
+/// compressed or is larger than `SMALL_FILE` (the calling thread reads those as before).
+fn read_small(
+    path: &std::path::Path,
+    claimed: Option<&'static FormatInfo>,
+    back: &std::sync::mpsc::Sender<Box<dyn AheadParsed>>,
+    returned: &std::sync::mpsc::Receiver<Box<dyn AheadParsed>>,
+    spare: &mut Vec<Chunk>,
+) -> Option<ReadAhead> {
+    // Chunks routed since come back here: their lines are freed and their buffers kept.
+    for p in returned.try_iter() {
+        let chunk = p.into_owner().chunk;
+        if spare.len() < 4 && chunk.bytes.capacity() <= 4 << 20 {
+            spare.push(chunk);
+        }
+    }
+    let reader::Opened { stream, zstd, len } = reader::open_stream(path).ok()?;
+    if zstd || len > SMALL_FILE {
+        return None;
+    }
+    let (_, rx) = std::sync::mpsc::sync_channel(0);
+    let (to_self, from_self) = std::sync::mpsc::channel::<Chunk>();
+    // A buffer much larger than this file would be held for nothing (by each file read ahead,
+    // up to `FILES_AHEAD` of them): it is let go, and one the file's size is made.
+    let fits = small_target(len) * 2 + (64 << 10);
+    for c in spare.drain(..).filter(|c| c.bytes.len() <= fits) {
+        let _ = to_self.send(c);
+    }
+    let mut source = Source {
+        pending: std::collections::VecDeque::new(),
+        rx,
+        inline: Some((small_blocks(stream, len), from_self)),
+        taken: 0,
+        end: None,
+        parsed: Default::default(),
+    };
+    // The head and the format exactly as `open_file` finds them; then the rest, when there is a
+    // format to read it (a file in no known format is left where detection stopped).
+    let (head, format) = source.detect(claimed);
+    if format.is_some() {
+        while source.read_ahead().is_some() {}
+    }
+    let mut pending = std::mem::take(&mut source.pending);
+    let parsed = match format.and_then(|f| f.reader.parse_ahead()) {
+        Some(parse) => {
+            pending.drain(..).map(|chunk| parse(ChunkArena { chunk, arena: bumpalo::Bump::new() })).collect()
+        }
+        None => Default::default(),
+    };
+    let end = source.end.take().flatten();
+    // Unused buffers are kept for the next file (not in this thread's spare list).
+    if let Some((_, from_self)) = source.inline.take() {
+        spare.extend(from_self.try_iter());
+    }
+    Some(ReadAhead { format, head, pending, parsed, end, recycle: back.clone() })
 }
 
 /// A plain file up to this size is read on the calling thread (`read_file`).
@@ -673,53 +934,22 @@ fn read_file(
     tell: &mut dyn FnMut(&Ctx, &Progress) -> bool,
     how: How<'_>,
 ) -> bool {
-    let How { threads, keep, claimed } = how;
+    let How { threads, keep, claimed, ahead } = how;
     let base_bytes = progress.bytes_read;
-    // One open tells the file's size and whether it is zstd, and reads it.
-    let reader::Opened { stream, zstd, len } = match reader::open_stream(&input.path) {
-        Ok(r) => r,
-        Err(e) => {
-            cx.findings.add(
-                Code::UnreadableInput,
-                Loc { file, line: 0 },
-                None,
-                format!("cannot read `{}`: {e}", input.display),
-            );
-            return true;
-        }
-    };
-    // A small file is read and parsed here: a reader thread and parse workers cost more to
-    // start and stop (about 0.3 ms of CPU a file) than they save on it, and a folder of a
-    // thousand small rollouts paid that a thousand times.
-    info.zstd = zstd;
-    let small = !zstd && len <= SMALL_FILE;
-    let threads = if small { Threads::Caller } else { threads };
-    let (rx, recycle, inline) = match threads {
-        Threads::PerCore => {
-            let (rx, recycle) = spawn_reader(stream);
-            (rx, recycle, None)
-        }
-        Threads::Caller => {
-            let (recycle, recycled) = std::sync::mpsc::channel::<Chunk>();
+    let (source, recycle, head, format, threads) = match ahead {
+        Some(ahead) => {
+            // Read, detected and parsed already: this thread only routes it.
+            let ReadAhead { format, head, pending, parsed, end, recycle } = ahead;
             let (_, rx) = std::sync::mpsc::sync_channel(0);
-            // A block a little larger than the file holds all of it (reads ask for whole pages):
-            // the usual megabyte was a megabyte to zero for each file of a few kilobytes.
-            let target = usize::try_from(len).unwrap_or(usize::MAX).min(1 << 20) + 3 * 4096;
-            let blocks = reader::LineBlocks::with_sizes(stream, target, 1 << 16, reader::MAX_LINE);
-            (rx, recycle, Some((blocks, recycled)))
+            let source = Source { pending, rx, inline: None, taken: 0, end: Some(end), parsed };
+            (source, Recycle::Parsed(recycle), head, format, Threads::Caller)
         }
+        None => match open_file(cx, input, file, info, threads, claimed) {
+            Some(opened) => opened,
+            None => return true,
+        },
     };
-    let mut source = Source { pending: std::collections::VecDeque::new(), rx, inline, taken: 0, end: None };
-
-    // Detection reads the first lines of the first chunks, where they are: the chunks read ahead
-    // wait in `pending` to be routed. (Copying them out cost a copy of every line of a folder of
-    // small files: a Claude Code session file is a few dozen lines.)
-    let mut head = 0;
-    while head < DETECT_LINES {
-        let Some(c) = source.read_ahead() else { break };
-        head += c.lines.len().min(DETECT_LINES - head);
-    }
-    let Some(format) = claimed.or_else(|| detect(source.head(head).lines())) else {
+    let Some(format) = format else {
         let read_error = source.end.as_ref().and_then(|e| e.as_ref()).map(|e| e.to_string());
         info.bytes = source.pending.back().map_or(0, |c| c.read_to);
         let why = match (&read_error, head == 0) {
@@ -749,12 +979,76 @@ fn read_file(
     })
 }
 
+/// A file opened, its head read and its format detected (`None`: in no known format), with the
+/// threads it is read with; `None` when it cannot be opened (the finding is added).
+fn open_file(
+    cx: &mut Ctx,
+    input: &InputFile,
+    file: u32,
+    info: &mut FileInfo,
+    threads: Threads,
+    claimed: Option<&'static FormatInfo>,
+) -> Option<(Source, Recycle, usize, Option<&'static FormatInfo>, Threads)> {
+    // One open tells the file's size and whether it is zstd, and reads it.
+    let reader::Opened { stream, zstd, len } = match reader::open_stream(&input.path) {
+        Ok(r) => r,
+        Err(e) => {
+            cx.findings.add(
+                Code::UnreadableInput,
+                Loc { file, line: 0 },
+                None,
+                format!("cannot read `{}`: {e}", input.display),
+            );
+            return None;
+        }
+    };
+    // A small file is read and parsed here: a reader thread and parse workers cost more to
+    // start and stop (about 0.3 ms of CPU a file) than they save on it, and a folder of a
+    // thousand small rollouts paid that a thousand times.
+    info.zstd = zstd;
+    let small = !zstd && len <= SMALL_FILE;
+    let threads = if small { Threads::Caller } else { threads };
+    let (rx, recycle, inline) = match threads {
+        Threads::PerCore => {
+            let (rx, recycle) = spawn_reader(stream);
+            (rx, Recycle::Buffers(recycle), None)
+        }
+        Threads::Caller => {
+            let (recycle, recycled) = std::sync::mpsc::channel::<Chunk>();
+            let (_, rx) = std::sync::mpsc::sync_channel(0);
+            (rx, Recycle::Buffers(recycle), Some((small_blocks(stream, len), recycled)))
+        }
+    };
+    let mut source = Source {
+        pending: std::collections::VecDeque::new(),
+        rx,
+        inline,
+        taken: 0,
+        end: None,
+        parsed: Default::default(),
+    };
+    let (head, format) = source.detect(claimed);
+    Some((source, recycle, head, format, threads))
+}
+
+/// The blocks of a small file of `len` bytes read on one thread.
+fn small_blocks(stream: Box<dyn std::io::Read + Send>, len: u64) -> Blocks {
+    reader::LineBlocks::with_sizes(stream, small_target(len), 1 << 16, reader::MAX_LINE)
+}
+
+/// The block size for a small file of `len` bytes: a little larger than the file holds all of it
+/// (reads ask for whole pages); the usual megabyte was a megabyte to zero for each file of a few
+/// kilobytes.
+fn small_target(len: u64) -> usize {
+    usize::try_from(len).unwrap_or(usize::MAX).min(1 << 20) + 3 * 4096
+}
+
 /// One file being read, handed to its format (`Format::read`), which makes its state machine and
 /// gives it to `route`.
 pub struct Reading<'a> {
     cx: &'a mut Ctx,
     source: Source,
-    recycle: std::sync::mpsc::Sender<Chunk>,
+    recycle: Recycle,
     /// How many of the first lines detection read (they are the first lines of `source.pending`).
     head: usize,
     display: &'a str,

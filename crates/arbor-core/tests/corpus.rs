@@ -128,3 +128,66 @@ fn a_golden_child_log_alone_has_an_unknown_parent_and_no_depth_finding() {
     assert!(!r.diagnostics.iter().any(|d| d.code == "delegation-depth-mismatch" || d.code == "ancestry-cycle"));
     assert!(r.replies.iter().all(|rep| !rep.root), "a child's reply is never a root's");
 }
+
+/// A folder's report as read with the read-ahead threads (`Threads::PerCore`) and as read on the
+/// calling thread alone (`Threads::Caller`, which reads nothing ahead).
+fn both_ways(paths: &[PathBuf]) -> (String, String) {
+    let json = |threads| {
+        let a = arbor_core::analyze_with(paths, &mut (), threads);
+        let mut out = Vec::new();
+        a.write_report_json(&mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    };
+    (json(arbor_core::Threads::PerCore), json(arbor_core::Threads::Caller))
+}
+
+#[test]
+fn a_folder_read_ahead_reads_as_one_read_file_by_file() {
+    // The corpus folders as they are: Claude Code projects with sub-agent files and sidecars,
+    // Codex trees, dsh session folders.
+    for rel in ["", "claude-code", "codex-cli", "deepseek-harness"] {
+        let (ahead, alone) = both_ways(&[corpus(rel)]);
+        assert_eq!(ahead, alone, "tests/corpus/{rel}");
+    }
+    // And a folder of what the read-ahead threads hand back to be read on the calling thread:
+    // a file larger than a small one (and one of several blocks that is not), a compressed one, one in no known format, an empty one,
+    // one cut mid-line, besides small ones.
+    let dir = tempfile::tempdir().unwrap();
+    let small: Vec<PathBuf> = common::files_under(&[corpus("codex-cli")])
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    assert!(small.len() >= 2);
+    let first = std::fs::read(&small[0]).unwrap();
+    let mut big = Vec::new();
+    while big.len() <= 5 << 20 {
+        big.extend_from_slice(&first);
+    }
+    std::fs::write(dir.path().join("a-big.jsonl"), &big).unwrap();
+    // Small, but of more than one block (a block holds a megabyte).
+    std::fs::write(dir.path().join("a-mid.jsonl"), &big[..big.len() / 2]).unwrap();
+    std::fs::write(dir.path().join("b-small.jsonl.zst"), zstd::encode_all(&first[..], 3).unwrap()).unwrap();
+    std::fs::write(dir.path().join("c-notes.jsonl"), "not a log\n{\"x\":1}\n").unwrap();
+    std::fs::write(dir.path().join("d-empty.jsonl"), "").unwrap();
+    std::fs::write(dir.path().join("e-cut.jsonl"), &first[..first.len() / 2]).unwrap();
+    for (i, p) in small.iter().enumerate() {
+        std::fs::copy(p, dir.path().join(format!("f-{i}.jsonl"))).unwrap();
+    }
+    let (ahead, alone) = both_ways(&[dir.path().to_path_buf()]);
+    assert_eq!(ahead, alone);
+    assert!(ahead.contains("unknown-format") && ahead.contains("a-big.jsonl"), "{ahead}");
+}
+
+#[test]
+fn a_folder_read_ahead_stops_when_the_reading_is_cancelled() {
+    struct StopAtOnce;
+    impl arbor_core::Observer for StopAtOnce {
+        fn progress(&mut self, _p: &arbor_core::Progress) -> bool {
+            false
+        }
+    }
+    // The read-ahead threads end with the reading (the test would hang otherwise).
+    let a = arbor_core::analyze(&[corpus("claude-code")], &mut StopAtOnce);
+    assert!(a.cancelled);
+    assert!(a.files.len() < common::files_under(&[corpus("claude-code")]).len());
+}

@@ -90,6 +90,10 @@ impl super::Format for CopilotEvents {
         head.lines().filter_map(parse_line).any(|l| l.kind.as_str() == Some("session.start"))
     }
 
+    fn parse_ahead(&self) -> Option<crate::formats::ParseAhead> {
+        Some(crate::formats::ahead::<crate::wire::WireShape>)
+    }
+
     fn reply_text(&self, line: &[u8]) -> String {
         crate::wire::reply_text(line)
     }
@@ -146,6 +150,10 @@ impl super::Format for CopilotRpc {
 
     fn read(&self, file: Reading<'_>) -> bool {
         file.route(Copilot::rpc())
+    }
+
+    fn parse_ahead(&self) -> Option<crate::formats::ParseAhead> {
+        Some(crate::formats::ahead::<crate::wire::WireShape>)
     }
 
     fn reply_text(&self, line: &[u8]) -> String {

@@ -60,6 +60,10 @@ impl super::Format for DshRpcFormat {
         }
     }
 
+    fn parse_ahead(&self) -> Option<crate::formats::ParseAhead> {
+        Some(crate::formats::ahead::<crate::wire::WireShape>)
+    }
+
     fn reply_text(&self, line: &[u8]) -> String {
         crate::wire::reply_text(line)
     }

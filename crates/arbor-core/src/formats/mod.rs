@@ -109,6 +109,67 @@ pub trait Format: Sync + std::fmt::Debug {
     fn about(&self, _line: &[u8]) -> Option<About> {
         None
     }
+
+    /// How a small file of this format may be parsed ahead, on another thread, while the file
+    /// before it is routed (a folder of many small files; `ahead::<MyShape>`): the shape its
+    /// machine reads. `None`: parsed where it is routed.
+    fn parse_ahead(&self) -> Option<ParseAhead> {
+        None
+    }
+}
+
+/// A format's parse for lines read ahead (`Format::parse_ahead`).
+pub type ParseAhead = fn(ChunkArena) -> Box<dyn AheadParsed>;
+
+/// `Format::parse_ahead` for a format whose machines read lines of shape `S`.
+pub fn ahead<S: Shape>(owner: ChunkArena) -> Box<dyn AheadParsed> {
+    erase::<S>(S::parse(owner))
+}
+
+/// A chunk parsed as `S`, its type forgotten (to be sent back whole to the thread that made it).
+pub(crate) fn erase<S: Shape>(parsed: S::Parsed) -> Box<dyn AheadParsed> {
+    Box::new(Ahead::<S>(parsed))
+}
+
+/// A chunk parsed ahead into some format's shape, its type forgotten until a machine takes it.
+pub trait AheadParsed: Send {
+    fn owner(&self) -> &ChunkArena;
+    fn into_owner(self: Box<Self>) -> ChunkArena;
+    fn as_any(&self) -> &dyn std::any::Any;
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any>;
+}
+
+struct Ahead<S: Shape>(S::Parsed);
+
+impl<S: Shape> AheadParsed for Ahead<S> {
+    fn owner(&self) -> &ChunkArena {
+        S::owner(&self.0)
+    }
+
+    fn into_owner(self: Box<Self>) -> ChunkArena {
+        S::into_owner(self.0)
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
+        self
+    }
+}
+
+/// A chunk parsed ahead, as shape `S` reads it: as it was parsed when that was `S`, else parsed
+/// again here (a format whose machine reads another shape than it said).
+pub(crate) fn take_ahead<S: Shape>(parsed: Box<dyn AheadParsed>) -> S::Parsed {
+    if parsed.as_any().is::<Ahead<S>>() {
+        if let Ok(done) = parsed.into_any().downcast::<Ahead<S>>() {
+            return done.0;
+        }
+        // Not reached: the type was just checked.
+        return S::parse(ChunkArena { chunk: Block::default(), arena: bumpalo::Bump::new() });
+    }
+    S::parse(parsed.into_owner())
 }
 
 /// What a line says a session is about (`Format::about`).
@@ -121,16 +182,22 @@ pub enum About {
 }
 
 /// A file's first lines, those detection read (at most `DETECT_LINES`), where they lie: in the
-/// blocks read ahead, which wait to be routed.
+/// blocks read ahead, which wait to be routed (or, parsed ahead, in their parsed chunks).
 #[derive(Clone, Copy)]
 pub struct Head<'a> {
     pub(crate) chunks: &'a std::collections::VecDeque<Block>,
+    pub(crate) parsed: &'a std::collections::VecDeque<Box<dyn AheadParsed>>,
     pub(crate) len: usize,
 }
 
 impl<'a> Head<'a> {
     pub fn lines(self) -> impl Iterator<Item = &'a [u8]> + 'a {
-        self.chunks.iter().flat_map(|c| c.lines.iter().map(move |l| &c.bytes[l.start..l.end])).take(self.len)
+        let parsed = self.parsed.iter().map(|p| &p.owner().chunk);
+        self.chunks
+            .iter()
+            .chain(parsed)
+            .flat_map(|c| c.lines.iter().map(move |l| &c.bytes[l.start..l.end]))
+            .take(self.len)
     }
 
     pub fn len(self) -> usize {
@@ -249,7 +316,7 @@ pub trait Machine: Clone + Send + 'static {
 pub trait Shape: 'static {
     type Line<'a>;
     /// A chunk that owns its bytes and arena together with its parsed lines, which borrow them.
-    type Parsed: Send;
+    type Parsed: Send + 'static;
 
     fn parse(owner: ChunkArena) -> Self::Parsed;
     fn owner(parsed: &Self::Parsed) -> &ChunkArena;
