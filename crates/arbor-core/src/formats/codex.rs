@@ -116,11 +116,11 @@ impl super::Format for CodexFormat {
         text.map(super::About::Prompt)
     }
 
-    /// A turn's reply: `task_complete.last_agent_message`, or an assistant message's text.
     fn parse_ahead(&self) -> Option<crate::formats::ParseAhead> {
         Some(crate::formats::ahead::<CodexShape>)
     }
 
+    /// A turn's reply: `task_complete.last_agent_message`, or an assistant message's text.
     fn reply_text(&self, line: &[u8]) -> String {
         let Some(l) = parse_bytes(line) else { return String::new() };
         let Some(p) = l.payload() else { return String::new() };

@@ -88,11 +88,11 @@ impl super::Format for ClaudeCode {
         }
     }
 
-    /// The text blocks of an assistant line (its string content, when it is one).
     fn parse_ahead(&self) -> Option<crate::formats::ParseAhead> {
         Some(crate::formats::ahead::<line::ClaudeShape>)
     }
 
+    /// The text blocks of an assistant line (its string content, when it is one).
     fn reply_text(&self, line: &[u8]) -> String {
         let Some(back) = Back::of(line) else { return String::new() };
         back.message.0.map_or_else(String::new, |m| text_of(m.content))
