@@ -116,7 +116,6 @@ pub enum Threads {
 type Chunk = reader::Block;
 
 /// Where routed chunks go back.
-#[derive(Clone)]
 enum Recycle {
     /// Their buffers, to the thread that reads the file, to be filled again.
     Buffers(std::sync::mpsc::Sender<Chunk>),
@@ -617,21 +616,20 @@ pub(crate) fn read_all(
     let mut mark = DeltaMark::default();
     let mut names: Vec<String> = files.iter().map(|f| f.display.clone()).collect();
     names.extend(inputs.iter().map(|f| f.input.display.clone()));
-    // A folder's small files are read and parsed ahead on a thread of their own (`ReadAhead`).
+    // A folder's small files are read and parsed ahead by threads of their own (`ReadAhead`).
     let ahead = std::sync::Arc::new(Ahead::default());
-    let ahead_files = (threads == Threads::PerCore && inputs.len() > 1)
-        .then(|| inputs.iter().map(|f| f.skip.is_none().then(|| (f.input.path.clone(), f.format))).collect::<Vec<_>>());
-    let ahead_files = ahead_files.map(std::sync::Arc::new);
-    let reading_ahead: Vec<_> = ahead_files
-        .iter()
-        .flat_map(|files| (0..worker_threads()).map(move |_| files.clone()))
-        .filter_map(|files| {
-            let shared = ahead.clone();
-            std::thread::Builder::new().name("arbor-ahead".into()).spawn(move || shared.work(&files)).ok()
-        })
-        .collect();
+    let mut reading_ahead = Vec::new();
+    if threads == Threads::PerCore && inputs.len() > 1 {
+        let files: std::sync::Arc<[_]> =
+            inputs.iter().map(|f| f.skip.is_none().then(|| (f.input.path.clone(), f.format))).collect();
+        for _ in 0..worker_threads() {
+            let (shared, files) = (ahead.clone(), files.clone());
+            let spawned = std::thread::Builder::new().name("arbor-ahead".into()).spawn(move || shared.work(&files));
+            reading_ahead.extend(spawned.ok());
+        }
+    }
     for (index, crate::formats::Planned { input, skip, format: claimed }) in inputs.into_iter().enumerate() {
-        // The file as the read-ahead thread read it, or `None` for this thread to read.
+        // The file as a read-ahead thread left it, or `None` for this thread to open.
         let ahead = if reading_ahead.is_empty() { None } else { ahead.take(index) };
         let file = files.len() as u32;
         files.push(FileInfo::of(&input));
@@ -725,8 +723,16 @@ struct How<'k> {
     /// The format that claimed the file in its plan (`Planned::format`): read as that format,
     /// without detection.
     claimed: Option<&'static FormatInfo>,
-    /// The file as the read-ahead thread read it (`ReadAhead`), when it did.
-    ahead: Option<ReadAhead>,
+    /// The file as a read-ahead thread left it, when one came to it.
+    ahead: Option<Fetched>,
+}
+
+/// What a read-ahead thread made of a planned file.
+enum Fetched {
+    /// A small file, read, detected and parsed.
+    Read(ReadAhead),
+    /// A larger or compressed one, opened: the calling thread reads it with its own threads.
+    Opened(reader::Opened),
 }
 
 /// A small file read whole, its format detected and its chunks parsed, on the read-ahead thread
@@ -752,13 +758,13 @@ struct ReadAhead {
     recycle: std::sync::mpsc::Sender<Box<dyn AheadParsed>>,
 }
 
-/// Files the read-ahead thread may be ahead of the one being routed, at most, and the bytes it
-/// may hold ready (each file is up to `SMALL_FILE`, with its parsed lines beside it).
+/// Files the read-ahead threads may be ahead of the one being routed, at most, and the buffer
+/// bytes they may hold ready (each file is up to `SMALL_FILE`, with its parsed lines beside it).
 const FILES_AHEAD: usize = 32;
 const BYTES_AHEAD: u64 = 4 << 20;
 
-/// The hand-off between the read-ahead thread and the calling thread, file by file in plan
-/// order, as `Flow` does it chunk by chunk: the thread reads the next file no one has taken;
+/// The hand-off between the read-ahead threads and the calling thread, file by file in plan
+/// order, as `Flow` does it chunk by chunk: a thread reads the next file no one has taken;
 /// the calling thread takes each file in order, ready or not: one not yet taken it reads itself
 /// rather than wait (the threads share the work when parsing is the slower side). Either waits
 /// only when the other has what it needs, so a folder of 20,000 files does not cost 40,000
@@ -775,9 +781,9 @@ struct AheadState {
     next: usize,
     /// The file the calling thread wants now.
     wanted: usize,
-    /// Files read ahead and not yet taken (`None`: one for the calling thread to read), and
-    /// their bytes.
-    ready: std::collections::BTreeMap<usize, Option<ReadAhead>>,
+    /// Files read ahead and not yet taken (`None`: one for the calling thread to open), and
+    /// their buffers' bytes.
+    ready: std::collections::BTreeMap<usize, Option<Fetched>>,
     bytes: u64,
     /// Who waits: the calling thread for `wanted`, read-ahead threads for room.
     caller_waits: bool,
@@ -816,7 +822,7 @@ impl Ahead {
             let read =
                 files[i].as_ref().and_then(|(path, claimed)| read_small(path, *claimed, &back, &returned, &mut spare));
             st = self.lock();
-            st.bytes += read.as_ref().map_or(0, ReadAhead::bytes);
+            st.bytes += read.as_ref().map_or(0, Fetched::bytes);
             st.ready.insert(i, read);
             if st.caller_waits && st.wanted == i {
                 self.changed.notify_all();
@@ -824,9 +830,9 @@ impl Ahead {
         }
     }
 
-    /// File `index`, as the read-ahead thread read it, or `None` for the calling thread to read
-    /// (taken from the thread when it had not come to it yet).
-    fn take(&self, index: usize) -> Option<ReadAhead> {
+    /// File `index`, as a read-ahead thread left it, or `None` for the calling thread to open
+    /// (taken from the threads when none had come to it yet).
+    fn take(&self, index: usize) -> Option<Fetched> {
         let mut st = self.lock();
         st.wanted = index;
         let read = loop {
@@ -841,37 +847,39 @@ impl Ahead {
             st = self.wait(st);
             st.caller_waits = false;
         };
-        st.bytes -= read.as_ref().map_or(0, ReadAhead::bytes);
+        st.bytes -= read.as_ref().map_or(0, Fetched::bytes);
         if st.threads_waiting > 0 {
             self.changed.notify_all();
         }
         read
     }
 
-    /// No more files are wanted: the thread ends.
+    /// No more files are wanted: the threads end.
     fn close(&self) {
         self.lock().closed = true;
         self.changed.notify_all();
     }
 }
 
-impl ReadAhead {
-    /// The bytes it holds (as read: its parsed lines come on top).
+impl Fetched {
+    /// The bytes its buffers hold (its parsed lines come on top).
     fn bytes(&self) -> u64 {
+        let Fetched::Read(read) = self else { return 0 };
         let of = |c: &Chunk| c.bytes.capacity() as u64;
-        self.pending.iter().map(of).chain(self.parsed.iter().map(|p| of(&p.owner().chunk))).sum()
+        read.pending.iter().map(of).chain(read.parsed.iter().map(|p| of(&p.owner().chunk))).sum()
     }
 }
 
-/// A small plain file read whole, detected and parsed; `None` for one that cannot be opened, is
-/// compressed or is larger than `SMALL_FILE` (the calling thread reads those as before).
+/// A small plain file read whole, detected and parsed; a compressed one or one larger than
+/// `SMALL_FILE` only opened (the calling thread reads those as before); `None` for one that
+/// cannot be opened (the calling thread tries again, and says why).
 fn read_small(
     path: &std::path::Path,
     claimed: Option<&'static FormatInfo>,
     back: &std::sync::mpsc::Sender<Box<dyn AheadParsed>>,
     returned: &std::sync::mpsc::Receiver<Box<dyn AheadParsed>>,
     spare: &mut Vec<Chunk>,
-) -> Option<ReadAhead> {
+) -> Option<Fetched> {
     // Chunks routed since come back here: their lines are freed and their buffers kept.
     for p in returned.try_iter() {
         let chunk = p.into_owner().chunk;
@@ -879,10 +887,11 @@ fn read_small(
             spare.push(chunk);
         }
     }
-    let reader::Opened { stream, zstd, len } = reader::open_stream(path).ok()?;
-    if zstd || len > SMALL_FILE {
-        return None;
+    let opened = reader::open_stream(path).ok()?;
+    if opened.zstd || opened.len > SMALL_FILE {
+        return Some(Fetched::Opened(opened));
     }
+    let reader::Opened { stream, len, .. } = opened;
     let (_, rx) = std::sync::mpsc::sync_channel(0);
     let (to_self, from_self) = std::sync::mpsc::channel::<Chunk>();
     // A buffer much larger than this file would be held for nothing (by each file read ahead,
@@ -899,7 +908,7 @@ fn read_small(
         end: None,
         parsed: Default::default(),
     };
-    // The head and the format exactly as `open_file` finds them; then the rest, when there is a
+    // The head and the format exactly as `read_head` finds them; then the rest, when there is a
     // format to read it (a file in no known format is left where detection stopped).
     let (head, format) = source.detect(claimed);
     if format.is_some() {
@@ -917,7 +926,7 @@ fn read_small(
     if let Some((_, from_self)) = source.inline.take() {
         spare.extend(from_self.try_iter());
     }
-    Some(ReadAhead { format, head, pending, parsed, end, recycle: back.clone() })
+    Some(Fetched::Read(ReadAhead { format, head, pending, parsed, end, recycle: back.clone() }))
 }
 
 /// A plain file up to this size is read on the calling thread (`read_file`).
@@ -937,17 +946,25 @@ fn read_file(
     let How { threads, keep, claimed, ahead } = how;
     let base_bytes = progress.bytes_read;
     let (source, recycle, head, format, threads) = match ahead {
-        Some(ahead) => {
+        Some(Fetched::Read(ahead)) => {
             // Read, detected and parsed already: this thread only routes it.
             let ReadAhead { format, head, pending, parsed, end, recycle } = ahead;
             let (_, rx) = std::sync::mpsc::sync_channel(0);
             let source = Source { pending, rx, inline: None, taken: 0, end: Some(end), parsed };
             (source, Recycle::Parsed(recycle), head, format, Threads::Caller)
         }
-        None => match open_file(cx, input, file, info, threads, claimed) {
-            Some(opened) => opened,
-            None => return true,
-        },
+        ahead => {
+            // One open tells the file's size and whether it is zstd, and reads it (a read-ahead
+            // thread opened it when one came to it).
+            let opened = match ahead {
+                Some(Fetched::Opened(opened)) => Ok(opened),
+                _ => reader::open_stream(&input.path),
+            };
+            match read_head(cx, input, file, info, threads, claimed, opened) {
+                Some(read) => read,
+                None => return true,
+            }
+        }
     };
     let Some(format) = format else {
         let read_error = source.end.as_ref().and_then(|e| e.as_ref()).map(|e| e.to_string());
@@ -979,18 +996,18 @@ fn read_file(
     })
 }
 
-/// A file opened, its head read and its format detected (`None`: in no known format), with the
-/// threads it is read with; `None` when it cannot be opened (the finding is added).
-fn open_file(
+/// An opened file's head read and its format detected (`None`: in no known format), with the
+/// threads it is read with; `None` when it could not be opened (the finding is added).
+fn read_head(
     cx: &mut Ctx,
     input: &InputFile,
     file: u32,
     info: &mut FileInfo,
     threads: Threads,
     claimed: Option<&'static FormatInfo>,
+    opened: std::io::Result<reader::Opened>,
 ) -> Option<(Source, Recycle, usize, Option<&'static FormatInfo>, Threads)> {
-    // One open tells the file's size and whether it is zstd, and reads it.
-    let reader::Opened { stream, zstd, len } = match reader::open_stream(&input.path) {
+    let reader::Opened { stream, zstd, len } = match opened {
         Ok(r) => r,
         Err(e) => {
             cx.findings.add(
