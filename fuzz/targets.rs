@@ -20,7 +20,8 @@ pub fn detect(data: &[u8]) {
 
 /// One line through the lenient wire shapes (`wire::parse_line` parses the nested payloads the
 /// format modules read), then the format vote. Each line of the input is also tried alone. The
-/// one-pass parser must read every input exactly as the serde reference does.
+/// one-pass parsers (the wire shapes', Claude Code's) must read every input exactly as their
+/// serde references do.
 pub fn parse_line(data: &[u8]) {
     fn one(bytes: &[u8]) {
         let line = arbor_core::wire::parse_line(bytes);
@@ -32,6 +33,11 @@ pub fn parse_line(data: &[u8]) {
         let arena = bumpalo::Bump::new();
         let in_arena = std::str::from_utf8(bytes).ok().and_then(|t| arbor_core::wire::parse_line_in(t, &arena));
         assert_eq!(format!("{in_arena:?}"), got, "parse_line and parse_line_in disagree on {bytes:?}");
+        // The Claude Code reader, built of the same parts, against its own serde shapes.
+        if let Ok(text) = std::str::from_utf8(bytes) {
+            let (got, want) = arbor_core::formats::claude_code_line_readings(text);
+            assert_eq!(got, want, "the Claude Code reader and its serde reference disagree on {bytes:?}");
+        }
         if line.is_some() {
             let _ = arbor_core::formats::vote(bytes);
         }

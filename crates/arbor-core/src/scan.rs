@@ -23,9 +23,9 @@ use crate::wire::{
 use std::borrow::Cow;
 
 /// Not valid JSON, or not readable as the lenient shapes read it.
-struct Invalid;
+pub(crate) struct Invalid;
 
-type R<T> = Result<T, Invalid>;
+pub(crate) type R<T> = Result<T, Invalid>;
 
 /// serde_json's nesting limit: a typed container at this depth is an error.
 const MAX_DEPTH: u32 = 128;
@@ -40,16 +40,13 @@ pub(crate) fn line<'a>(text: &'a str, arena: Option<&'a bumpalo::Bump>) -> Optio
 /// it stays saves moving it), its boxed parts in `arena` when there is one; `false` when the line
 /// is not a JSON object, leaving `out` partly filled.
 pub(crate) fn line_into<'a>(text: &'a str, arena: Option<&'a bumpalo::Bump>, out: &mut Line<'a>) -> bool {
-    let mut p = Scanner { s: text, b: text.as_bytes(), i: 0, depth: 0, arena, pending: None };
-    p.ws();
-    if p.peek() != Some(b'{') || p.line(out).is_err() {
-        return false;
-    }
-    p.ws();
-    p.i == p.b.len()
+    Scanner::whole(text, arena, |p| p.line(out))
 }
 
-struct Scanner<'a> {
+/// A pass over one line's text. The readers of other shapes (`formats::claude_code::line`) are
+/// built of its `pub(crate)` parts: each reads a value exactly as the lenient serde shapes of
+/// `wire` read it.
+pub(crate) struct Scanner<'a> {
     s: &'a str,
     b: &'a [u8],
     i: usize,
@@ -130,31 +127,49 @@ fn string_special_swar(b: &[u8], mut i: usize) -> usize {
 }
 
 /// The fields of a struct seen so far, a bit each.
-type FieldBit = u32;
+pub(crate) type FieldBit = u32;
 
 /// Read a field's value into its place, once: a field given twice makes the line invalid (as
 /// serde's derived readers do).
 macro_rules! field {
     ($seen:expr, $bit:expr, $place:expr, $read:expr) => {
-        field_in!($seen, $bit, $read.map(|v| $place = v))
+        $crate::scan::field_in!($seen, $bit, $read.map(|v| $place = v))
     };
 }
+pub(crate) use field;
 
 /// As `field!`, for a reader that fills the field's place itself.
 macro_rules! field_in {
     ($seen:expr, $bit:expr, $read:expr) => {{
-        let bit: FieldBit = 1 << $bit;
+        let bit: $crate::scan::FieldBit = 1 << $bit;
         if *$seen & bit != 0 {
-            return Err(Invalid);
+            return Err($crate::scan::Invalid);
         }
         *$seen |= bit;
         $read
     }};
 }
+pub(crate) use field_in;
 
 impl<'a> Scanner<'a> {
+    /// Reads `text` as one JSON object with `read` (called at its `{`, boxed parts in `arena`
+    /// when there is one): whether it read, with nothing but whitespace after it.
+    pub(crate) fn whole(
+        text: &'a str,
+        arena: Option<&'a bumpalo::Bump>,
+        read: impl FnOnce(&mut Scanner<'a>) -> R<()>,
+    ) -> bool {
+        let mut p = Scanner { s: text, b: text.as_bytes(), i: 0, depth: 0, arena, pending: None };
+        p.ws();
+        if p.peek() != Some(b'{') || read(&mut p).is_err() {
+            return false;
+        }
+        p.ws();
+        p.i == p.b.len()
+    }
+
     #[inline]
-    fn peek(&self) -> Option<u8> {
+    pub(crate) fn peek(&self) -> Option<u8> {
         self.b.get(self.i).copied()
     }
 
@@ -188,7 +203,7 @@ impl<'a> Scanner<'a> {
     /// Past a string's closing quote, from its opening one; returns its text between the quotes
     /// and whether it holds escapes. Escapes are checked for their form only (as serde_json does
     /// for a string it skips); `decode` checks what they stand for.
-    fn string(&mut self) -> R<(&'a str, bool)> {
+    pub(crate) fn string(&mut self) -> R<(&'a str, bool)> {
         let start = self.i + 1;
         let mut i = start;
         let mut escaped = false;
@@ -220,7 +235,7 @@ impl<'a> Scanner<'a> {
 
     /// A string's value: borrowed when it has no escapes, decoded (and checked, as serde_json
     /// decodes a string it keeps) when it has.
-    fn decoded(&self, text: &'a str, escaped: bool) -> R<Cow<'a, str>> {
+    pub(crate) fn decoded(&self, text: &'a str, escaped: bool) -> R<Cow<'a, str>> {
         if !escaped {
             return Ok(Cow::Borrowed(text));
         }
@@ -290,7 +305,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// Skip any value, checking only its grammar, at any depth (serde_json's `ignore_value`).
-    fn skip(&mut self) -> R<()> {
+    pub(crate) fn skip(&mut self) -> R<()> {
         // Per open container: true for an object.
         let mut open: Vec<bool> = Vec::new();
         loop {
@@ -375,7 +390,7 @@ impl<'a> Scanner<'a> {
 
     /// A typed object's entries: `field` reads each value after its key (decoded, as serde_json
     /// decodes the keys of an object it reads). At the `{`.
-    fn object(&mut self, mut field: impl FnMut(&mut Self, &str) -> R<()>) -> R<()> {
+    pub(crate) fn object(&mut self, mut field: impl FnMut(&mut Self, &str) -> R<()>) -> R<()> {
         self.enter()?;
         self.ws();
         if self.peek() == Some(b'}') {
@@ -433,7 +448,7 @@ impl<'a> Scanner<'a> {
 
     /// A value that a field does not take: read as serde_json reads it for a visitor that
     /// declines it (numbers converted, an object's keys decoded, the inside skipped).
-    fn decline(&mut self) -> R<()> {
+    pub(crate) fn decline(&mut self) -> R<()> {
         match self.peek().ok_or(Invalid)? {
             b'{' => self.object(|p, _| p.skip()),
             b'[' => self.array(|p| p.skip()),
@@ -445,7 +460,7 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    fn str_field(&mut self) -> R<Str<'a>> {
+    pub(crate) fn str_field(&mut self) -> R<Str<'a>> {
         if self.peek() == Some(b'"') {
             let (text, escaped) = self.string()?;
             return Ok(Str::text(self.decoded(text, escaped)?));
@@ -454,14 +469,14 @@ impl<'a> Scanner<'a> {
         Ok(Str::Other)
     }
 
-    fn num_field(&mut self) -> R<Num> {
+    pub(crate) fn num_field(&mut self) -> R<Num> {
         match self.peek() {
             Some(b'-' | b'0'..=b'9') => self.number_value().map(|v| Num::new(Some(v))),
             _ => self.decline().map(|()| Num::default()),
         }
     }
 
-    fn flag_field(&mut self) -> R<Flag> {
+    pub(crate) fn flag_field(&mut self) -> R<Flag> {
         match self.peek() {
             Some(b't') => self.literal(b"true").map(|()| Flag(Some(true))),
             Some(b'f') => self.literal(b"false").map(|()| Flag(Some(false))),
@@ -482,7 +497,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// `null` reads as absent; anything else is skipped and present (`Option<IgnoredAny>`).
-    fn present_field(&mut self) -> R<Option<serde::de::IgnoredAny>> {
+    pub(crate) fn present_field(&mut self) -> R<Option<serde::de::IgnoredAny>> {
         if self.peek() == Some(b'n') {
             return self.literal(b"null").map(|()| None);
         }
@@ -490,7 +505,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// A value's raw text, `null` read as absent (`Option<&RawValue>`).
-    fn raw_field(&mut self) -> R<Option<Raw<'a>>> {
+    pub(crate) fn raw_field(&mut self) -> R<Option<Raw<'a>>> {
         if self.peek() == Some(b'n') {
             return self.literal(b"null").map(|()| None);
         }
@@ -500,7 +515,10 @@ impl<'a> Scanner<'a> {
     }
 
     /// An object read into `T` with `fill`, or `None` for any other value.
-    fn obj_field<T: Default>(&mut self, fill: impl Fn(&mut Self, &mut T, &mut FieldBit, &str) -> R<()>) -> R<Obj<T>> {
+    pub(crate) fn obj_field<T: Default>(
+        &mut self,
+        fill: impl Fn(&mut Self, &mut T, &mut FieldBit, &str) -> R<()>,
+    ) -> R<Obj<T>> {
         if self.peek() != Some(b'{') {
             return self.decline().map(|()| Obj(None));
         }
@@ -510,7 +528,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// As `obj_field`, built in its place (a large value is not moved).
-    fn obj_in<T: Default>(
+    pub(crate) fn obj_in<T: Default>(
         &mut self,
         place: &mut Obj<T>,
         fill: impl Fn(&mut Self, &mut T, &mut FieldBit, &str) -> R<()>,
@@ -546,7 +564,10 @@ impl<'a> Scanner<'a> {
 
     /// The objects of a list read into `T`; other elements are read and dropped; a value that is
     /// not a list reads as an empty one.
-    fn list_field<T: Default>(&mut self, fill: impl Fn(&mut Self, &mut T, &mut FieldBit, &str) -> R<()>) -> R<List<T>> {
+    pub(crate) fn list_field<T: Default>(
+        &mut self,
+        fill: impl Fn(&mut Self, &mut T, &mut FieldBit, &str) -> R<()>,
+    ) -> R<List<T>> {
         if self.peek() != Some(b'[') {
             return self.decline().map(|()| List(Vec::new()));
         }
@@ -559,7 +580,6 @@ impl<'a> Scanner<'a> {
         })?;
         Ok(List(out))
     }
-
     fn content_field(&mut self) -> R<Content<'a>> {
         match self.peek() {
             Some(b'"') => {

@@ -4,6 +4,7 @@
 
 mod common;
 
+use arbor_core::formats::claude_code_line_readings;
 use arbor_core::wire::{parse_line, parse_line_in, parse_line_serde};
 use proptest::prelude::*;
 
@@ -16,6 +17,11 @@ fn same(bytes: &[u8]) {
     let arena = bumpalo::Bump::new();
     let in_arena = format!("{:?}", std::str::from_utf8(bytes).ok().and_then(|t| parse_line_in(t, &arena)));
     assert_eq!(in_arena, want, "in an arena, on {:?}", String::from_utf8_lossy(bytes));
+    // The Claude Code reader is built of the same parts, against its own serde shapes.
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        let (got, want) = claude_code_line_readings(text);
+        assert_eq!(got, want, "the Claude Code reader, on {text:?}");
+    }
 }
 
 /// Every line of the shipped logs (conformance cases, hostile inputs, the corpus).
@@ -127,6 +133,26 @@ fn the_edges_of_json_and_of_the_shapes_read_as_the_reference_reads_them() {
         deep_typed,
         deep_skipped,
         deep_declined,
+        // The Claude Code shapes: a message's content as a string (hashed), as blocks, as
+        // anything else; fields given twice at each level; values of surprising types.
+        r#"{"type":"user","message":{"content":"a\n\u00e9 \ud83d\ude00"}}"#.into(),
+        r#"{"type":"user","message":{"content":"\ud800"}}"#.into(),
+        r#"{"type":"user","message":{"content":{"\ud800":1}}}"#.into(),
+        r#"{"type":"user","message":{"content":{"a":[1e400]}}}"#.into(),
+        r#"{"type":"user","message":{"content":1e400}}"#.into(),
+        r#"{"type":"user","message":{"content":[1,null,"x",{"type":"text","text":"t"},{"type":"tool_use","id":"t1","name":"Task","input":{"prompt":"p","run_in_background":true,"description":"d","subagent_type":"s","x":[]}}]}}"#.into(),
+        r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"r"}],"is_error":"no"}]}}"#.into(),
+        r#"{"type":"user","message":{"content":[{"type":"text","type":"text"}]}}"#.into(),
+        r#"{"type":"user","message":{"content":[{"input":{"prompt":1,"prompt":2}}]}}"#.into(),
+        r#"{"type":"user","message":{"content":"x","content":"y"}}"#.into(),
+        r#"{"type":"assistant","message":{"id":"m","model":"c","usage":{"input_tokens":5,"output_tokens":1e400}}}"#.into(),
+        r#"{"type":"assistant","message":{"usage":{"input_tokens":-1,"cache_read_input_tokens":2.5,"cache_creation_input_tokens":"3"},"stop_reason":null}}"#.into(),
+        r#"{"type":"user","toolUseResult":{"agentId":"a","status":"completed","isAsync":true,"agentId":"b"}}"#.into(),
+        r#"{"type":"user","toolUseResult":"Error: x","message":[],"attachment":{"prompt":"p","content":null}}"#.into(),
+        r#"{"type":"queue-operation","content":"<task-notification>","forkedFrom":null,"isSidechain":1}"#.into(),
+        r#"{"forkedFrom":{"sessionId":"s"},"forkedFrom":null}"#.into(),
+        r#"{"agentType":"general","description":"d","toolUseId":"t","spawnDepth":2,"parentAgentId":"p","spawnDepth":3}"#.into(),
+        r#"{"typ\u0065":"user","uuid":"u","parentUuid":null,"sessionId":"s","agentId":"a","isMeta":false,"isCompactSummary":true,"timestamp":"t","requestId":"r","subtype":"x"}"#.into(),
     ];
     for c in &cases {
         same(c.as_bytes());

@@ -33,6 +33,9 @@ macro_rules! registry {
 mod dsh_events;
 mod wire_transcript;
 
+#[doc(hidden)]
+pub use claude_code::line_readings as claude_code_line_readings;
+
 registry! {
     dsh_rpc: [FORMAT],
     dsh_session: [FORMAT],

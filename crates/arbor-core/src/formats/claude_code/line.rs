@@ -4,34 +4,147 @@
 //! Fields are the lenient ones of `wire` (a field of a surprising type reads as absent); texts
 //! stay as raw JSON strings borrowed from the chunk (`Raw`), so a 100 MB message is skipped in
 //! place and hashed later only where a link or a reply needs it. Nothing here knows sessions.
+//!
+//! A line is read in one pass by `crate::scan`'s parts (`read_line` below), straight into its
+//! place; the serde shapes are the reference it is held to (`parse_serde`: the differential
+//! tests in `tests/scan.rs` compare the two on every shipped line and on broken ones).
 
+use crate::scan::{field, FieldBit, Scanner, R};
 use crate::wire::{Flag, List, Num, Obj, Raw, Str};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 
-/// The line shape: each line parsed with serde_json into `Line`.
+/// The line shape: each line read into `Line` in its place.
 pub struct ClaudeShape;
 
 crate::formats::line_shape!(ClaudeShape, claude_cells, Line, parse_into, no_prefetch);
 
-/// Parse `text` into `out`; `false` when it is not a JSON object the shape reads (a duplicate
-/// field, a number out of range, an array line).
+/// Parse `text` into `out` (a default line); `false` when it is not a JSON object the shape reads
+/// (a duplicate field, a number out of range, an array line).
 fn parse_into<'a>(text: &'a str, _arena: &'a bumpalo::Bump, out: &mut Line<'a>) -> bool {
-    match parse(text) {
-        Some(line) => {
-            *out = line;
-            true
-        }
-        None => false,
-    }
+    Scanner::whole(text, None, |p| read_line(p, out))
 }
 
 /// A line of text as the shape reads it: `None` when it is not a JSON object.
 pub fn parse(text: &str) -> Option<Line<'_>> {
+    let mut line = Line::default();
+    Scanner::whole(text, None, |p| read_line(p, &mut line)).then_some(line)
+}
+
+/// `parse` through serde_json and the derived shapes: the reference the one-pass reading is
+/// held to.
+pub fn parse_serde(text: &str) -> Option<Line<'_>> {
     if text.trim_start_matches([' ', '\t', '\r', '\n']).as_bytes().first() != Some(&b'{') {
         return None;
     }
     serde_json::from_str(text).ok()
+}
+
+/// A line's fields (at its `{`), read as the derived `Deserialize` of `Line` reads them: each
+/// known key once (twice is an error), the others skipped.
+fn read_line<'a>(p: &mut Scanner<'a>, l: &mut Line<'a>) -> R<()> {
+    let mut seen: FieldBit = 0;
+    p.object(|p, key| {
+        let seen = &mut seen;
+        match key {
+            "type" => field!(seen, 0, l.kind, p.str_field()),
+            "subtype" => field!(seen, 1, l.subtype, p.str_field()),
+            "uuid" => field!(seen, 2, l.uuid, p.str_field()),
+            "parentUuid" => field!(seen, 3, l.parent_uuid, p.str_field()),
+            "sessionId" => field!(seen, 4, l.session_id, p.str_field()),
+            "agentId" => field!(seen, 5, l.agent_id, p.str_field()),
+            "isSidechain" => field!(seen, 6, l.is_sidechain, p.flag_field()),
+            "isMeta" => field!(seen, 7, l.is_meta, p.flag_field()),
+            "isCompactSummary" => field!(seen, 8, l.is_compact_summary, p.flag_field()),
+            "timestamp" => field!(seen, 9, l.timestamp, p.str_field()),
+            "requestId" => field!(seen, 10, l.request_id, p.str_field()),
+            "forkedFrom" => field!(seen, 11, l.forked_from, p.present_field()),
+            "message" => crate::scan::field_in!(seen, 12, p.obj_in(&mut l.message, read_message)),
+            "toolUseResult" => field!(seen, 13, l.tool_use_result, p.obj_field(read_tool_use_result)),
+            "content" => field!(seen, 14, l.content, p.raw_field()),
+            "attachment" => field!(seen, 15, l.attachment, p.obj_field(read_attachment)),
+            "agentType" => field!(seen, 16, l.agent_type, p.str_field()),
+            "description" => field!(seen, 17, l.description, p.str_field()),
+            "toolUseId" => field!(seen, 18, l.tool_use_id, p.str_field()),
+            "spawnDepth" => field!(seen, 19, l.spawn_depth, p.num_field()),
+            "parentAgentId" => field!(seen, 20, l.parent_agent_id, p.str_field()),
+            _ => p.skip(),
+        }
+    })
+}
+
+fn read_message<'a>(p: &mut Scanner<'a>, t: &mut Message<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+    match key {
+        "id" => field!(seen, 0, t.id, p.str_field()),
+        "model" => field!(seen, 1, t.model, p.str_field()),
+        "content" => field!(seen, 2, t.content, read_content(p)),
+        "usage" => field!(seen, 3, t.usage, p.obj_field(read_token_counts)),
+        "stop_reason" => field!(seen, 4, t.stop_reason, p.str_field()),
+        _ => p.skip(),
+    }
+}
+
+/// As `Content`'s `Deserialize`: a string's hashes, a list's blocks, nothing for anything else.
+fn read_content<'a>(p: &mut Scanner<'a>) -> R<Content<'a>> {
+    match p.peek() {
+        Some(b'"') => {
+            let (text, escaped) = p.string()?;
+            Ok(Content::Text(TextInfo::of(&p.decoded(text, escaped)?)))
+        }
+        Some(b'[') => p.list_field(read_block).map(|l| Content::Blocks(l.0)),
+        _ => p.decline().map(|()| Content::None),
+    }
+}
+
+fn read_token_counts(p: &mut Scanner<'_>, t: &mut TokenCounts, seen: &mut FieldBit, key: &str) -> R<()> {
+    match key {
+        "input_tokens" => field!(seen, 0, t.input_tokens, p.num_field()),
+        "output_tokens" => field!(seen, 1, t.output_tokens, p.num_field()),
+        "cache_creation_input_tokens" => field!(seen, 2, t.cache_creation_input_tokens, p.num_field()),
+        "cache_read_input_tokens" => field!(seen, 3, t.cache_read_input_tokens, p.num_field()),
+        _ => p.skip(),
+    }
+}
+
+fn read_block<'a>(p: &mut Scanner<'a>, t: &mut Block<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+    match key {
+        "type" => field!(seen, 0, t.kind, p.str_field()),
+        "text" => field!(seen, 1, t.text, p.raw_field()),
+        "id" => field!(seen, 2, t.id, p.str_field()),
+        "name" => field!(seen, 3, t.name, p.str_field()),
+        "input" => field!(seen, 4, t.input, p.obj_field(read_spawn_input)),
+        "tool_use_id" => field!(seen, 5, t.tool_use_id, p.str_field()),
+        "content" => field!(seen, 6, t.content, p.raw_field()),
+        "is_error" => field!(seen, 7, t.is_error, p.flag_field()),
+        _ => p.skip(),
+    }
+}
+
+fn read_spawn_input<'a>(p: &mut Scanner<'a>, t: &mut SpawnInput<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+    match key {
+        "prompt" => field!(seen, 0, t.prompt, p.raw_field()),
+        "run_in_background" => field!(seen, 1, t.run_in_background, p.flag_field()),
+        "description" => field!(seen, 2, t.description, p.str_field()),
+        "subagent_type" => field!(seen, 3, t.subagent_type, p.str_field()),
+        _ => p.skip(),
+    }
+}
+
+fn read_tool_use_result<'a>(p: &mut Scanner<'a>, t: &mut ToolUseResult<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+    match key {
+        "agentId" => field!(seen, 0, t.agent_id, p.str_field()),
+        "status" => field!(seen, 1, t.status, p.str_field()),
+        "isAsync" => field!(seen, 2, t.is_async, p.flag_field()),
+        _ => p.skip(),
+    }
+}
+
+fn read_attachment<'a>(p: &mut Scanner<'a>, t: &mut Attachment<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+    match key {
+        "prompt" => field!(seen, 0, t.prompt, p.raw_field()),
+        "content" => field!(seen, 1, t.content, p.raw_field()),
+        _ => p.skip(),
+    }
 }
 
 /// Lines are small and routed soon after they are parsed; nothing is worth fetching ahead.

@@ -39,6 +39,13 @@ struct ClaudeCode;
 const TYPES: &[&str] =
     &["user", "assistant", "system", "summary", "progress", "attachment", "queue-operation", "file-history-snapshot"];
 
+/// The one-pass line reader and its serde reference, each one's reading of `text` printed
+/// (`None`: refused): what the differential tests (`tests/scan.rs`) compare.
+#[doc(hidden)]
+pub fn line_readings(text: &str) -> (String, String) {
+    (format!("{:?}", line::parse(text)), format!("{:?}", line::parse_serde(text)))
+}
+
 impl super::Format for ClaudeCode {
     fn plan(&self, plan: &mut super::Plan) {
         plan::plan(plan);
