@@ -509,6 +509,42 @@ fn turning_follow_on_reads_only_what_was_appended_since_the_log_was_opened() {
     assert_eq!(tree_ids(&window), ["root", "kid", "grand"]);
 }
 
+/// A log the user left followed is read to be followed however long ago it was written (turning
+/// Follow on reads only what was appended), and a log they left unfollowed is read without what
+/// following needs however recent it is (turning Follow on reads it again from the start).
+#[test]
+fn a_logs_saved_follow_choice_decides_how_it_is_read() {
+    let (_app, window) = main_window(&[]);
+    let log = GrowingLog::of("dsh-rpc-two-level");
+    let path = log.path.clone();
+    log.append(0, 8);
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options().write(true).open(&path).unwrap().set_modified(hour_ago).unwrap();
+    let choose = |follow: bool| {
+        let view = json!({"key": [path], "view": {"follow": follow}});
+        invoke(&window, "save_view_state", view).unwrap();
+    };
+    choose(true);
+    open(&window, std::slice::from_ref(&path));
+    assert_eq!(invoke(&window, "follow_state", json!({})).unwrap()["recent"], json!(false));
+    change_in_place(&path, r#"{"sessionId":"root","status""#, r#"{"sessionId":"rooT","status""#);
+    invoke(&window, "set_follow", json!({"on": true})).unwrap();
+    log.append(8, 12);
+    eventually("the grandchild appearing", || tree_ids(&window).contains(&"grand".to_owned()));
+    assert_eq!(tree_ids(&window), ["root", "kid", "grand"], "only the appended lines were read");
+    invoke(&window, "set_follow", json!({"on": false})).unwrap();
+
+    // Left unfollowed, and written a moment ago: Follow reads it all again (the view shows what
+    // it read with the next change).
+    choose(false);
+    open(&window, std::slice::from_ref(&path));
+    assert_eq!(invoke(&window, "follow_state", json!({})).unwrap()["recent"], json!(true));
+    change_in_place(&path, r#"{"sessionId":"kid","event""#, r#"{"sessionId":"kiD","event""#);
+    invoke(&window, "set_follow", json!({"on": true})).unwrap();
+    log.append(12, log.lines.len());
+    eventually("the log being read again", || tree_ids(&window).contains(&"kiD".to_owned()));
+}
+
 #[test]
 fn a_session_transcript_pages_its_items_and_a_place_opens_its_item() {
     let (_app, window) = main_window(&[]);

@@ -280,9 +280,15 @@ impl Observer for Forward<'_> {
 
 /// Reads `paths` on a blocking thread, streaming to `on_event`; keeps the analysis and its view
 /// as what is open, and answers what the page shows first.
+///
+/// `follow` is whether the user left this log followed (its saved view state), when they chose:
+/// a log that will be followed is read keeping what following goes on from, so that turning
+/// Follow on reads only what was appended. Never chosen, that is a log written in the last
+/// minutes (the page follows those by default).
 async fn load_into(
     opened: &Opened,
     paths: Vec<PathBuf>,
+    follow: Option<bool>,
     on_event: Channel<LoadEvent>,
 ) -> Result<Summary, CommandError> {
     let mine = opened.generation.fetch_add(1, Ordering::SeqCst) + 1;
@@ -309,9 +315,8 @@ async fn load_into(
                 untold: false,
             };
             let started = Instant::now();
-            // A log written in the last minutes opens followed: the load keeps what following
-            // it goes on from.
-            let (analysis, live) = if engine::written_within(&paths, crate::follow::RECENT) {
+            let to_follow = follow.unwrap_or_else(|| engine::written_within(&paths, crate::follow::RECENT));
+            let (analysis, live) = if to_follow {
                 let (analysis, live) = engine::load_to_follow(&paths, &mut forward)?;
                 (analysis, Some(live))
             } else {
@@ -383,16 +388,29 @@ pub async fn found_logs<R: Runtime>(app: AppHandle<R>) -> Result<Vec<FoundLog>, 
 /// `on_event`, and keeps it as what is open; answers its summary. Opening something else cancels
 /// this.
 #[tauri::command]
-pub async fn open_paths(
+pub async fn open_paths<R: Runtime>(
     paths: Vec<String>,
     on_event: Channel<LoadEvent>,
+    app: AppHandle<R>,
     opened: State<'_, Opened>,
+    slot: State<'_, SettingsSlot>,
 ) -> Result<Summary, CommandError> {
     if paths.is_empty() {
         return Err(CommandError::new("no-paths", "nothing to open: choose at least one file or folder"));
     }
-    load_into(&opened, paths.into_iter().map(PathBuf::from).collect(), on_event).await
+    // The page keeps a log's view state under the paths it opened it with.
+    let follow = chosen_follow(&app, &slot, &paths);
+    load_into(&opened, paths.into_iter().map(PathBuf::from).collect(), follow, on_event).await
 }
+
+/// Whether the user left the log saved under `key` followed, when they chose (an unreadable
+/// settings file is no choice).
+fn chosen_follow<R: Runtime>(app: &AppHandle<R>, slot: &SettingsSlot, key: &[String]) -> Option<bool> {
+    settings_of(app, slot).ok()?.view_state(key)?.follow
+}
+
+/// The key the page keeps the built-in sample's view state under (`ui/src/lib/settings.ts`).
+const SAMPLE_KEY: &str = "arbor:sample";
 
 /// Opens the built-in sample log (written to the app's cache folder, then read like any folder).
 #[tauri::command]
@@ -400,6 +418,7 @@ pub async fn open_sample<R: Runtime>(
     app: AppHandle<R>,
     on_event: Channel<LoadEvent>,
     opened: State<'_, Opened>,
+    slot: State<'_, SettingsSlot>,
 ) -> Result<Summary, CommandError> {
     let cache = app
         .path()
@@ -408,7 +427,9 @@ pub async fn open_sample<R: Runtime>(
     let folder = tauri::async_runtime::spawn_blocking(move || engine::write_sample(&cache))
         .await
         .map_err(CommandError::stopped)??;
-    load_into(&opened, vec![folder], on_event).await
+    // The sample is written afresh each time it opens, but followed only when the user chose to.
+    let follow = chosen_follow(&app, &slot, &[SAMPLE_KEY.to_owned()]).unwrap_or(false);
+    load_into(&opened, vec![folder], Some(follow), on_event).await
 }
 
 /// Stops the load in progress, if any (it then fails with the code `cancelled`), and the follow

@@ -1,9 +1,10 @@
 //! Following what is open while it is written (SPEC 5 Follow): when the page turns Follow on, a
 //! thread of its own keeps an `arbor_follow::Follower` (the engine's `Live` and a file watcher)
-//! on the open log's paths. It goes on from the `Live` the load kept (a log written in the last
-//! minutes is read to be followed: `engine::load_to_follow`), so that only what is appended is
-//! read, and gives it back to what is open when it stops; a log read without one is read again
-//! once when Follow goes on. On each change it makes a fresh snapshot's view, swaps it in as what
+//! on the open log's paths. It goes on from the `Live` the load kept (a log the user left
+//! followed, or never chosen one written in the last minutes, is read to be followed:
+//! `engine::load_to_follow`), so that only what is appended is read, and gives it back to what is
+//! open when it stops; a log read without one (Follow first turned on for an older log) is read
+//! again once when Follow goes on. On each change it makes a fresh snapshot's view, swaps it in as what
 //! is open under a new revision (the tree's collapsed sessions kept) and tells the page over the
 //! load's own channel, in a `changed` message that says what grew and the new counts.
 //!
