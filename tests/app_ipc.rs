@@ -401,6 +401,14 @@ impl GrowingLog {
         GrowingLog { _dir: dir, path, lines: text.lines().map(str::to_owned).collect() }
     }
 
+    /// The two-level case's run up to its grandchild's start: its first 8 lines (the root and
+    /// its child) written.
+    fn started() -> GrowingLog {
+        let log = GrowingLog::of("dsh-rpc-two-level");
+        log.append(0, 8);
+        log
+    }
+
     fn append(&self, from: usize, to: usize) {
         use std::io::Write;
         let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&self.path).unwrap();
@@ -413,10 +421,9 @@ impl GrowingLog {
 #[test]
 fn a_followed_log_grows_in_the_open_view_until_follow_is_turned_off() {
     let (_app, window) = main_window(&[]);
-    let log = GrowingLog::of("dsh-rpc-two-level");
+    let log = GrowingLog::started();
     let (path, lines) = (log.path.clone(), &log.lines);
     let append = |from: usize, to: usize| log.append(from, to);
-    append(0, 8);
     let first = open(&window, std::slice::from_ref(&path));
     assert_eq!(tree_ids(&window), ["root", "kid"]);
     let state = invoke(&window, "follow_state", json!({})).expect("follow_state is allowed");
@@ -458,9 +465,8 @@ fn a_followed_log_grows_in_the_open_view_until_follow_is_turned_off() {
 #[test]
 fn cancel_stops_following_and_follow_state_says_so() {
     let (_app, window) = main_window(&[]);
-    let log = GrowingLog::of("dsh-rpc-two-level");
+    let log = GrowingLog::started();
     let path = log.path.clone();
-    log.append(0, 8);
     open(&window, std::slice::from_ref(&path));
     assert_eq!(invoke(&window, "set_follow", json!({"on": true})).unwrap()["following"], json!(true));
     invoke(&window, "cancel_load", json!({})).unwrap();
@@ -487,10 +493,9 @@ fn change_in_place(path: &std::path::Path, what: &str, with: &str) {
 #[test]
 fn turning_follow_on_reads_only_what_was_appended_since_the_log_was_opened() {
     let (_app, window) = main_window(&[]);
-    let log = GrowingLog::of("dsh-rpc-two-level");
+    let log = GrowingLog::started();
     let (path, lines) = (log.path.clone(), &log.lines);
     let append = |from: usize, to: usize| log.append(from, to);
-    append(0, 8);
     open(&window, std::slice::from_ref(&path));
     assert_eq!(tree_ids(&window), ["root", "kid"]);
     // The root's status line now names another session: a reading from the start would show it.
@@ -515,9 +520,8 @@ fn turning_follow_on_reads_only_what_was_appended_since_the_log_was_opened() {
 #[test]
 fn a_logs_saved_follow_choice_decides_how_it_is_read() {
     let (_app, window) = main_window(&[]);
-    let log = GrowingLog::of("dsh-rpc-two-level");
+    let log = GrowingLog::started();
     let path = log.path.clone();
-    log.append(0, 8);
     let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
     std::fs::File::options().write(true).open(&path).unwrap().set_modified(hour_ago).unwrap();
     let choose = |follow: bool| {
