@@ -5,7 +5,9 @@
 //! reference: the tests and the `parse_line` fuzz target compare the two on every input), without
 //! serde's per-field machinery: no default-initialised payloads for absent fields, no moves of
 //! large values into boxes, strings borrowed unless they hold escapes, and skipped values checked
-//! by a scan that looks at eight bytes at a time.
+//! by a scan that looks at eight bytes at a time. Its parts (`Scanner`'s `pub(crate)` readers and
+//! the `field!` macros) also make the Claude Code reader (`formats::claude_code::line`), held to
+//! its own serde shapes the same way.
 //!
 //! Reading exactly as serde_json does means keeping its distinctions:
 //! - A value read into a field ("typed") has its numbers converted (one out of `f64`'s range
