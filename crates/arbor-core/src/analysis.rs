@@ -520,15 +520,18 @@ pub fn analyze_with(paths: &[PathBuf], observer: &mut dyn Observer, threads: Thr
     let mut read = read_all(paths, observer, None, threads);
     let mut cx = std::mem::take(&mut read.cx);
     settle(&mut cx);
-    // The formats' cross-file evidence (`Ctx::ext`) is for settling. A one-shot analysis settles
-    // once and lets it go before the report is built beside it: a 1 GiB Claude Code project's
-    // line index alone was 14 MB of its 107 MB peak. A followed log (`live`) keeps its own.
+    // The formats' cross-file evidence (`Ctx::ext`) is for settling, and the files planned
+    // (`Ctx::planned`) for reading. A one-shot analysis settles once and lets them go before the
+    // report is built beside them: a 1 GiB Claude Code project's line index alone was 14 MB of
+    // its 107 MB peak. A followed log (`live`) keeps its own.
     cx.exts = Default::default();
+    cx.planned = Default::default();
     // Every record is made: the index gives back what it grew by and did not use (up to half of
     // it, the largest block of an analysis), before the report is built beside it.
     cx.records.shrink_to_fit();
-    read.tell_end(&cx, observer);
-    let mut a = Analysis::new(cx, std::mem::take(&mut read.files), read.cancelled);
+    let files = std::mem::take(&mut read.files);
+    read.tell_end(&cx, &files, observer);
+    let mut a = Analysis::new(cx, files, read.cancelled);
     a.threads = threads;
     a
 }
@@ -536,12 +539,12 @@ pub fn analyze_with(paths: &[PathBuf], observer: &mut dyn Observer, threads: Thr
 impl ReadAll {
     /// Tells `observer` how the reading ended, once `cx` is its context settled: the last
     /// progress (with the sessions and findings) and what the deltas had not said yet.
-    pub(crate) fn tell_end(&mut self, cx: &Ctx, observer: &mut dyn Observer) {
+    pub(crate) fn tell_end(&mut self, cx: &Ctx, files: &[FileInfo], observer: &mut dyn Observer) {
         self.progress.sessions = cx.graph.len();
         self.progress.findings = cx.findings.list.len();
         observer.progress(&self.progress);
         if observer.wants_deltas() {
-            observer.delta(self.mark.take(cx, &self.names, &self.progress));
+            observer.delta(self.mark.take(cx, |f| files.get(f).map(|i| i.display.as_str()), &self.progress));
         }
     }
 }
@@ -560,7 +563,6 @@ pub(crate) struct ReadAll {
     pub(crate) files: Vec<FileInfo>,
     pub(crate) cancelled: bool,
     mark: DeltaMark,
-    names: Vec<String>,
     progress: Progress,
 }
 
@@ -581,9 +583,9 @@ pub(crate) fn read_all(
     for format in FORMATS {
         format.reader.plan(&mut plan);
     }
-    let crate::formats::Plan { files: inputs, exts } = plan;
+    let crate::formats::Plan { files: planned, exts } = plan;
     let mut cx = Ctx { exts, ..Ctx::default() };
-    let mut files: Vec<FileInfo> = Vec::new();
+    let mut files: Vec<FileInfo> = Vec::with_capacity(unreadable.len() + planned.len());
     for u in unreadable {
         let file = files.len() as u32;
         files.push(FileInfo {
@@ -602,53 +604,66 @@ pub(crate) fn read_all(
             format!("cannot read `{}`: {}", u.display, u.reason),
         );
     }
+    // Every planned file's entry is made at once, its path and name moved into it: the plan's
+    // list goes before the first file is read, and deltas name files from the entries. A folder
+    // of 20,000 session files held each path five times over while it was read (the plan, its
+    // names for deltas, the read-ahead threads' list, a format's survey): 10 MB of the heap's
+    // 97 MB peak on a 1 GiB Claude Code project.
+    let first = files.len();
+    let mut steps = Vec::with_capacity(planned.len());
+    let mut paths = Vec::with_capacity(planned.len());
+    for crate::formats::Planned { input, skip, format } in planned {
+        paths.push(skip.is_none().then(|| input.path.clone()));
+        steps.push((skip, format));
+        files.push(FileInfo::of(input));
+    }
+    cx.planned = paths.into();
     let mut progress = Progress {
-        files_total: inputs.len(),
-        bytes_total: inputs
-            .iter()
-            .filter(|f| f.skip.is_none())
-            .filter_map(|f| std::fs::metadata(&f.input.path).ok())
-            .map(|m| m.len())
-            .sum(),
+        files_total: steps.len(),
+        bytes_total: cx.planned.iter().flatten().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum(),
         ..Progress::default()
     };
     let mut cancelled = false;
     let mut mark = DeltaMark::default();
-    let mut names: Vec<String> = files.iter().map(|f| f.display.clone()).collect();
-    names.extend(inputs.iter().map(|f| f.input.display.clone()));
     // A folder's small files are read and parsed ahead by threads of their own (`ReadAhead`).
     let ahead = std::sync::Arc::new(Ahead::default());
     let mut reading_ahead = Vec::new();
-    if threads == Threads::PerCore && inputs.len() > 1 {
-        let files: std::sync::Arc<[_]> =
-            inputs.iter().map(|f| f.skip.is_none().then(|| (f.input.path.clone(), f.format))).collect();
+    if threads == Threads::PerCore && steps.len() > 1 {
+        let claimed: std::sync::Arc<[_]> = steps.iter().map(|s| s.1).collect();
         for _ in 0..worker_threads() {
-            let (shared, files) = (ahead.clone(), files.clone());
-            let spawned = std::thread::Builder::new().name("arbor-ahead".into()).spawn(move || shared.work(&files));
+            let (shared, paths, claimed) = (ahead.clone(), cx.planned.clone(), claimed.clone());
+            let spawned =
+                std::thread::Builder::new().name("arbor-ahead".into()).spawn(move || shared.work(&paths, &claimed));
             reading_ahead.extend(spawned.ok());
         }
     }
-    for (index, crate::formats::Planned { input, skip, format: claimed }) in inputs.into_iter().enumerate() {
+    for (index, (skip, claimed)) in steps.into_iter().enumerate() {
         // The file as a read-ahead thread left it, or `None` for this thread to open.
         let ahead = if reading_ahead.is_empty() { None } else { ahead.take(index) };
-        let file = files.len() as u32;
-        files.push(FileInfo::of(&input));
+        let file = (first + index) as u32;
         if let Some(skip) = skip {
             files[file as usize].format = Some(skip.format);
             cx.findings.add(skip.code, Loc { file, line: 1 }, None, skip.message);
             progress.files_done += 1;
             continue;
         }
+        // Deltas name the files read so far: those before this one, and this one (its entry is
+        // the reading's to fill).
+        let this = observer.wants_deltas().then(|| files[file as usize].display.clone());
+        let (done, rest) = files.split_at_mut(file as usize);
+        let name = |f: usize| done.get(f).map(|i| i.display.as_str()).or(this.as_deref().filter(|_| f == done.len()));
         let mut tell = |cx: &Ctx, p: &Progress| {
-            observer.progress(p) && (!observer.wants_deltas() || observer.delta(mark.take(cx, &names, p)))
+            observer.progress(p) && (!observer.wants_deltas() || observer.delta(mark.take(cx, name, p)))
         };
         let slot = keep.as_deref_mut().map(|k| {
             k.resize_with(file as usize + 1, || None);
             &mut k[file as usize]
         });
         let how = How { threads, keep: slot, claimed, ahead };
-        if !read_file(&mut cx, &input, file, &mut files[file as usize], &mut progress, &mut tell, how) {
+        if !read_file(&mut cx, file, &mut rest[0], &mut progress, &mut tell, how) {
             cancelled = true;
+            // The files not come to are not part of what was read.
+            files.truncate(file as usize + 1);
             break;
         }
         progress.files_done += 1;
@@ -657,15 +672,15 @@ pub(crate) fn read_all(
     for t in reading_ahead {
         let _ = t.join();
     }
-    ReadAll { cx, files, cancelled, mark, names, progress }
+    ReadAll { cx, files, cancelled, mark, progress }
 }
 
 impl FileInfo {
     /// A planned input before it is read: no format, nothing counted yet.
-    fn of(input: &InputFile) -> FileInfo {
+    fn of(input: InputFile) -> FileInfo {
         FileInfo {
-            path: input.path.clone(),
-            display: input.display.clone(),
+            path: input.path,
+            display: input.display,
             format: None,
             records: 0,
             bad_lines: 0,
@@ -694,7 +709,7 @@ pub(crate) fn read_one(
 ) {
     let crate::formats::Planned { input, skip, format: claimed } = planned;
     let file = files.len() as u32;
-    files.push(FileInfo::of(&input));
+    files.push(FileInfo::of(input));
     kept.resize_with(files.len(), || None);
     if let Some(skip) = skip {
         files[file as usize].format = Some(skip.format);
@@ -705,7 +720,7 @@ pub(crate) fn read_one(
     let mut tell = |_: &Ctx, p: &Progress| observer.progress(p);
     let slot = Some(&mut kept[file as usize]);
     let how = How { threads: Threads::PerCore, keep: slot, claimed, ahead: None };
-    read_file(cx, &input, file, &mut files[file as usize], &mut progress, &mut tell, how);
+    read_file(cx, file, &mut files[file as usize], &mut progress, &mut tell, how);
 }
 
 /// A file's display name as a JSON string.
@@ -801,12 +816,13 @@ impl Ahead {
     }
 
     /// A read-ahead thread: read the next file no one has taken, while there is room.
-    fn work(&self, files: &[Option<(PathBuf, Option<&'static FormatInfo>)>]) {
+    /// `paths` are the planned files (`None`: set aside), `claimed` the format each was claimed by.
+    fn work(&self, paths: &[Option<PathBuf>], claimed: &[Option<&'static FormatInfo>]) {
         let (back, returned) = std::sync::mpsc::channel::<Box<dyn AheadParsed>>();
         let mut spare = Vec::new();
         let mut st = self.lock();
         loop {
-            if st.closed || st.next >= files.len() {
+            if st.closed || st.next >= paths.len() {
                 return;
             }
             let room = st.ready.is_empty() || (st.next < st.wanted + FILES_AHEAD && st.bytes < BYTES_AHEAD);
@@ -819,8 +835,7 @@ impl Ahead {
             let i = st.next;
             st.next += 1;
             drop(st);
-            let read =
-                files[i].as_ref().and_then(|(path, claimed)| read_small(path, *claimed, &back, &returned, &mut spare));
+            let read = paths[i].as_ref().and_then(|path| read_small(path, claimed[i], &back, &returned, &mut spare));
             st = self.lock();
             st.bytes += read.as_ref().map_or(0, Fetched::bytes);
             st.ready.insert(i, read);
@@ -936,7 +951,6 @@ const SMALL_FILE: u64 = 4 << 20;
 /// when the observer cancelled.
 fn read_file(
     cx: &mut Ctx,
-    input: &InputFile,
     file: u32,
     info: &mut FileInfo,
     progress: &mut Progress,
@@ -958,9 +972,9 @@ fn read_file(
             // thread opened it when one came to it).
             let opened = match ahead {
                 Some(Fetched::Opened(opened)) => Ok(opened),
-                _ => reader::open_stream(&input.path),
+                _ => reader::open_stream(&info.path),
             };
-            match read_head(cx, input, file, info, threads, claimed, opened) {
+            match read_head(cx, file, info, threads, claimed, opened) {
                 Some(read) => read,
                 None => return true,
             }
@@ -970,9 +984,9 @@ fn read_file(
         let read_error = source.end.as_ref().and_then(|e| e.as_ref()).map(|e| e.to_string());
         info.bytes = source.pending.back().map_or(0, |c| c.read_to);
         let why = match (&read_error, head == 0) {
-            (Some(e), _) => format!("cannot read `{}`: {e}", input.display),
-            (None, true) => format!("`{}` is empty: no known format", input.display),
-            (None, false) => format!("`{}` is in no known format: skipped", input.display),
+            (Some(e), _) => format!("cannot read `{}`: {e}", info.display),
+            (None, true) => format!("`{}` is empty: no known format", info.display),
+            (None, false) => format!("`{}` is in no known format: skipped", info.display),
         };
         let code = if read_error.is_some() && head == 0 { Code::UnreadableInput } else { Code::UnknownFormat };
         cx.findings.add(code, Loc { file, line: 1 }, None, why);
@@ -984,7 +998,6 @@ fn read_file(
         source,
         recycle,
         head,
-        display: &input.display,
         file,
         info,
         progress,
@@ -1000,7 +1013,6 @@ fn read_file(
 /// threads it is read with; `None` when it could not be opened (the finding is added).
 fn read_head(
     cx: &mut Ctx,
-    input: &InputFile,
     file: u32,
     info: &mut FileInfo,
     threads: Threads,
@@ -1014,7 +1026,7 @@ fn read_head(
                 Code::UnreadableInput,
                 Loc { file, line: 0 },
                 None,
-                format!("cannot read `{}`: {e}", input.display),
+                format!("cannot read `{}`: {e}", info.display),
             );
             return None;
         }
@@ -1068,7 +1080,6 @@ pub struct Reading<'a> {
     recycle: Recycle,
     /// How many of the first lines detection read (they are the first lines of `source.pending`).
     head: usize,
-    display: &'a str,
     file: u32,
     info: &'a mut FileInfo,
     progress: &'a mut Progress,
@@ -1083,7 +1094,12 @@ pub struct Reading<'a> {
 impl Reading<'_> {
     /// The file's name as the report shows it.
     pub fn display(&self) -> &str {
-        self.display
+        &self.info.display
+    }
+
+    /// Where the file is.
+    pub fn path(&self) -> &std::path::Path {
+        &self.info.path
     }
 
     /// The file's first lines (those detection read).
@@ -1103,21 +1119,7 @@ impl Reading<'_> {
     /// parse them into `M::Shape`'s lines and free them once routed; this thread routes them, in
     /// order, and parses too rather than wait.
     pub fn route<M: Machine>(self, mut state: M) -> bool {
-        let Reading {
-            cx,
-            source,
-            recycle,
-            head,
-            display: _,
-            file,
-            info,
-            progress,
-            base_bytes,
-            threads,
-            tell,
-            keep,
-            format,
-        } = self;
+        let Reading { cx, source, recycle, head, file, info, progress, base_bytes, threads, tell, keep, format } = self;
         let head_open = head < DETECT_LINES && !format.reader.head_settled(source.head(head));
         let hold = keep.is_some();
         let mut tail = None;
@@ -1594,7 +1596,8 @@ struct DeltaMark {
 }
 
 impl DeltaMark {
-    fn take(&mut self, cx: &Ctx, files: &[String], progress: &Progress) -> Delta {
+    /// What is new since the last time, with files named by `file`.
+    fn take<'n>(&mut self, cx: &Ctx, file: impl Fn(usize) -> Option<&'n str>, progress: &Progress) -> Delta {
         let name = |s: Sym| cx.ids.name(s).to_owned();
         let sessions = cx
             .graph
@@ -1618,7 +1621,7 @@ impl DeltaMark {
             .map(|f| report::Diagnostic {
                 code: f.code.as_str().to_owned(),
                 severity: f.code.severity(),
-                at: Place { file: files.get(f.at.file as usize).cloned().unwrap_or_default(), line: f.at.line },
+                at: Place { file: file(f.at.file as usize).unwrap_or_default().to_owned(), line: f.at.line },
                 session: f.session.map(name),
                 message: f.message.clone(),
                 time: None,

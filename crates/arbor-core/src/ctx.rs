@@ -277,6 +277,10 @@ pub struct Ctx {
     /// Where the text of a reply record is in its line (`wire::Data::content_at`), by record
     /// index, ascending: its text is then read back without parsing the line again.
     pub text_spans: Vec<(u32, (u32, u32))>,
+    /// The files this read planned, in plan order (`None`: set aside by a format's plan): the
+    /// read-ahead threads share the list, and a format may survey the files it was opened with
+    /// (dsh-session's placeholder headers) without a copy of its own.
+    pub planned: std::sync::Arc<[Option<std::path::PathBuf>]>,
     /// What formats keep across files until they settle (`ext`), beginning with what they
     /// learned while planning (`Plan::ext`): the driver and this context need not know what a
     /// format links once all is read.

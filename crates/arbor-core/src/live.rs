@@ -105,7 +105,7 @@ impl Live {
         // What a one-shot read gives: nothing in it is provisional until the log is followed.
         let mut a = live.snapshot();
         a.provisional = None;
-        read.tell_end(&a.cx, observer);
+        read.tell_end(&a.cx, &a.files, observer);
         (a, Some(live))
     }
 

@@ -29,17 +29,9 @@ pub const FORMAT: FormatInfo = FormatInfo {
 struct DshSessionFormat;
 
 impl super::Format for DshSessionFormat {
-    /// Set aside older generations of a session file, and keep the planned files for a survey
-    /// of their placeholder headers when one is met.
+    /// Set aside older generations of a session file.
     fn plan(&self, plan: &mut super::Plan) {
         set_aside_generations(plan);
-        let files: HashMap<String, PathBuf> = plan
-            .files
-            .iter()
-            .filter(|f| f.skip.is_none())
-            .map(|f| (f.input.display.clone(), f.input.path.clone()))
-            .collect();
-        plan.ext::<Placeholders>().files = files;
     }
 
     /// A header (`type: session` with an `id` and a `version`), or an event with a dsh type and a
@@ -57,7 +49,8 @@ impl super::Format for DshSessionFormat {
     fn read(&self, file: Reading<'_>) -> bool {
         let stem = super::stem(file.display());
         let display = file.display().to_owned();
-        file.route(DshSession::new(stem, display))
+        let folder = file.path().parent().map(Path::to_path_buf);
+        file.route(DshSession::new(stem, display, folder))
     }
 
     fn settle(&self, cx: &mut Ctx) {
@@ -111,22 +104,20 @@ struct PlaceholderHead {
     names_itself: bool,
 }
 
-/// The files planned, by the name the report gives them, and, once surveyed, how many of their
-/// headers carry each placeholder id.
+/// Once surveyed, how many headers of the planned files (`Ctx::planned`) carry each placeholder id.
 #[derive(Debug, Default, Clone)]
 struct Placeholders {
-    files: HashMap<String, PathBuf>,
     counts: Option<HashMap<String, u32>>,
 }
 
 impl Placeholders {
     /// How many headers of the planned files carry `id`: their first lines are read the first
     /// time a header is a placeholder (most logs have none, and no file is opened twice for them).
-    fn count(&mut self, id: &str) -> u32 {
-        let files = &self.files;
-        let counts = self.counts.get_or_insert_with(|| {
+    fn count(cx: &mut Ctx, id: &str) -> u32 {
+        let files = cx.planned.clone();
+        let counts = cx.ext::<Placeholders>().counts.get_or_insert_with(|| {
             let mut counts: HashMap<String, u32> = HashMap::default();
-            for h in files.values().filter_map(|p| first_line(p).as_deref().and_then(header_id)) {
+            for h in files.iter().flatten().filter_map(|p| first_line(p).as_deref().and_then(header_id)) {
                 if crate::ctx::is_placeholder(&h) {
                     *counts.entry(h).or_default() += 1;
                 }
@@ -236,11 +227,13 @@ struct DshSession {
     stem: String,
     /// The file's name in the report.
     display: String,
+    /// The folder it is in.
+    folder: Option<PathBuf>,
 }
 
 impl DshSession {
-    fn new(stem: String, display: String) -> Self {
-        DshSession { session: None, checker: None, header: None, stem, display }
+    fn new(stem: String, display: String, folder: Option<PathBuf>) -> Self {
+        DshSession { session: None, checker: None, header: None, stem, display, folder }
     }
 
     fn line(&mut self, cx: &mut Ctx, line: &Line, at: Loc, offset: u64) {
@@ -280,15 +273,11 @@ impl DshSession {
 
     fn header_line(&mut self, cx: &mut Ctx, line: &Line, id: &str, at: Loc, offset: u64) {
         let placeholder = crate::ctx::is_placeholder(id);
-        let folder = if placeholder {
-            cx.ext::<Placeholders>().files.get(&self.display).and_then(|p| p.parent()).map(Path::to_path_buf)
-        } else {
-            None
-        };
+        let folder = if placeholder { self.folder.clone() } else { None };
         // Each file is its own session (SPEC 1.1): when several headers carry this placeholder
         // (in its folder, or in other folders opened with it), the session is named by it and
         // the file.
-        let shared = placeholder && cx.ext::<Placeholders>().count(id) > 1;
+        let shared = placeholder && Placeholders::count(cx, id) > 1;
         let s = if shared {
             // The placeholder itself is interned too, for the file's `placeholder-ids` finding.
             cx.sym(id, at);
