@@ -5,7 +5,7 @@
 //! One pass over each file; memory holds the record index (a few dozen bytes a record), the graph
 //! and the findings, never line text. Progress is reported to an observer, which may cancel.
 
-use crate::ctx::{Ctx, Record, TextRef};
+use crate::ctx::{Ctx, Records, TextRef};
 use crate::finding::{Code, Loc};
 use crate::formats::{detect, AheadParsed, ChunkArena, FormatInfo, Machine, Shape, DETECT_LINES, FORMATS};
 use crate::intern::Sym;
@@ -526,8 +526,8 @@ pub fn analyze_with(paths: &[PathBuf], observer: &mut dyn Observer, threads: Thr
     // its 107 MB peak. A followed log (`live`) keeps its own.
     cx.exts = Default::default();
     cx.planned = Default::default();
-    // Every record is made: the index gives back what it grew by and did not use (up to half of
-    // it, the largest block of an analysis), before the report is built beside it.
+    // Every record is made: the index gives back what its last chunk grew by and did not use,
+    // before the report is built beside it.
     cx.records.shrink_to_fit();
     let files = std::mem::take(&mut read.files);
     read.tell_end(&cx, &files, observer);
@@ -1351,7 +1351,7 @@ impl Analysis {
         self.cx.ids.name(s)
     }
 
-    pub fn records(&self) -> &[Record] {
+    pub fn records(&self) -> &Records {
         &self.cx.records
     }
 
