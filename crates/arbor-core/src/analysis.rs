@@ -1299,6 +1299,8 @@ pub(crate) trait Kept: Send {
     /// Route a block's lines; the block is given back to be filled again.
     fn feed(&mut self, cx: &mut Ctx, info: &mut FileInfo, file: u32, block: Chunk) -> Chunk;
     fn finish(&mut self, cx: &mut Ctx);
+    /// `Machine::finish_copy`.
+    fn finish_copy(&self, cx: &mut Ctx);
     fn clone_box(&self) -> Box<dyn Kept>;
 }
 
@@ -1313,6 +1315,10 @@ impl<M: Machine> Kept for Held<M> {
 
     fn finish(&mut self, cx: &mut Ctx) {
         self.0.finish(cx)
+    }
+
+    fn finish_copy(&self, cx: &mut Ctx) {
+        self.0.finish_copy(cx)
     }
 
     fn clone_box(&self) -> Box<dyn Kept> {

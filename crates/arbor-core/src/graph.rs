@@ -230,6 +230,11 @@ impl SessionGraph {
         self.session(id).label = Some(l);
     }
 
+    /// Whether any header gave a `delegationDepth` (`set_header_depth`).
+    pub fn has_header_depths(&self) -> bool {
+        !self.header_depths.is_empty()
+    }
+
     pub fn header_depth(&self, id: Sym) -> Option<(i64, Loc)> {
         self.header_depths.get(&id).copied()
     }

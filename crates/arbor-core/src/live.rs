@@ -357,8 +357,19 @@ impl Live {
         let mut cx = self.cx.clone();
         let mut files = self.files.clone();
         let first_provisional = cx.findings.list.len();
-        let kept: Vec<Option<KeptFile>> = self.kept.clone();
-        finish_into(&mut cx, &mut files, kept);
+        for (i, k) in self.kept.iter().enumerate() {
+            match k {
+                // Its unfinished last line is routed into a copy of the machine, which ends.
+                Some(k) if k.tail.is_some() => finish_file(&mut cx, &mut files, i, &mut k.clone()),
+                // Else what the machine's end adds is made without a copy of it.
+                Some(k) => {
+                    cx.graph.set_place(Loc { file: i as u32, line: k.lines });
+                    k.machine.finish_copy(&mut cx);
+                }
+                None => {}
+            }
+        }
+        settle(&mut cx);
         note_rewrites(&self.rewrites, &mut cx);
         let mut a = Analysis::new(cx, files, false);
         a.provisional = Some(first_provisional);
@@ -386,18 +397,24 @@ fn note_rewrites(rewrites: &[String], cx: &mut Ctx) {
     }
 }
 
-/// Finish each kept machine (its unfinished last line first), then let the formats settle.
+/// Finish each kept machine, then let the formats settle.
 fn finish_into(cx: &mut Ctx, files: &mut [FileInfo], kept: Vec<Option<KeptFile>>) {
     for (i, k) in kept.into_iter().enumerate() {
-        let Some(mut k) = k else { continue };
-        let file = i as u32;
-        if let Some(tail) = k.tail.take() {
-            let line = tail.lines[0].number;
-            k.machine.feed(cx, &mut files[i], file, tail);
-            k.lines = line;
+        if let Some(mut k) = k {
+            finish_file(cx, files, i, &mut k);
         }
-        cx.graph.set_place(Loc { file, line: k.lines });
-        k.machine.finish(cx);
     }
     settle(cx);
+}
+
+/// Finish file `i`'s kept machine: its unfinished last line first, then its end.
+fn finish_file(cx: &mut Ctx, files: &mut [FileInfo], i: usize, k: &mut KeptFile) {
+    let file = i as u32;
+    if let Some(tail) = k.tail.take() {
+        let line = tail.lines[0].number;
+        k.machine.feed(cx, &mut files[i], file, tail);
+        k.lines = line;
+    }
+    cx.graph.set_place(Loc { file, line: k.lines });
+    k.machine.finish(cx);
 }

@@ -297,8 +297,10 @@ impl Analysis {
                     last_message.clone_from(&d.message);
                 }
                 // A tool call that started a child is its spawn, and its result what came back.
-                let spawned =
-                    d.call_id.as_deref().and_then(|call| self.cx.spawns.get(&(index.session, Box::<str>::from(call))));
+                let spawned = d
+                    .call_id
+                    .as_deref()
+                    .and_then(|call| self.cx.spawns.get(&(index.session, std::sync::Arc::<str>::from(call))));
                 let kind = match (d.kind, spawned) {
                     (Some(PartKind::ToolCall), Some(_)) => PartKind::Spawn,
                     (Some(PartKind::ToolResult), Some(_)) if !d.acknowledges => PartKind::Received,

@@ -185,6 +185,32 @@ proptest! {
     }
 }
 
+/// Cut points moved to the ends of their lines.
+fn at_line_ends(bytes: &[u8], cuts: &[usize]) -> Vec<usize> {
+    let end = |c: usize| bytes[c..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |p| c + p + 1);
+    cuts.iter().map(|c| end(c % (bytes.len() + 1))).collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    /// Appended in whole lines, a snapshot is made with no line unfinished: each machine says
+    /// what its end adds without being copied (`Machine::finish_copy`), with turns, steps and
+    /// waits open at every step.
+    #[test]
+    fn a_log_followed_in_whole_lines_reads_as_the_whole_at_every_step(
+        format in 0..FORMATS.len(),
+        seed in 0u64..1000,
+        faults in prop_oneof![Just(0.0), Just(0.02)],
+        cuts in prop::collection::vec(any::<usize>(), 1..12),
+        order in prop::collection::vec(any::<usize>(), 1..40),
+    ) {
+        let files = log_of(FORMATS[format], seed, faults, 24 << 10);
+        let cuts: Vec<Vec<usize>> = files.iter().map(|(_, bytes)| at_line_ends(bytes, &cuts)).collect();
+        follow(&files, &cuts, &order, 1);
+    }
+}
+
 /// Once its first lines are read, a growing log is read on from where it stopped, in every
 /// format, a folder's files in turn.
 #[test]

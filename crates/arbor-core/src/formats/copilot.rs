@@ -175,6 +175,12 @@ impl Machine for Copilot {
     fn finish(&mut self, cx: &mut Ctx) {
         Copilot::finish(self, cx)
     }
+
+    /// The end reads only the waits and the detached run: the tool calls and agents known, the
+    /// most of a large log's state, are not copied for it.
+    fn finish_copy(&self, cx: &mut Ctx) {
+        Copilot::finish(self, cx)
+    }
 }
 
 const LIFECYCLE: &[&str] = &["subagent.started", "subagent.configured", "subagent.completed", "subagent.failed"];
@@ -666,15 +672,17 @@ impl Copilot {
         }
     }
 
-    fn finish(&mut self, cx: &mut Ctx) {
+    /// The end of the log: the detached run, and every wait settled (the machine is left as it
+    /// was, for a followed log's snapshot).
+    fn finish(&self, cx: &mut Ctx) {
         if let (Some(parent), Some((start, end, shut_down)), Some(r)) =
-            (self.detached_from.take(), self.detached_run, self.events_root_ix)
+            (self.detached_from.clone(), self.detached_run, self.events_root_ix)
         {
             let child = self.roots[r].id;
             cx.ext::<Detached>().0.push(DetachedRun { child, parent, start, end: Some(end), shut_down });
         }
-        for root in &mut self.roots {
-            for mut w in root.waits.drain(..) {
+        for root in &self.roots {
+            for mut w in root.waits.iter().cloned() {
                 w.correct.settle(root.has_idle);
                 w.naive.settle(root.has_idle);
                 if let (Some(WaitOutcome::Idle | WaitOutcome::Inferred), Some((TextRef { at, .. }, true))) =

@@ -88,6 +88,20 @@ impl Machine for Box<DshRpc> {
     fn finish(&mut self, cx: &mut Ctx) {
         DshRpc::finish(self, cx)
     }
+
+    /// `finish` without copying the sessions that have nothing open (most of them: a 1 GiB
+    /// log's 61,228 took 45 ms to copy for every followed revision).
+    fn finish_copy(&self, cx: &mut Ctx) {
+        // The open turns in the order `finish` ends them (a copy's map iterates as its original).
+        for (&root, t) in &self.open_turns {
+            cx.waits.push(wait_of(root, t.clone(), None, WaitOutcome::Open));
+        }
+        let mut open: Vec<_> = self.checkers.iter().filter(|(_, c)| c.is_open()).collect();
+        open.sort_by_key(|&(s, _)| *s);
+        for (_, c) in open {
+            c.finish(&mut cx.findings);
+        }
+    }
 }
 
 /// A root turn in progress (SPEC 2.1).
@@ -420,7 +434,7 @@ impl DshRpc {
         }
         let mut checkers: Vec<_> = self.checkers.drain().collect();
         checkers.sort_by_key(|(s, _)| *s);
-        for (_, mut c) in checkers {
+        for (_, c) in checkers {
             c.finish(&mut cx.findings);
         }
     }

@@ -307,7 +307,7 @@ impl DshSession {
 
     /// The end of the file: report what is open, and settle the child's run from its last turn.
     fn finish(&mut self, cx: &mut Ctx) {
-        let (Some(_), Some(mut checker)) = (self.session, self.checker.take()) else { return };
+        let (Some(_), Some(checker)) = (self.session, self.checker.take()) else { return };
         checker.finish(&mut cx.findings);
         let outcome = match checker.last_reason(&cx.turns) {
             None => Outcome::Open,
@@ -373,6 +373,11 @@ fn link_headers(cx: &mut Ctx) {
         let node = cx.graph.session(child);
         node.runs[run].end = end;
         node.runs[run].outcome = outcome;
+    }
+    // The tree's depths are worked out only when a header gave one to compare (25 ms for the
+    // 243,622 sessions of a 1 GiB Copilot log, which has no headers, at every followed change).
+    if !cx.graph.has_header_depths() {
+        return;
     }
     let placements = cx.graph.placements();
     let mut mismatches = Vec::new();

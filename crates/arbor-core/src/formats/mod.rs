@@ -313,6 +313,13 @@ pub trait Machine: Clone + Send + 'static {
 
     /// The end of the file.
     fn finish(&mut self, cx: &mut Ctx);
+
+    /// What `finish` would add to `cx`, the machine left as it is (a followed log's snapshot,
+    /// made again at every change). A machine that holds much its end does not touch says so
+    /// without copying it all.
+    fn finish_copy(&self, cx: &mut Ctx) {
+        self.clone().finish(cx)
+    }
 }
 
 /// What a format's lines are parsed into, on the worker threads (see `line_shape!`).

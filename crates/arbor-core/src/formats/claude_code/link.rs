@@ -41,7 +41,7 @@ pub(super) struct State {
     settled_findings: Vec<usize>,
     settled_agents: HashSet<Sym>,
     /// The spawn calls it registered in `Ctx::spawns` (parent, call id).
-    settled_spawns: Vec<(Sym, Box<str>)>,
+    settled_spawns: Vec<(Sym, std::sync::Arc<str>)>,
 }
 
 impl std::fmt::Debug for State {
@@ -369,7 +369,7 @@ fn link_agents(cx: &mut Ctx, st: &mut State) {
         if let Some(c) = winner.and_then(|w| w.call) {
             linked.insert(c);
             // The transcript finds the child of a spawn call, and of its result, here.
-            let key = (st.spawns[c as usize].session, st.spawns[c as usize].id.clone());
+            let key = (st.spawns[c as usize].session, std::sync::Arc::from(&*st.spawns[c as usize].id));
             cx.spawns.insert(key.clone(), a.id);
             st.settled_spawns.push(key);
         }
