@@ -96,11 +96,7 @@ impl Machine for Box<DshRpc> {
         for (&root, t) in &self.open_turns {
             cx.waits.push(wait_of(root, t.clone(), None, WaitOutcome::Open));
         }
-        let mut open: Vec<_> = self.checkers.iter().filter(|(_, c)| c.is_open()).collect();
-        open.sort_by_key(|&(s, _)| *s);
-        for (_, c) in open {
-            c.finish(&mut cx.findings);
-        }
+        self.report_open(cx);
     }
 }
 
@@ -432,9 +428,14 @@ impl DshRpc {
         for r in open {
             self.end_open_turn(cx, r);
         }
-        let mut checkers: Vec<_> = self.checkers.drain().collect();
-        checkers.sort_by_key(|(s, _)| *s);
-        for (_, c) in checkers {
+        self.report_open(cx);
+    }
+
+    /// The turns and steps still open, session by session in symbol order.
+    fn report_open(&self, cx: &mut Ctx) {
+        let mut open: Vec<_> = self.checkers.iter().filter(|(_, c)| c.is_open()).collect();
+        open.sort_by_key(|&(s, _)| *s);
+        for (_, c) in open {
             c.finish(&mut cx.findings);
         }
     }
