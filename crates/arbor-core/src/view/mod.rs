@@ -229,8 +229,8 @@ impl View {
             });
             let items = Items {
                 inputs: parts.inputs().map(Into::into).collect(),
-                sessions: parts.sessions().map(Into::into),
-                turns: parts.turns().map(Into::into),
+                sessions: parts.sessions(),
+                turns: parts.turns(),
                 replies: parts.replies_at().map(|(r, offset)| (r.into(), Some(offset))),
                 waits: parts.waits().map(Into::into),
                 diagnostics: parts.diagnostics().map(|d| {
@@ -298,8 +298,10 @@ impl View {
         paths: Option<P>,
     ) -> Option<Store>
     where
-        S: Iterator<Item = report::Session>,
-        T: Iterator<Item = report::Turn>,
+        S: Iterator,
+        S::Item: store::Keep,
+        T: Iterator,
+        T::Item: store::Keep,
         R: Iterator<Item = (report::Reply, Option<u64>)>,
         W: Iterator<Item = report::Wait>,
         D: Iterator<Item = report::Diagnostic>,
@@ -310,8 +312,8 @@ impl View {
         if let Some(paths) = paths {
             store.set_paths(paths);
         }
-        feed(items.sessions, go_on, |s| store.add_session(s))?;
-        feed(items.turns, go_on, |t| store.add_turn(t))?;
+        feed(items.sessions, go_on, |s| store::Keep::keep_in(s, &mut store))?;
+        feed(items.turns, go_on, |t| store::Keep::keep_in(t, &mut store))?;
         feed(items.diagnostics, go_on, |d| store.add_diagnostic(d))?;
         feed(items.replies, go_on, |(r, at)| store.add_reply(r, at))?;
         feed(items.waits, go_on, |w| store.add_wait(w))?;
@@ -726,6 +728,32 @@ pub(crate) mod tests {
         assert_eq!(summary.findings.total() as usize, report.diagnostics.len());
         assert_eq!((summary.waits as usize, summary.replies as usize), (report.waits.len(), report.replies.len()));
         assert_eq!(summary.inputs, report.inputs);
+    }
+
+    /// A view made from an analysis's report parts (their sessions and turns lent to the store)
+    /// keeps the same sessions, runs, turns and steps as one made from the owned report.
+    #[test]
+    fn a_view_keeps_the_same_tables_from_lent_parts_as_from_the_owned_report() {
+        let dir = tempfile::tempdir().unwrap();
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+        let cases = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/conformance/cases");
+        let inputs = [
+            crate::sample::write_to(dir.path()).unwrap(),
+            corpus.join("claude-code"),
+            cases.join("copilot-events-saved/input"),
+            cases.join("dsh-rpc-two-level/input"),
+        ];
+        for input in inputs {
+            let analysis = crate::analyze(std::slice::from_ref(&input), &mut ());
+            let lent = View::of_analysis(&analysis, 1, &|| true).unwrap();
+            let owned = View::from_report(analysis.report(), 1);
+            let tables = |v: &View| {
+                let s = &v.store;
+                format!("{:?}", (&s.sessions, &s.run_start, &s.runs, &s.turns, &s.step_start, &s.steps, &s.files))
+            };
+            assert!(!lent.store.turns.is_empty(), "{input:?} has turns");
+            assert_eq!(tables(&lent), tables(&owned), "{input:?}");
+        }
     }
 
     /// A view stops being made as soon as it is told to, at any stage, and is made whole when it
