@@ -522,8 +522,8 @@ pub fn analyze_with(paths: &[PathBuf], observer: &mut dyn Observer, threads: Thr
     settle(&mut cx);
     // The formats' cross-file evidence (`Ctx::ext`) is for settling, and the files planned
     // (`Ctx::planned`) for reading. A one-shot analysis settles once and lets them go before the
-    // report is built beside them: a 1 GiB Claude Code project's line index alone was 14 MB of
-    // its 107 MB peak. A followed log (`live`) keeps its own.
+    // report is built beside them: a 1 GiB Claude Code project's line index alone is 10.6 MB.
+    // A followed log (`live`) keeps its own.
     cx.exts = Default::default();
     cx.planned = Default::default();
     // Every record is made: the index gives back what its last chunk grew by and did not use,

@@ -465,13 +465,12 @@ impl Checker {
         }
     }
 
-    /// The end of the log: report what is still open, at the line that opened it.
     /// Whether a turn or a step is open (what `finish` reports).
     pub fn is_open(&self) -> bool {
         self.turn.is_some() || self.step.is_some()
     }
 
-    /// The end of the log: what is still open.
+    /// The end of the log: report what is still open, at the line that opened it.
     pub fn finish(&self, findings: &mut Findings) {
         if let Some((t, _)) = self.turn {
             if let Some(at) = self.turn_at {
