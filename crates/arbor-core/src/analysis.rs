@@ -97,6 +97,10 @@ pub struct Analysis {
     pub prices: Option<std::sync::Arc<crate::prices::PriceTable>>,
     /// The threads it was read with, and the report is written with.
     pub threads: Threads,
+    /// A followed log's snapshot: which `Live` made it and what of it was final then, so that a
+    /// view of an earlier snapshot of the same `Live` can grow into a view of this one
+    /// (`View::grow`). `None` for a one-shot analysis.
+    pub(crate) lineage: Option<crate::live::Lineage>,
 }
 
 /// The threads an analysis may start.
@@ -694,7 +698,16 @@ impl Analysis {
     /// A finished analysis of these files.
     pub(crate) fn new(cx: Ctx, files: Vec<FileInfo>, cancelled: bool) -> Self {
         let file_names_json = files.iter().map(|f| name_json(&f.display)).collect();
-        Analysis { cx, files, cancelled, file_names_json, provisional: None, prices: None, threads: Threads::PerCore }
+        Analysis {
+            cx,
+            files,
+            cancelled,
+            file_names_json,
+            provisional: None,
+            prices: None,
+            threads: Threads::PerCore,
+            lineage: None,
+        }
     }
 }
 
@@ -1400,6 +1413,17 @@ impl Analysis {
             owned.extend(w.reply.map(|r| (r, NO_TURN)));
             owned.extend(w.naive.reply.flatten().map(|r| (r, NO_TURN)));
         }
+        self.texts_of(owned)
+    }
+
+    /// The texts at `refs` (each with the turn it is the reply of, or `NO_TURN`), read back as
+    /// `reply_texts` reads them: a view growing with a followed log reads only its new waits'.
+    pub(crate) fn texts_at(&self, refs: impl IntoIterator<Item = TextRef>) -> ReplyTexts {
+        self.texts_of(refs.into_iter().map(|r| (r, NO_TURN)).collect())
+    }
+
+    fn texts_of(&self, mut owned: Vec<(TextRef, u32)>) -> ReplyTexts {
+        let cx = &self.cx;
         owned.sort_by_key(|(r, _)| (r.at.file, r.offset));
         let mut refs: Vec<TextRef> = Vec::with_capacity(owned.len());
         let mut by_turn = vec![NO_TURN; cx.turns.list.len()];
@@ -1515,26 +1539,34 @@ impl Analysis {
     /// its line by its format; `""` for one that cannot be read. Each file is opened once for all
     /// of its lines (a folder of ten thousand sub-agents opened a file for each).
     pub(crate) fn received_texts(&self) -> Vec<String> {
+        self.received_texts_of((0..self.cx.received.len()).collect())
+    }
+
+    /// The texts of the received items `which` (indices into `Ctx::received`), in that order,
+    /// read as `received_texts` reads them.
+    pub(crate) fn received_texts_of(&self, which: Vec<usize>) -> Vec<String> {
         let received = &self.cx.received;
-        let mut texts = vec![String::new(); received.len()];
-        let mut order: Vec<usize> = (0..received.len()).collect();
-        order.sort_by_key(|&i| (received[i].at.at.file, received[i].at.offset));
-        for group in order.chunk_by(|&a, &b| received[a].at.at.file == received[b].at.at.file) {
-            let Some(info) = self.files.get(received[group[0]].at.at.file as usize) else { continue };
+        let mut texts = vec![String::new(); which.len()];
+        // Positions in `which`, by file and offset.
+        let mut order: Vec<usize> = (0..which.len()).collect();
+        let rec = |k: usize| &received[which[k]];
+        order.sort_by_key(|&k| (rec(k).at.at.file, rec(k).at.offset));
+        for group in order.chunk_by(|&a, &b| rec(a).at.at.file == rec(b).at.at.file) {
+            let Some(info) = self.files.get(rec(group[0]).at.at.file as usize) else { continue };
             let Some(format) = info.format else { continue };
             let pieces: Vec<(u64, reader::Piece)> =
-                group.iter().map(|&i| (received[i].at.offset, reader::Piece::Line)).collect();
+                group.iter().map(|&k| (rec(k).at.offset, reader::Piece::Line)).collect();
             // Two received texts may be read from one line (one result of several). A plain file
             // seeks back to it; a zstd stream cannot, and answers `None` for it: that line is then
             // read on its own.
-            let _ = reader::each_piece_at(&info.path, &pieces, |k, bytes| {
-                let i = group[k];
+            let _ = reader::each_piece_at(&info.path, &pieces, |j, bytes| {
+                let k = group[j];
                 let line = match bytes {
                     Some(b) => Some(std::borrow::Cow::Borrowed(b)),
-                    None => reader::raw_line_at(&info.path, received[i].at.offset).ok().map(std::borrow::Cow::Owned),
+                    None => reader::raw_line_at(&info.path, rec(k).at.offset).ok().map(std::borrow::Cow::Owned),
                 };
                 if let Some(line) = line {
-                    texts[i] = format.reader.received_text(&line, received[i].key.as_deref());
+                    texts[k] = format.reader.received_text(&line, rec(k).key.as_deref());
                 }
             });
         }

@@ -308,20 +308,27 @@ impl SessionGraph {
     pub fn placements(&self) -> Placements {
         let mut out = Placements(vec![None; self.index.len()]);
         let none = Placement { root: None, depth: None };
+        let mut path = Vec::new();
+        // The walk each session was last on the path of (a cycle is a session met twice in one
+        // walk): no set to make for each of a quarter million sessions.
+        let mut on_path = vec![0u32; self.index.len()];
+        let mut walk = 0u32;
         for node in self.graph.node_weights() {
             if out.contains_key(&node.id) {
                 continue;
             }
             // Walk up iteratively until a placed session, a root, or a repeat.
-            let mut path = Vec::new();
-            let mut on_path = HashSet::default();
+            walk += 1;
+            path.clear();
             let mut cur = node.id;
             let base = loop {
                 if let Some(&p) = out.get(&cur) {
                     break p;
                 }
-                if !on_path.insert(cur) {
-                    break none;
+                match on_path.get_mut(cur.0 as usize) {
+                    Some(w) if *w == walk => break none,
+                    Some(w) => *w = walk,
+                    None => break none,
                 }
                 path.push(cur);
                 let here = self.get(cur);
@@ -352,35 +359,49 @@ impl SessionGraph {
     /// Sessions in report order: each root followed by its subtree depth-first, roots and siblings
     /// in order of first appearance; then whatever hangs under no root (cycles, missing parents).
     pub fn report_order(&self) -> Vec<Sym> {
-        let mut children: HashMap<Sym, Vec<&SessionNode>> = HashMap::default();
+        let nodes: Vec<&SessionNode> = self.nodes().collect();
+        // Each session's children, in order of first appearance: ranges of one list, by the
+        // parent's symbol (a map of lists cost a list for every parent).
+        let syms = self.index.len();
+        let mut start = vec![0u32; syms + 1];
         let mut tops = Vec::new();
-        for n in self.nodes() {
+        for n in &nodes {
             match n.parent {
-                Some(p) if self.contains(p) => children.entry(p).or_default().push(n),
-                _ => tops.push(n),
+                Some(p) if self.contains(p) => start[p.0 as usize + 1] += 1,
+                _ => tops.push(n.id),
+            }
+        }
+        for i in 0..syms {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut kids = vec![Sym(0); start[syms] as usize];
+        for n in &nodes {
+            if let Some(p) = n.parent.filter(|&p| self.contains(p)) {
+                kids[fill[p.0 as usize] as usize] = n.id;
+                fill[p.0 as usize] += 1;
             }
         }
         let mut out = Vec::with_capacity(self.nodes);
-        let mut done = HashSet::default();
-        let visit = |start: Sym, out: &mut Vec<Sym>, done: &mut HashSet<Sym>| {
-            let mut stack = vec![start];
+        let mut done = vec![false; syms];
+        let mut stack = Vec::new();
+        let mut visit = |first: Sym, out: &mut Vec<Sym>| {
+            stack.push(first);
             while let Some(s) = stack.pop() {
-                if !done.insert(s) {
+                let i = s.0 as usize;
+                if done[i] {
                     continue;
                 }
+                done[i] = true;
                 out.push(s);
-                if let Some(kids) = children.get(&s) {
-                    for k in kids.iter().rev() {
-                        stack.push(k.id);
-                    }
-                }
+                stack.extend(kids[start[i] as usize..start[i + 1] as usize].iter().rev());
             }
         };
-        for t in &tops {
-            visit(t.id, &mut out, &mut done);
+        for &t in &tops {
+            visit(t, &mut out);
         }
-        for n in self.nodes() {
-            visit(n.id, &mut out, &mut done);
+        for n in &nodes {
+            visit(n.id, &mut out);
         }
         out
     }

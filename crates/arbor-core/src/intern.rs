@@ -106,6 +106,15 @@ impl Interner {
         None
     }
 
+    /// How many names it holds (symbols are `0..len`).
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
     pub fn get(&self, s: &str) -> Option<Sym> {
         self.find(self.hasher.hash_one(s), s)
     }

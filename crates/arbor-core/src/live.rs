@@ -65,8 +65,50 @@ impl Change {
     }
 }
 
+/// Where a followed log's snapshot stands among the snapshots of its `Live`
+/// (`Analysis::lineage`): which `Live` (read from the start) made it, and what of it was final
+/// when it was made: the symbols and records the live context held, and the lines routed into
+/// it. A later snapshot of the same `Live` has them too, the same symbols naming the same ids
+/// and the same records at the same lines; what finishing the copy added (a line still being
+/// written, ends at the end) may read otherwise later. `View::grow` keeps the rows whose sources
+/// are equal in two snapshots and name only what was final, and makes the rest again.
+#[derive(Debug, Clone)]
+pub(crate) struct Lineage {
+    /// The `Live`'s number: a new one when it was read again from the start.
+    pub live: u64,
+    /// This snapshot's number (no two snapshots share one).
+    pub snapshot: u64,
+    /// The live context's symbols and records.
+    pub ids: usize,
+    pub records: usize,
+    /// Per file: the last line routed into the live context (a place up to it is final; a file
+    /// not followed is final whole).
+    pub lines: Vec<u64>,
+}
+
+impl Lineage {
+    /// Whether `at` names a line that was final in this snapshot.
+    pub fn is_final(&self, at: Loc) -> bool {
+        self.lines.get(at.file as usize).is_some_and(|&l| at.line <= l)
+    }
+
+    /// Whether `record` was final in this snapshot.
+    pub fn is_final_record(&self, record: u32) -> bool {
+        (record as usize) < self.records
+    }
+}
+
+/// Numbers for `Lineage`: `Live`s and snapshots draw from one count.
+static NUMBERS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+fn next_number() -> u64 {
+    NUMBERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 /// An analysis that follows its files as they grow.
 pub struct Live {
+    /// Its number (`Lineage::live`).
+    number: u64,
     paths: Vec<PathBuf>,
     cx: Ctx,
     files: Vec<FileInfo>,
@@ -111,6 +153,7 @@ impl Live {
 
     fn of_read(paths: &[PathBuf], cx: Ctx, files: Vec<FileInfo>, kept: Vec<Option<KeptFile>>) -> Live {
         let mut live = Live {
+            number: next_number(),
             paths: paths.to_vec(),
             cx,
             files,
@@ -357,6 +400,13 @@ impl Live {
         let mut cx = self.cx.clone();
         let mut files = self.files.clone();
         let first_provisional = cx.findings.list.len();
+        let lineage = Lineage {
+            live: self.number,
+            snapshot: next_number(),
+            ids: cx.ids.len(),
+            records: cx.records.len(),
+            lines: self.kept.iter().map(|k| k.as_ref().map_or(u64::MAX, |k| k.lines)).collect(),
+        };
         for (i, k) in self.kept.iter().enumerate() {
             match k {
                 // Its unfinished last line is routed into a copy of the machine, which ends.
@@ -373,6 +423,7 @@ impl Live {
         note_rewrites(&self.rewrites, &mut cx);
         let mut a = Analysis::new(cx, files, false);
         a.provisional = Some(first_provisional);
+        a.lineage = Some(lineage);
         a
     }
 

@@ -42,7 +42,24 @@ pub struct PriceSource {
 pub struct PriceTable {
     prices: HashMap<String, Price>,
     pub about: PriceSource,
+    /// The prices found for names the table has only in a near form: finding one looks at every
+    /// name of the table, and a report asks for each session's models (a quarter million times
+    /// for a 1 GiB Copilot log).
+    near: Near,
 }
+
+/// Names looked up in a near form, and what was found (`PriceTable::price`).
+#[derive(Debug, Default)]
+struct Near(std::sync::Mutex<HashMap<String, Option<Price>>>);
+
+impl Clone for Near {
+    fn clone(&self) -> Self {
+        Near::default()
+    }
+}
+
+/// Names kept in `Near` at most (a log that names ever new models does not grow it for ever).
+const NEAR_KEPT: usize = 4096;
 
 const BUNDLED: &str = include_str!("prices.json");
 
@@ -62,6 +79,7 @@ impl PriceTable {
         EMPTY.get_or_init(|| PriceTable {
             prices: HashMap::default(),
             about: PriceSource { source: String::new(), date: String::new() },
+            near: Near::default(),
         })
     }
 
@@ -104,13 +122,18 @@ impl PriceTable {
             }
         }
         let text = |k: &str| obj.get(k).and_then(|s| s.as_str()).unwrap_or("").to_owned();
-        Ok(PriceTable { prices, about: PriceSource { source: text("source"), date: text("date") } })
+        Ok(PriceTable {
+            prices,
+            about: PriceSource { source: text("source"), date: text("date") },
+            near: Near::default(),
+        })
     }
 
     /// This table, with `other`'s prices over it; the source says both.
     pub fn overridden_by(mut self, other: PriceTable) -> PriceTable {
         let n = other.prices.len();
         self.prices.extend(other.prices);
+        self.near = Near::default();
         let theirs = if other.about.source.is_empty() { "a price file".to_owned() } else { other.about.source };
         self.about.source = format!("{theirs} ({n} models), over {}", self.about.source);
         if !other.about.date.is_empty() {
@@ -134,6 +157,21 @@ impl PriceTable {
         if let Some(p) = exact(m) {
             return Some(p);
         }
+        let mut near = self.near.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&p) = near.get(m) {
+            return p;
+        }
+        let found = self.near_price(m);
+        if near.len() >= NEAR_KEPT {
+            near.clear();
+        }
+        near.insert(m.to_owned(), found);
+        found
+    }
+
+    /// The price of a name the table has only in a near form.
+    fn near_price(&self, m: &str) -> Option<Price> {
+        let exact = |m: &str| self.prices.get(m).copied();
         let bare = m.rsplit('/').next().unwrap_or(m);
         let dashed = bare.replace('.', "-");
         // A trailing date (`-20250929`, `-2025-09-29`) names a snapshot of the same model.

@@ -10,7 +10,7 @@
 //! the generated types.
 
 use crate::analysis::{Analysis, ReplyTexts};
-use crate::ctx::{TextRef, WaitRec};
+use crate::ctx::TextRef;
 use crate::finding::Loc;
 use crate::graph::Placements;
 use crate::intern::HashMap;
@@ -144,6 +144,9 @@ pub struct DiagnosticRef<'a> {
     pub provisional: bool,
 }
 
+/// A reply outside any turn, in a reply's source (`ReportParts::replies_with_sources`).
+pub(crate) const LOOSE: u32 = 1 << 31;
+
 /// What the parts of one report share: the analysis, the reply texts read back from the files,
 /// and every session's root and depth.
 pub struct ReportParts<'a> {
@@ -167,11 +170,14 @@ pub struct ReportParts<'a> {
     /// The turns the report shows (indices into `Turns::list`), in the order of their first
     /// record's place: the order they were found in when files are read one after the other.
     turn_order: Vec<u32>,
+    /// The sessions in report order (`SessionGraph::report_order`).
+    order: Vec<Sym>,
 }
 
 impl<'a> ReportParts<'a> {
     pub fn new(a: &'a Analysis) -> Self {
         let placements = a.cx.graph.placements();
+        let order = a.cx.graph.report_order();
         // The bundled table is parsed only for a report with tokens to price (it is 230 KB).
         let prices: &crate::prices::PriceTable = match (&a.prices, a.cx.usage.is_empty()) {
             (Some(p), _) => p,
@@ -179,7 +185,7 @@ impl<'a> ReportParts<'a> {
             (None, false) => crate::prices::PriceTable::bundled_ref(),
         };
         let own = own_usage(a, prices);
-        let subtree = subtree_usage(a, &placements, &own);
+        let subtree = subtree_usage(a, &placements, &own, &order);
         let received = a.cx.received.iter().enumerate().map(|(i, r)| ((r.session, r.run), i)).collect();
         let turn_order = turn_order(a);
         ReportParts {
@@ -193,6 +199,7 @@ impl<'a> ReportParts<'a> {
             received,
             received_texts: std::sync::OnceLock::new(),
             turn_order,
+            order,
         }
     }
 
@@ -250,20 +257,13 @@ impl<'a> ReportParts<'a> {
         self.texts().get(r)
     }
 
-    fn is_root(&self, s: Sym) -> bool {
+    pub(crate) fn is_root(&self, s: Sym) -> bool {
         self.placements.get(&s).and_then(|p| p.root) == Some(s)
     }
 
     /// A turn's run number, shown only for sessions that ran more than once.
-    fn run_of(&self, t: &crate::turns::TurnRec) -> Option<u32> {
+    pub(crate) fn run_of(&self, t: &crate::turns::TurnRec) -> Option<u32> {
         t.run().filter(|_| self.a.cx.graph.get(t.session).map_or(0, |n| n.runs.len()) > 1)
-    }
-
-    /// The turns the report shows: a recording's turns of a session with a durable log are left
-    /// out (SPEC 2.3).
-    fn shown_turns(&self) -> impl Iterator<Item = (usize, &'a crate::turns::TurnRec)> + '_ {
-        let list = &self.a.cx.turns.list;
-        self.turn_order.iter().map(move |&i| (i as usize, &list[i as usize]))
     }
 
     pub fn inputs(&self) -> impl Iterator<Item = InputRef<'a>> + '_ {
@@ -280,36 +280,75 @@ impl<'a> ReportParts<'a> {
     }
 
     pub fn sessions(&self) -> impl Iterator<Item = SessionRef<'_>> + '_ {
+        self.sessions_with_sources().map(|(_, s)| s)
+    }
+
+    /// `sessions`, each with its symbol.
+    pub(crate) fn sessions_with_sources(&self) -> impl Iterator<Item = (Sym, SessionRef<'_>)> + '_ {
+        self.order.iter().filter_map(|&s| Some((s, self.session_ref(s, |s, run| self.received_of(s, run))?)))
+    }
+
+    /// The sessions in report order.
+    pub(crate) fn session_order(&self) -> &[Sym] {
+        &self.order
+    }
+
+    /// Session `s` as `sessions` gives it, what its parent received from each of its runs from
+    /// `received` (`None` when nothing is known).
+    pub(crate) fn session_ref<'r>(
+        &'r self,
+        s: Sym,
+        received: impl Fn(Sym, usize) -> Option<ReceivedRef<'r>>,
+    ) -> Option<SessionRef<'r>> {
         let g = &self.a.cx.graph;
-        g.report_order().into_iter().filter_map(|s| g.get(s)).map(|n| {
-            let p = self.placements.get(&n.id).copied();
-            SessionRef {
-                id: self.name(n.id),
-                parent: n.parent.map(|s| self.name(s)),
-                root: p.and_then(|p| p.root).map(|s| self.name(s)),
-                depth: p.and_then(|p| p.depth),
-                label: g.label(n),
-                runs: n
-                    .runs
-                    .iter()
-                    .enumerate()
-                    .map(|(i, r)| RunRef {
-                        parent: r.parent.map(|s| self.name(s)),
-                        start: r.start.map(|l| self.place(l)),
-                        end: r.end.map(|l| self.place(l)),
-                        outcome: r.outcome,
-                        link: r.link,
-                        start_time: r.start.and_then(|l| self.a.time_at(l)),
-                        end_time: r.end.and_then(|l| self.a.time_at(l)),
-                        received: self.received_of(n.id, i),
-                    })
-                    .collect(),
-                events: n.events,
-                inferred_parent: n.inferred_parent,
-                usage: self.own.get(&n.id).copied(),
-                subtree_usage: self.subtree.get(&n.id).copied(),
-            }
+        let n = g.get(s)?;
+        let p = self.placements.get(&n.id).copied();
+        Some(SessionRef {
+            id: self.name(n.id),
+            parent: n.parent.map(|s| self.name(s)),
+            root: p.and_then(|p| p.root).map(|s| self.name(s)),
+            depth: p.and_then(|p| p.depth),
+            label: g.label(n),
+            runs: n
+                .runs
+                .iter()
+                .enumerate()
+                .map(|(i, r)| RunRef {
+                    parent: r.parent.map(|s| self.name(s)),
+                    start: r.start.map(|l| self.place(l)),
+                    end: r.end.map(|l| self.place(l)),
+                    outcome: r.outcome,
+                    link: r.link,
+                    start_time: r.start.and_then(|l| self.a.time_at(l)),
+                    end_time: r.end.and_then(|l| self.a.time_at(l)),
+                    received: received(n.id, i),
+                })
+                .collect(),
+            events: n.events,
+            inferred_parent: n.inferred_parent,
+            usage: self.own.get(&n.id).copied(),
+            subtree_usage: self.subtree.get(&n.id).copied(),
         })
+    }
+
+    /// What the parent of `s` received from its run `run`: an index into `Ctx::received`.
+    pub(crate) fn received_index(&self, s: Sym, run: usize) -> Option<usize> {
+        self.received.get(&(s, u32::try_from(run).ok()?)).copied()
+    }
+
+    /// The place of a received item, as its `ReceivedRef` names it.
+    pub(crate) fn received_ref<'r>(&'r self, i: usize, text: &'r str) -> ReceivedRef<'r> {
+        ReceivedRef { text, at: self.place(self.a.cx.received[i].at.at) }
+    }
+
+    /// A session's root and depth in the final tree.
+    pub(crate) fn placement(&self, s: Sym) -> Option<crate::graph::Placement> {
+        self.placements.get(&s).copied()
+    }
+
+    /// A session's own tokens and its subtree's.
+    pub(crate) fn usage_of(&self, s: Sym) -> (Option<Usage>, Option<Usage>) {
+        (self.own.get(&s).copied(), self.subtree.get(&s).copied())
     }
 
     fn turn_id(&self, t: &crate::turns::TurnRec) -> TurnIdRef<'a> {
@@ -325,8 +364,24 @@ impl<'a> ReportParts<'a> {
     }
 
     pub fn turns(&self) -> impl Iterator<Item = TurnRef<'a>> + '_ {
+        self.turns_with_sources().map(|(_, t)| t)
+    }
+
+    /// `turns`, each with its index in `Turns::list`.
+    pub(crate) fn turns_with_sources(&self) -> impl Iterator<Item = (u32, TurnRef<'a>)> + '_ {
+        self.turn_order.iter().map(|&i| (i, self.turn_ref(i as usize)))
+    }
+
+    /// The turns the report shows (indices into `Turns::list`), in report order.
+    pub(crate) fn turn_order(&self) -> &[u32] {
+        &self.turn_order
+    }
+
+    /// Turn `i` (its index in `Turns::list`) as `turns` gives it.
+    pub(crate) fn turn_ref(&self, i: usize) -> TurnRef<'a> {
         let cx = &self.a.cx;
-        self.shown_turns().map(move |(i, t)| TurnRef {
+        let t = &cx.turns.list[i];
+        TurnRef {
             session: self.name(t.session),
             turn: self.turn_id(t),
             run: self.run_of(t),
@@ -354,7 +409,7 @@ impl<'a> ReportParts<'a> {
                 u.cost = cx.usage.turn_model(i).and_then(|m| self.prices.price(m)).map(|p| p.cost(&u));
                 u
             }),
-        })
+        }
     }
 
     /// The turns' replies in turn order, then the replies outside any turn.
@@ -365,83 +420,145 @@ impl<'a> ReportParts<'a> {
     /// The replies (as `replies`), each with where its line starts in its file (to read its
     /// text back from).
     pub fn replies_at(&self) -> impl Iterator<Item = (ReplyRef<'_>, u64)> + '_ {
-        let texts = self.reply_texts;
-        let in_turns = self.shown_turns().filter_map(move |(i, t)| {
-            let r = self.a.cx.text_ref(t.reply()?)?;
-            let text = if texts { self.texts().of_turn(i).unwrap_or_else(|| self.text(&r)) } else { "" };
-            Some((
-                ReplyRef {
-                    session: self.name(t.session),
-                    root: self.is_root(t.session),
-                    turn: self.turn_id(t),
-                    run: self.run_of(t),
-                    text,
-                    at: self.place(r.at),
-                },
-                r.offset,
-            ))
+        self.replies_with_sources().map(|(_, r, offset)| (r, offset))
+    }
+
+    /// `replies_at`, each with its source: the index of its turn in `Turns::list`, or of the
+    /// reply in `Ctx::loose_replies` with `LOOSE` set.
+    pub(crate) fn replies_with_sources(&self) -> impl Iterator<Item = (u32, ReplyRef<'_>, u64)> + '_ {
+        let in_turns = self.turn_order.iter().filter_map(move |&i| {
+            let (r, offset) = self.turn_reply(i as usize)?;
+            Some((i, r, offset))
         });
-        let mut loose: Vec<&crate::ctx::LooseReply> = self.a.cx.loose_replies.iter().collect();
-        // Grouped by file in reading order; each file's in the order its reader found them.
-        loose.sort_by_key(|r| self.a.cx.rank(r.text.at.file));
-        let loose = loose.into_iter().map(move |r| {
-            let reply = ReplyRef {
-                session: self.name(r.session),
-                root: self.is_root(r.session),
-                turn: TurnIdRef::Null,
-                run: None,
-                text: if texts { self.text(&r.text) } else { "" },
-                at: self.place(r.text.at),
-            };
-            (reply, r.text.offset)
+        let loose = self.loose_order().into_iter().map(move |j| {
+            let (r, offset) = self.loose_reply(j as usize);
+            (j | LOOSE, r, offset)
         });
         in_turns.chain(loose)
     }
 
+    /// The reply of turn `i` (its index in `Turns::list`), with where its line starts; `None`
+    /// when it has none.
+    pub(crate) fn turn_reply(&self, i: usize) -> Option<(ReplyRef<'_>, u64)> {
+        let t = &self.a.cx.turns.list[i];
+        let r = self.turn_reply_at(i)?;
+        let text = if self.reply_texts { self.texts().of_turn(i).unwrap_or_else(|| self.text(&r)) } else { "" };
+        Some((
+            ReplyRef {
+                session: self.name(t.session),
+                root: self.is_root(t.session),
+                turn: self.turn_id(t),
+                run: self.run_of(t),
+                text,
+                at: self.place(r.at),
+            },
+            r.offset,
+        ))
+    }
+
+    /// Where the reply of turn `i` is, when it has one.
+    pub(crate) fn turn_reply_at(&self, i: usize) -> Option<TextRef> {
+        self.a.cx.text_ref(self.a.cx.turns.list[i].reply()?)
+    }
+
+    /// The replies outside any turn (indices into `Ctx::loose_replies`), in report order:
+    /// grouped by file in reading order, each file's in the order its reader found them.
+    pub(crate) fn loose_order(&self) -> Vec<u32> {
+        let loose = &self.a.cx.loose_replies;
+        let mut order: Vec<u32> = (0..loose.len() as u32).collect();
+        order.sort_by_key(|&j| self.a.cx.rank(loose[j as usize].text.at.file));
+        order
+    }
+
+    /// The reply outside any turn `j` (its index in `Ctx::loose_replies`), with where its line
+    /// starts.
+    pub(crate) fn loose_reply(&self, j: usize) -> (ReplyRef<'_>, u64) {
+        let r = &self.a.cx.loose_replies[j];
+        let reply = ReplyRef {
+            session: self.name(r.session),
+            root: self.is_root(r.session),
+            turn: TurnIdRef::Null,
+            run: None,
+            text: if self.reply_texts { self.text(&r.text) } else { "" },
+            at: self.place(r.text.at),
+        };
+        (reply, r.text.offset)
+    }
+
     pub fn waits(&self) -> impl Iterator<Item = WaitRef<'_>> + '_ {
-        let mut waits: Vec<&WaitRec> = self.a.cx.waits.iter().collect();
-        waits.sort_by_key(|w| w.start.map(|l| self.a.cx.place_key(l)));
-        waits.into_iter().map(|w| WaitRef {
+        self.waits_with_sources().map(|(_, w)| w)
+    }
+
+    /// `waits`, each with its index in `Ctx::waits`.
+    pub(crate) fn waits_with_sources(&self) -> impl Iterator<Item = (u32, WaitRef<'_>)> + '_ {
+        self.wait_order().into_iter().map(|i| (i, self.wait_ref(i as usize, |r| self.text(r))))
+    }
+
+    /// The waits (indices into `Ctx::waits`) in report order: by where each began.
+    pub(crate) fn wait_order(&self) -> Vec<u32> {
+        let waits = &self.a.cx.waits;
+        let mut order: Vec<u32> = (0..waits.len() as u32).collect();
+        order.sort_by_key(|&i| waits[i as usize].start.map(|l| self.a.cx.place_key(l)));
+        order
+    }
+
+    /// Wait `i` (its index in `Ctx::waits`), its texts from `text`.
+    pub(crate) fn wait_ref<'r>(&'r self, i: usize, text: impl Fn(&TextRef) -> &'r str) -> WaitRef<'r> {
+        let w = &self.a.cx.waits[i];
+        WaitRef {
             root: self.name(w.root),
             start: w.start.map(|l| self.place(l)),
             end: w.end.map(|l| self.place(l)),
             outcome: w.outcome,
-            reply: w.reply.map(|r| self.text(&r)),
+            reply: w.reply.map(|r| text(&r)),
             finish_reason: w.finish_reason.as_deref(),
             notifications: w.notifications,
             events: w.events,
             naive: NaiveWaitRef {
                 end: w.naive.end.map(|e| e.map(|l| self.place(l))),
                 outcome: w.naive.outcome,
-                reply: w.naive.reply.map(|n| n.map(|r| self.text(&r))),
+                reply: w.naive.reply.map(|n| n.map(|r| text(&r))),
                 notifications: w.naive.notifications,
             },
-        })
+        }
     }
 
     pub fn diagnostics(&self) -> impl Iterator<Item = DiagnosticRef<'a>> + '_ {
-        let mut findings: Vec<(usize, &crate::finding::Finding)> = self
-            .a
-            .cx
-            .findings
-            .list
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| {
+        self.diagnostics_with_sources().map(|(_, d)| d)
+    }
+
+    /// `diagnostics`, each with its index in the context's findings.
+    pub(crate) fn diagnostics_with_sources(&self) -> impl Iterator<Item = (u32, DiagnosticRef<'a>)> + '_ {
+        self.diagnostic_order().into_iter().map(|i| (i, self.diagnostic_ref(i as usize)))
+    }
+
+    /// The findings the report shows (indices into the context's findings) in report order: by
+    /// place; a recording's boundary findings of a session with a durable log are left out
+    /// (SPEC 2.3).
+    pub(crate) fn diagnostic_order(&self) -> Vec<u32> {
+        let list = &self.a.cx.findings.list;
+        let mut order: Vec<u32> = (0..list.len() as u32)
+            .filter(|&i| {
+                let f = &list[i as usize];
                 !(f.code.is_boundary() && f.session.is_some_and(|s| self.a.superseded_by_durable(f.at.file, s)))
             })
             .collect();
-        findings.sort_by_key(|(_, f)| self.a.cx.place_key(f.at));
-        let provisional = self.a.provisional;
-        findings.into_iter().map(move |(i, f)| DiagnosticRef {
-            provisional: provisional.is_some_and(|p| i >= p),
+        order.sort_by_key(|&i| self.a.cx.place_key(list[i as usize].at));
+        order
+    }
+
+    /// Finding `i` (its index in the context's findings) as `diagnostics` gives it.
+    pub(crate) fn diagnostic_ref(&self, i: usize) -> DiagnosticRef<'a> {
+        let f = &self.a.cx.findings.list[i];
+        DiagnosticRef {
+            provisional: self.a.provisional.is_some_and(|p| i >= p),
             code: f.code.as_str(),
             severity: f.code.severity(),
             at: self.place(f.at),
             session: f.session.map(|s| self.name(s)),
             message: &f.message,
             time: self.a.time_at(f.at),
-        })
+        }
     }
 
     /// The owned report, every string copied.
@@ -465,6 +582,27 @@ impl<'a> ReportParts<'a> {
 /// already; a followed folder, whose files grow in turn, did not.
 fn turn_order(a: &Analysis) -> Vec<u32> {
     let cx = &a.cx;
+    // One file and no durable log (a followed log's every revision): no turn is left out, and
+    // each is ranked by whether it has a record at all.
+    if a.files.len() == 1 && cx.durable.is_empty() {
+        // A record is placed when it is one of the file's (`loc_of`, without a search).
+        let first = cx.file_starts.first().map_or(u32::MAX, |&(_, r)| r);
+        let records = cx.records.len();
+        let placed =
+            |t: &crate::turns::TurnRec| t.start().or(t.end()).is_some_and(|r| r >= first && (r as usize) < records);
+        let list = &cx.turns.list;
+        let mut order = Vec::with_capacity(list.len());
+        let mut unplaced = Vec::new();
+        for (i, t) in list.iter().enumerate() {
+            if placed(t) {
+                order.push(i as u32)
+            } else {
+                unplaced.push(i as u32)
+            }
+        }
+        order.extend(unplaced);
+        return order;
+    }
     let mut keyed: Vec<(u32, u32)> = cx
         .turns
         .list
@@ -487,7 +625,12 @@ fn turn_order(a: &Analysis) -> Vec<u32> {
 
 /// Each session's tokens summed with those of every session under it (following the last parent
 /// each had); sessions in a cycle keep their own. Empty when no log records tokens.
-fn subtree_usage(a: &Analysis, placements: &Placements, own: &HashMap<Sym, Usage>) -> HashMap<Sym, Usage> {
+fn subtree_usage(
+    a: &Analysis,
+    placements: &Placements,
+    own: &HashMap<Sym, Usage>,
+    order: &[Sym],
+) -> HashMap<Sym, Usage> {
     let mut sums: HashMap<Sym, Usage> = HashMap::default();
     if a.cx.usage.is_empty() {
         return sums;
@@ -496,7 +639,7 @@ fn subtree_usage(a: &Analysis, placements: &Placements, own: &HashMap<Sym, Usage
     // Report order puts every session after its ancestors: backwards, children come first, and
     // the order is fixed, so costs add up the same way each time.
     let free = Usage { cost: Some(0.0), ..Usage::default() };
-    for s in g.report_order().into_iter().rev() {
+    for &s in order.iter().rev() {
         let mine = own.get(&s).copied().unwrap_or(free);
         let total = {
             let e = sums.entry(s).or_insert(free);
@@ -521,22 +664,21 @@ fn add_costed(to: &mut Usage, u: &Usage) {
 /// Each session's own tokens, with their cost where every model behind them has a price (summed
 /// model by model in name order, so the same report adds up the same way).
 fn own_usage(a: &Analysis, prices: &crate::prices::PriceTable) -> HashMap<Sym, Usage> {
-    let mut by_session: HashMap<Sym, Vec<(&str, Usage)>> = HashMap::default();
-    for (s, model, u) in a.cx.usage.by_model() {
-        by_session.entry(s).or_default().push((model, *u));
+    // One list sorted by session, then model name (a list for each session cost an allocation
+    // each, for a quarter million sessions).
+    let mut rows: Vec<(Sym, &str, Usage)> = a.cx.usage.by_model().map(|(s, m, u)| (s, m, *u)).collect();
+    rows.sort_unstable_by(|x, y| x.0.cmp(&y.0).then_with(|| x.1.cmp(y.1)));
+    let mut out: HashMap<Sym, Usage> = HashMap::default();
+    out.reserve(rows.len());
+    for group in rows.chunk_by(|x, y| x.0 == y.0) {
+        let mut total = Usage { cost: Some(0.0), ..Usage::default() };
+        for &(_, m, mut u) in group {
+            u.cost = prices.price(m).map(|p| p.cost(&u));
+            add_costed(&mut total, &u);
+        }
+        out.insert(group[0].0, total);
     }
-    by_session
-        .into_iter()
-        .map(|(s, mut models)| {
-            models.sort_by(|x, y| x.0.cmp(y.0));
-            let mut total = Usage { cost: Some(0.0), ..Usage::default() };
-            for (m, mut u) in models {
-                u.cost = prices.price(m).map(|p| p.cost(&u));
-                add_costed(&mut total, &u);
-            }
-            (s, total)
-        })
-        .collect()
+    out
 }
 
 /// Items per batch in `write_pretty`: about half a megabyte of pretty JSON.

@@ -2,9 +2,11 @@
 //! logs of every format, and folders of several files, cut at random byte offsets (mid-line
 //! included) and appended in pieces, in a random order of files, with files appearing as they go,
 //! the followed analysis's report equals the one-shot report of the same files, byte for byte, at
-//! every step (a snapshot) and at the end.
+//! every step (a snapshot) and at the end; and the view grown from one snapshot to the next
+//! (`View::grow`) answers as the view made afresh of each.
 
 use arbor_core::live::Live;
+use arbor_core::view::{same_views, Grown, Timeline, View};
 use arbor_gen::claude_code::{generate_project, Layout};
 use arbor_gen::{generate, generate_codex_tree, generate_dsh_session_folder, Format, GenOptions};
 use proptest::prelude::*;
@@ -129,6 +131,12 @@ fn follow(files: &[(String, Vec<u8>)], cuts: &[Vec<usize>], order: &[usize], sna
     let (first, live) = Live::analyze(&paths, &mut ());
     assert_eq!(json(&first), one_shot(&paths), "the analysis read to follow");
     let mut live = live.expect("not stopped");
+    // The view as the app keeps it, grown at each snapshot.
+    let mut view = View::of_analysis(&first, 1, &|| true).unwrap();
+    let mut before = first;
+    // Whether files appeared or everything was read again since the last snapshot: the view is
+    // then made again, else it grows.
+    let mut made_again = false;
     let mut step = 0;
     let mut incremental = 0;
     let mut turn = order.iter().cycle();
@@ -146,9 +154,22 @@ fn follow(files: &[(String, Vec<u8>)], cuts: &[Vec<usize>], order: &[usize], sna
         let change = live.update(&mut ());
         assert!(!change.rewritten, "nothing was rewritten: {change:?}");
         incremental += usize::from(change.reread.is_none() && !change.is_empty());
+        made_again |= change.reread.is_some() || !change.appeared.is_empty();
         step += 1;
         if step % snapshot_every == 0 {
-            assert_eq!(json(&live.snapshot()), one_shot(&paths), "snapshot at step {step}");
+            let snapshot = live.snapshot();
+            assert_eq!(json(&snapshot), one_shot(&paths), "snapshot at step {step}");
+            let revision = step as u64 + 1;
+            let grown = view.grow(&before, &snapshot, revision, &|| true).expect("never stopped");
+            if !made_again {
+                assert!(matches!(grown, Grown::Grew { .. }), "a view of the same `Live` grows: {grown:?}");
+            }
+            made_again = false;
+            let mut made = View::of_analysis_with(&snapshot, revision, &|| true, Timeline::WhenAsked).unwrap();
+            if let Err(e) = same_views(&mut view, &mut made) {
+                panic!("the view grown at step {step} ({grown:?}) is not the view made afresh: {e}");
+            }
+            before = snapshot;
         }
     }
     let want = one_shot(&paths);

@@ -12,6 +12,7 @@
 //! of Tauri or the IPC; the app's commands are a few lines each over these calls, and petgraph
 //! indices never appear: sessions are named by their ids, places by file and line.
 
+mod grow;
 mod pages;
 pub mod search;
 mod store;
@@ -22,6 +23,7 @@ pub mod tree;
 use serde::Serialize;
 use ts_rs::TS;
 
+pub use grow::Grown;
 pub use pages::{FindingRow, FindingsFilter, FindingsPage, RepliesPage, ReplyGroup, WaitItem, WaitsPage};
 pub use timeline::{
     Axis, AxisInput, Band, Connector, HitQuery, LaneWindow, Located, MarkPoint, RunRect, TimelineHit, TimelineInfo,
@@ -130,7 +132,8 @@ impl Layout {
                 }
             }
         }
-        let reply_order = pages::reply_order(store, |s| store.session_of_sym(s).and_then(|i| tree.index_of(i)));
+        let rows = store.sessions.len();
+        let reply_order = pages::reply_order(store, rows, |s| store.session_of_sym(s).and_then(|i| tree.index_of(i)));
         let findings = pages::Findings::new(store);
         Layout { tree, counts, places, turns, reply_order, findings }
     }
@@ -164,6 +167,9 @@ pub struct View {
     /// The timeline on each axis (time, wire), made when first asked for (the log's own axis is
     /// made with the view, so that the timeline opens at once, unless `Timeline::WhenAsked`).
     timeline: [Option<timeline::Model>; 2],
+    /// Where each row came from, when the view is of a followed log's snapshot: what it needs to
+    /// grow with the log (`grow`).
+    source: Option<grow::Source>,
 }
 
 /// An input as reply texts are read back from it: its name in the report, its path, its format.
@@ -216,8 +222,10 @@ impl View {
         timeline: Timeline,
     ) -> Option<View> {
         let parts = ReportParts::for_view(analysis);
-        // Which findings a followed log's snapshot made when it was finished, as they pass.
+        // Which findings a followed log's snapshot made when it was finished, as they pass; and
+        // where each row comes from, for a view that grows with a followed log.
         let provisional = std::cell::RefCell::new(Vec::new());
+        let rec = std::cell::RefCell::new(grow::Recorder::default());
         let mut diagnostic = 0u32;
         let mut store = std::thread::scope(|scope| {
             // The waits' texts are read back (on threads of their own) while the sessions and
@@ -229,11 +237,24 @@ impl View {
             });
             let items = Items {
                 inputs: parts.inputs().map(Into::into).collect(),
-                sessions: parts.sessions(),
-                turns: parts.turns(),
-                replies: parts.replies_at().map(|(r, offset)| (r.into(), Some(offset))),
-                waits: parts.waits().map(Into::into),
-                diagnostics: parts.diagnostics().map(|d| {
+                sessions: parts.sessions_with_sources().map(|(s, session)| {
+                    rec.borrow_mut().sessions.push(s.0);
+                    session
+                }),
+                turns: parts.turns_with_sources().map(|(i, turn)| {
+                    rec.borrow_mut().turns.push(i);
+                    turn
+                }),
+                replies: parts.replies_with_sources().map(|(source, r, offset)| {
+                    rec.borrow_mut().replies.push(source);
+                    (r.into(), Some(offset))
+                }),
+                waits: parts.waits_with_sources().map(|(i, w)| {
+                    rec.borrow_mut().waits.push(i);
+                    w.into()
+                }),
+                diagnostics: parts.diagnostics_with_sources().map(|(i, d)| {
+                    rec.borrow_mut().diagnostics.push(i);
                     if d.provisional {
                         provisional.borrow_mut().push(diagnostic);
                     }
@@ -251,19 +272,23 @@ impl View {
         // made: the two together were the peak of memory.
         drop(parts);
         store.provisional = provisional.into_inner();
-        View::of_store(store, revision, go_on, timeline)
+        let source = rec.into_inner().finish(analysis, &store);
+        let mut view = View::of_store(store, revision, go_on, timeline)?;
+        view.source = source;
+        Some(view)
     }
 
     /// Collapses the sessions that were collapsed in `before` (a view of the same log before it
     /// grew), so that a followed log's tree keeps its shape; sessions are matched by id.
     pub fn keep_collapsed(&mut self, before: &View) {
         self.set_tree_order(before.order);
-        for node in before.tree.collapsed() {
-            let Some(row) = before.store.sessions.get(node as usize) else { continue };
-            if let Some(n) = self.node(before.store.ids.name(row.id)) {
-                self.tree.set_open(n, Some(false));
-            }
-        }
+        let nodes: Vec<u32> = before
+            .tree
+            .collapsed()
+            .filter_map(|node| before.store.sessions.get(node as usize))
+            .filter_map(|row| self.node(before.store.ids.name(row.id)))
+            .collect();
+        self.tree.collapse(nodes);
     }
 
     /// A view of a report given as its items, each dropped once kept; `None` when `go_on` said
@@ -360,6 +385,7 @@ impl View {
             reply_order,
             clocked,
             timeline,
+            source: None,
         })
     }
 
@@ -543,6 +569,41 @@ impl View {
         let (m, s) = self.model(axis);
         m.locate(s, session, place)
     }
+}
+
+/// Whether two views answer every question alike (the summary, every row of the tree, every
+/// session, the findings, waits and replies, and both timelines whole), and where they first
+/// differ: a grown view is held to the view made again by this (tests, `examples/follow-view`).
+#[doc(hidden)]
+pub fn same_views(a: &mut View, b: &mut View) -> Result<(), String> {
+    fn same<T: Serialize>(what: &str, x: T, y: T) -> Result<(), String> {
+        let (x, y) = (serde_json::to_string(&x).unwrap_or_default(), serde_json::to_string(&y).unwrap_or_default());
+        if x == y {
+            return Ok(());
+        }
+        let at = x.bytes().zip(y.bytes()).position(|(p, q)| p != q).unwrap_or(x.len().min(y.len()));
+        let near = |s: &str| s.get(at.saturating_sub(200)..(at + 200).min(s.len())).unwrap_or("").to_owned();
+        Err(format!("{what} differ at byte {at}:\n  {}\n  {}", near(&x), near(&y)))
+    }
+    same("summaries", a.summary(), b.summary())?;
+    let (ta, tb) = (a.tree_page(0, u32::MAX), b.tree_page(0, u32::MAX));
+    same("trees", &ta, &tb)?;
+    for row in &ta.rows {
+        same(&format!("sessions {}", row.id), a.session(&row.id), b.session(&row.id))?;
+    }
+    let all = FindingsFilter::default();
+    same("findings", a.findings(&all, 0, u32::MAX), b.findings(&all, 0, u32::MAX))?;
+    same("waits", a.waits(0, u32::MAX), b.waits(0, u32::MAX))?;
+    same("replies", a.replies(0, u32::MAX), b.replies(0, u32::MAX))?;
+    for axis in [Axis::Time, Axis::Wire] {
+        let lanes = a.timeline_info(axis).lanes;
+        same(
+            &format!("{axis:?} timelines"),
+            a.timeline_open(axis, 0, lanes, 997.0),
+            b.timeline_open(axis, 0, lanes, 997.0),
+        )?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -749,7 +810,7 @@ pub(crate) mod tests {
             let owned = View::from_report(analysis.report(), 1);
             let tables = |v: &View| {
                 let s = &v.store;
-                format!("{:?}", (&s.sessions, &s.run_start, &s.runs, &s.turns, &s.step_start, &s.steps, &s.files))
+                format!("{:?}", (&s.sessions, &s.runs, &s.turns, &s.steps, &s.files))
             };
             assert!(!lent.store.turns.is_empty(), "{input:?} has turns");
             assert_eq!(tables(&lent), tables(&owned), "{input:?}");

@@ -308,17 +308,48 @@ pub(crate) fn wait_item(store: &Store, findings: &Findings, i: u32) -> Option<Wa
 }
 
 /// The replies in the order the view shows them: grouped by session, sessions in the tree's
-/// order (`rank`: a session's row; unranked ones last, in order of first appearance), report
-/// order inside a session.
-pub(crate) fn reply_order(store: &Store, rank: impl Fn(Sym) -> Option<u32>) -> Vec<u32> {
-    let mut first: crate::intern::HashMap<Sym, (u32, u32)> = Default::default();
-    let mut keys: Vec<(u32, u32, u32)> = Vec::with_capacity(store.replies.len());
-    for (i, r) in store.replies.iter().enumerate() {
-        let (rank, first) = *first.entry(r.session).or_insert_with(|| (rank(r.session).unwrap_or(u32::MAX), i as u32));
-        keys.push((rank, first, i as u32));
+/// order (`rank`: a session's row among `rows`; unranked ones last, in order of first
+/// appearance), report order inside a session. A counting sort by rank: every followed revision
+/// orders the replies again (a quarter million for a 1 GiB Copilot log).
+pub(crate) fn reply_order(store: &Store, rows: usize, rank: impl Fn(Sym) -> Option<u32>) -> Vec<u32> {
+    const NOT_YET: u32 = NONE;
+    const UNRANKED: u32 = NONE - 1;
+    let mut rank_of = vec![NOT_YET; store.ids.len()];
+    let mut ranks = Vec::with_capacity(store.replies.len());
+    for r in &store.replies {
+        let k = match rank_of.get_mut(r.session.0 as usize) {
+            Some(k) if *k != NOT_YET => *k,
+            Some(k) => {
+                *k = rank(r.session).filter(|&x| (x as usize) < rows).unwrap_or(UNRANKED);
+                *k
+            }
+            None => UNRANKED,
+        };
+        ranks.push(k);
     }
-    keys.sort_unstable();
-    keys.into_iter().map(|k| k.2).collect()
+    let mut start = vec![0u32; rows + 1];
+    for &k in ranks.iter().filter(|&&k| k != UNRANKED) {
+        start[k as usize + 1] += 1;
+    }
+    for i in 0..rows {
+        start[i + 1] += start[i];
+    }
+    let mut out = vec![0u32; start[rows] as usize];
+    // Unranked replies: by the first reply of their session, then in order.
+    let mut first_of: crate::intern::HashMap<Sym, u32> = Default::default();
+    let mut unranked: Vec<(u32, u32)> = Vec::new();
+    for (i, (&k, r)) in ranks.iter().zip(&store.replies).enumerate() {
+        if k == UNRANKED {
+            let first = *first_of.entry(r.session).or_insert(i as u32);
+            unranked.push((first, i as u32));
+        } else {
+            out[start[k as usize] as usize] = i as u32;
+            start[k as usize] += 1;
+        }
+    }
+    unranked.sort_unstable();
+    out.extend(unranked.into_iter().map(|(_, i)| i));
+    out
 }
 
 pub(crate) fn replies_page<'a>(

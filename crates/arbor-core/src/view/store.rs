@@ -54,6 +54,11 @@ impl Texts {
         }
     }
 
+    /// The bytes of every text kept.
+    pub fn bytes(&self) -> usize {
+        self.text.len()
+    }
+
     fn shrink(&mut self) {
         self.text.shrink_to_fit();
         self.ends.shrink_to_fit();
@@ -68,7 +73,7 @@ pub(crate) enum TurnKey {
     Null,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct SessionRow {
     pub id: Sym,
     pub parent: u32,
@@ -80,9 +85,12 @@ pub(crate) struct SessionRow {
     /// The session's own tokens and its subtree's, in `usages` (`NONE`: the log has none).
     pub usage: u32,
     pub subtree_usage: u32,
+    /// Its runs: `runs[run_at..run_at + run_len]`.
+    pub run_at: u32,
+    pub run_len: u32,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct RunRow {
     pub parent: u32,
     pub start: At,
@@ -96,7 +104,7 @@ pub(crate) struct RunRow {
     pub received_at: At,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct TurnRow {
     pub session: Sym,
     pub turn: TurnKey,
@@ -104,9 +112,12 @@ pub(crate) struct TurnRow {
     pub end: At,
     pub start_time: f64,
     pub end_time: f64,
+    /// Its steps: `steps[step_at..step_at + step_len]`.
+    pub step_at: u32,
+    pub step_len: u32,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct StepRow {
     pub step: u32,
     pub start: At,
@@ -115,6 +126,7 @@ pub(crate) struct StepRow {
     pub end_time: f64,
 }
 
+#[derive(Clone)]
 pub(crate) struct ReplyRow {
     pub session: Sym,
     pub root: bool,
@@ -151,6 +163,7 @@ impl<T: Copy> Maybe<T> {
     }
 }
 
+#[derive(Clone)]
 pub(crate) struct WaitRow {
     pub root: Sym,
     pub start: At,
@@ -166,6 +179,7 @@ pub(crate) struct WaitRow {
     pub naive_notifications: Option<u64>,
 }
 
+#[derive(Clone)]
 pub(crate) struct DiagRow {
     pub code: Sym,
     pub severity: Severity,
@@ -176,8 +190,9 @@ pub(crate) struct DiagRow {
 }
 
 /// Every section of a report, compact. Sessions keep the report's order (roots each followed by
-/// their subtree); their runs and the turns' steps are ranges of one list each (`*_start`, one
-/// entry more than the items).
+/// their subtree); their runs and the turns' steps are ranges of one list each, named by the row
+/// (a view that grows with a followed log adds a changed session's runs at the end and leaves
+/// the old ones, `garbage`).
 #[derive(Default)]
 pub(crate) struct Store {
     pub inputs: Vec<report::Input>,
@@ -192,10 +207,8 @@ pub(crate) struct Store {
     pub words: Interner,
     pub texts: Texts,
     pub sessions: Vec<SessionRow>,
-    pub run_start: Vec<u32>,
     pub runs: Vec<RunRow>,
     pub turns: Vec<TurnRow>,
-    pub step_start: Vec<u32>,
     pub steps: Vec<StepRow>,
     pub replies: Vec<ReplyRow>,
     pub waits: Vec<WaitRow>,
@@ -207,8 +220,9 @@ pub(crate) struct Store {
     pub usages: Vec<report::Usage>,
     /// The report's summary of tokens by model, with the price table's source.
     pub usage_summary: Option<report::UsageSummary>,
-    /// A session's index in `sessions` by its id's symbol (the first, when an id repeats).
-    session_of: HashMap<Sym, u32>,
+    /// A session's index in `sessions` by its id's symbol (the first, when an id repeats), by
+    /// the symbol's number (`NONE`: no session).
+    session_of: Vec<u32>,
     /// Where the inputs are, by file index, when reply texts are read back from them.
     pub paths: Vec<Option<std::path::PathBuf>>,
     /// Each input's format, by file index, which reads a reply's text from its line.
@@ -216,6 +230,19 @@ pub(crate) struct Store {
     /// Per reply, when reply texts are read back: the byte offset of its line (`u64::MAX` for a
     /// reply whose text is kept).
     pub reply_offsets: Vec<u64>,
+    /// What rows made again when the view grew left behind in `texts`, `runs`, `steps` and
+    /// `usages` (bytes, rows, rows, counts): once it is as much as what is kept, the view is made
+    /// again whole instead.
+    pub garbage: Garbage,
+}
+
+/// What a growing view's tables hold that no row names any more (`Store::garbage`).
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Garbage {
+    pub text: usize,
+    pub runs: usize,
+    pub steps: usize,
+    pub usages: usize,
 }
 
 fn time(t: Option<f64>) -> f64 {
@@ -228,7 +255,7 @@ fn some_time(t: f64) -> Option<f64> {
 
 impl Store {
     pub fn new(inputs: Vec<report::Input>) -> Self {
-        let mut store = Store { run_start: vec![0], step_start: vec![0], ..Store::default() };
+        let mut store = Store::default();
         for input in &inputs {
             store.file(&input.file);
         }
@@ -307,6 +334,12 @@ impl Store {
     /// A session as an analysis's report parts lend it, nothing of it copied to be kept (as
     /// `add_turn_ref`).
     pub fn add_session_ref(&mut self, s: crate::report_parts::SessionRef<'_>) {
+        let row = self.session_row_ref(s);
+        self.keep_session(row);
+    }
+
+    /// `add_session_ref`'s row, its runs kept, the row not.
+    pub fn session_row_ref(&mut self, s: crate::report_parts::SessionRef<'_>) -> SessionRow {
         let runs = s.runs.iter().map(|r| RunIn {
             parent: r.parent,
             start: r.start.as_ref().map(place_ref),
@@ -328,14 +361,49 @@ impl Store {
             usage: s.usage,
             subtree_usage: s.subtree_usage,
         };
-        self.push_session(session, runs);
+        self.session_row(session, runs)
+    }
+
+    /// The sessions, in order, as rows (`session_row_ref`'s and kept ones).
+    pub fn set_sessions(&mut self, rows: Vec<SessionRow>) {
+        self.session_of.fill(NONE);
+        if let Some(max) = rows.iter().map(|r| r.id.0 as usize).max() {
+            if self.session_of.len() <= max {
+                self.session_of.resize(max + 1, NONE);
+            }
+        }
+        for (i, row) in rows.iter().enumerate() {
+            let slot = &mut self.session_of[row.id.0 as usize];
+            if *slot == NONE {
+                *slot = i as u32;
+            }
+        }
+        self.sessions = rows;
     }
 
     fn push_session<'a>(&mut self, s: SessionIn<'_>, runs: impl Iterator<Item = RunIn<'a>>) {
-        let id = self.ids.intern(s.id);
+        let row = self.session_row(s, runs);
+        self.keep_session(row);
+    }
+
+    /// Keeps a session's row at the end of `sessions`.
+    pub fn keep_session(&mut self, row: SessionRow) {
         let index = self.sessions.len() as u32;
-        self.session_of.entry(id).or_insert(index);
-        let row = SessionRow {
+        let i = row.id.0 as usize;
+        if self.session_of.len() <= i {
+            self.session_of.resize(i + 1, NONE);
+        }
+        if self.session_of[i] == NONE {
+            self.session_of[i] = index;
+        }
+        self.sessions.push(row);
+    }
+
+    /// A session's row, its runs added to `runs`.
+    fn session_row<'a>(&mut self, s: SessionIn<'_>, runs: impl Iterator<Item = RunIn<'a>>) -> SessionRow {
+        let id = self.ids.intern(s.id);
+        let run_at = self.runs.len() as u32;
+        let mut row = SessionRow {
             id,
             parent: self.id(s.parent),
             root: self.id(s.root),
@@ -345,8 +413,9 @@ impl Store {
             inferred_parent: s.inferred_parent,
             usage: self.usage(s.usage),
             subtree_usage: self.usage(s.subtree_usage),
+            run_at,
+            run_len: 0,
         };
-        self.sessions.push(row);
         for r in runs {
             let (received, received_at) = match r.received {
                 Some((text, at)) => (self.texts.push(text), self.at_in(Some(at))),
@@ -365,7 +434,8 @@ impl Store {
             };
             self.runs.push(run);
         }
-        self.run_start.push(self.runs.len() as u32);
+        row.run_len = self.runs.len() as u32 - run_at;
+        row
     }
 
     /// A count of tokens kept, by its index in `usages`.
@@ -405,6 +475,12 @@ impl Store {
     /// log's view made each turn's ids, places and steps owned only to read them here: the
     /// turns of a 1 GiB dsh-rpc log took 149–177 ms, 79–104 ms this way).
     pub fn add_turn_ref(&mut self, t: crate::report_parts::TurnRef<'_>) {
+        let row = self.turn_row_ref(t);
+        self.turns.push(row);
+    }
+
+    /// `add_turn_ref`'s row, its steps kept, the row not.
+    pub fn turn_row_ref(&mut self, t: crate::report_parts::TurnRef<'_>) -> TurnRow {
         use crate::report_parts::TurnIdRef;
         let turn = match t.turn {
             TurnIdRef::Num(n) => TurnKey::Num(n as f64),
@@ -420,22 +496,30 @@ impl Store {
         });
         let start = t.start.as_ref().map(place_ref);
         let end = t.end.as_ref().map(place_ref);
-        self.push_turn(
+        self.turn_row(
             TurnIn { session: t.session, turn, start, end, start_time: t.start_time, end_time: t.end_time },
             steps,
-        );
+        )
     }
 
     fn push_turn<'a>(&mut self, t: TurnIn<'_>, steps: impl Iterator<Item = StepIn<'a>>) {
-        let row = TurnRow {
+        let row = self.turn_row(t, steps);
+        self.turns.push(row);
+    }
+
+    /// A turn's row, its steps added to `steps`.
+    fn turn_row<'a>(&mut self, t: TurnIn<'_>, steps: impl Iterator<Item = StepIn<'a>>) -> TurnRow {
+        let step_at = self.steps.len() as u32;
+        let mut row = TurnRow {
             session: self.ids.intern(t.session),
             turn: t.turn,
             start: self.at_in(t.start),
             end: self.at_in(t.end),
             start_time: time(t.start_time),
             end_time: time(t.end_time),
+            step_at,
+            step_len: 0,
         };
-        self.turns.push(row);
         for s in steps {
             let step = StepRow {
                 step: s.step,
@@ -446,19 +530,26 @@ impl Store {
             };
             self.steps.push(step);
         }
-        self.step_start.push(self.steps.len() as u32);
+        row.step_len = self.steps.len() as u32 - step_at;
+        row
     }
 
     /// A reply; with `offset` (of its line in its file), its text is not kept but read back.
     pub fn add_reply(&mut self, r: report::Reply, offset: Option<u64>) {
+        let (row, offset) = self.reply_row(r, offset);
+        if let Some(o) = offset {
+            self.reply_offsets.resize(self.replies.len(), u64::MAX);
+            self.reply_offsets.push(o);
+        }
+        self.replies.push(row);
+    }
+
+    /// `add_reply`'s row, and where its line starts when its text is read back from there.
+    pub fn reply_row(&mut self, r: report::Reply, offset: Option<u64>) -> (ReplyRow, Option<u64>) {
         let at = self.at(Some(&r.at));
-        let text = match offset {
-            Some(o) if self.paths.get(at.file as usize).is_some_and(Option::is_some) => {
-                self.reply_offsets.resize(self.replies.len(), u64::MAX);
-                self.reply_offsets.push(o);
-                NONE
-            }
-            _ => self.texts.push(&r.text),
+        let (text, offset) = match offset {
+            Some(o) if self.paths.get(at.file as usize).is_some_and(Option::is_some) => (NONE, Some(o)),
+            _ => (self.texts.push(&r.text), None),
         };
         let row = ReplyRow {
             session: self.ids.intern(&r.session),
@@ -468,7 +559,7 @@ impl Store {
             text,
             at,
         };
-        self.replies.push(row);
+        (row, offset)
     }
 
     /// The inputs' paths, by their names, so that reply texts can be read back from them.
@@ -485,6 +576,12 @@ impl Store {
     }
 
     pub fn add_wait(&mut self, w: report::Wait) {
+        let row = self.wait_row(w);
+        self.waits.push(row);
+    }
+
+    /// `add_wait`'s row, its texts kept, the row not.
+    pub fn wait_row(&mut self, w: report::Wait) -> WaitRow {
         let naive_end = match &w.naive.end {
             None => Maybe::Absent,
             Some(None) => Maybe::Null,
@@ -505,19 +602,24 @@ impl Store {
             naive_reply,
             naive_notifications: w.naive.notifications,
         };
-        self.waits.push(row);
+        row
     }
 
     pub fn add_diagnostic(&mut self, d: report::Diagnostic) {
-        let row = DiagRow {
+        let row = self.diagnostic_row(d);
+        self.diagnostics.push(row);
+    }
+
+    /// `add_diagnostic`'s row, its message kept, the row not.
+    pub fn diagnostic_row(&mut self, d: report::Diagnostic) -> DiagRow {
+        DiagRow {
             code: self.words.intern(&d.code),
             severity: d.severity,
             at: self.at(Some(&d.at)),
             session: self.id(d.session.as_deref()),
             message: self.texts.push(&d.message),
             time: time(d.time),
-        };
-        self.diagnostics.push(row);
+        }
     }
 
     /// Gives back what the lists reserved beyond their items: they grow no more.
@@ -550,17 +652,22 @@ impl Store {
     }
 
     pub fn session_of_sym(&self, s: Sym) -> Option<u32> {
-        self.session_of.get(&s).copied()
+        self.session_of.get(s.0 as usize).copied().filter(|&i| i != NONE)
+    }
+
+    /// The runs of a session's row.
+    pub fn runs_of_row(&self, row: &SessionRow) -> &[RunRow] {
+        &self.runs[row.run_at as usize..(row.run_at + row.run_len) as usize]
     }
 
     pub fn runs_of(&self, session: u32) -> &[RunRow] {
-        let i = session as usize;
-        &self.runs[self.run_start[i] as usize..self.run_start[i + 1] as usize]
+        let row = &self.sessions[session as usize];
+        &self.runs[row.run_at as usize..(row.run_at + row.run_len) as usize]
     }
 
     pub fn steps_of(&self, turn: u32) -> &[StepRow] {
-        let i = turn as usize;
-        &self.steps[self.step_start[i] as usize..self.step_start[i + 1] as usize]
+        let row = &self.turns[turn as usize];
+        &self.steps[row.step_at as usize..(row.step_at + row.step_len) as usize]
     }
 
     pub fn place(&self, a: At) -> Option<Place> {

@@ -553,25 +553,45 @@ fn file_offsets(store: &Store) -> Vec<f64> {
 }
 
 /// Whether every span the timeline draws has a clock: each turn, step and run with a place at its
-/// start (and its end, when it has ended) carries that place's time.
+/// start (and its end, when it has ended) carries that place's time. A place without a time of
+/// its own borrows one in its file (`Borrowed`), so this is: some span has a place, and every
+/// file with a span's place has a timed one among them. Two passes over the places, nothing
+/// sorted (every followed revision asks).
 pub(crate) fn has_clock(store: &Store) -> bool {
-    let b = Borrowed::of(store);
-    // Every place of a span gets a time: its own, or one borrowed in its file.
-    let ok = |a: At| !a.is_some() || b.time(a, f64::NAN).is_finite();
+    let files = store.files.len();
+    let (mut placed, mut timed) = (vec![false; files], vec![false; files]);
+    let mut outside = false;
+    let mut note = |a: At, t: f64| {
+        if a.is_some() {
+            match placed.get_mut(a.file as usize) {
+                Some(p) => *p = true,
+                None => outside = true,
+            }
+            if t.is_finite() {
+                if let Some(f) = timed.get_mut(a.file as usize) {
+                    *f = true;
+                }
+            }
+        }
+    };
     let mut any = false;
-    for (i, t) in store.turns.iter().enumerate() {
+    for t in &store.turns {
         any |= t.start.is_some() || t.end.is_some();
-        if !ok(t.start) || !ok(t.end) || !store.steps_of(i as u32).iter().all(|s| ok(s.start) && ok(s.end)) {
-            return false;
+        note(t.start, t.start_time);
+        note(t.end, t.end_time);
+        for st in &store.steps[t.step_at as usize..(t.step_at + t.step_len) as usize] {
+            note(st.start, st.start_time);
+            note(st.end, st.end_time);
         }
     }
-    for r in &store.runs {
-        any |= r.start.is_some() || r.end.is_some();
-        if !ok(r.start) || !ok(r.end) {
-            return false;
+    for s in &store.sessions {
+        for r in store.runs_of_row(s) {
+            any |= r.start.is_some() || r.end.is_some();
+            note(r.start, r.start_time);
+            note(r.end, r.end_time);
         }
     }
-    any
+    any && !outside && placed.iter().zip(&timed).all(|(&p, &t)| !p || t)
 }
 
 /// The times of a log's places, by file: a place without a time of its own (a clockless line in a
@@ -603,7 +623,7 @@ impl Borrowed {
                 note(st.end, st.end_time);
             }
         }
-        for r in &store.runs {
+        for r in store.sessions.iter().flat_map(|s| store.runs_of_row(s)) {
             note(r.start, r.start_time);
             note(r.end, r.end_time);
         }
@@ -723,7 +743,7 @@ impl Model {
             ts.push(at.start_of(t.start, t.start_time, t.end, t.end_time));
             te.push(if t.end.is_some() { at.end(t.end, t.end_time) } else { OPEN });
             titem.push(i as u32);
-            let first_step = store.step_start[i] as usize;
+            let first_step = t.step_at as usize;
             for (k, st) in store.steps_of(i as u32).iter().enumerate().map(|(j, st)| (first_step + j, st)) {
                 sl.push(lane);
                 ss.push(at.pos(st.start, st.start_time));
