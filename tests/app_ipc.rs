@@ -460,6 +460,45 @@ fn a_followed_log_grows_in_the_open_view_until_follow_is_turned_off() {
     assert_eq!(invoke(&window, "follow_state", json!({})).unwrap()["following"], json!(false));
 }
 
+/// A followed log's view grows with it: a session collapsed before stays collapsed as its
+/// sub-agent runs on under it (hidden), the tree's order stays the one chosen, and every session
+/// answers as a view made of the whole log would.
+#[test]
+fn a_followed_logs_view_keeps_what_was_collapsed_and_its_order_as_it_grows() {
+    let (_app, window) = main_window(&[]);
+    let log = GrowingLog::started();
+    let (path, lines) = (log.path.clone(), &log.lines);
+    // Up to the grandchild's start: its turn is open.
+    log.append(8, 12);
+    open(&window, std::slice::from_ref(&path));
+    invoke(&window, "tree_rows", json!({"of": "open", "offset": 0, "limit": 10, "order": "subtree-tokens"})).unwrap();
+    let spot = invoke(&window, "tree_set_open", json!({"of": "open", "id": "kid", "open": false})).unwrap();
+    assert_eq!(spot["total"], json!(2));
+    invoke(&window, "set_follow", json!({"on": true})).unwrap();
+    log.append(12, lines.len());
+    // The grandchild's run is read to its end (its outcome is known) while hidden.
+    eventually("the grandchild's end being read", || {
+        invoke(&window, "session_detail", json!({"id": "grand"})).is_ok_and(|d| d["runs"][0]["outcome"] == json!("ok"))
+    });
+    let page = invoke(&window, "tree_rows", json!({"of": "open", "offset": 0, "limit": 10})).unwrap();
+    let rows: Vec<(String, bool)> = page["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["id"].as_str().unwrap().to_owned(), r["collapsed"] == json!(true)))
+        .collect();
+    assert_eq!(rows, [("root".to_owned(), false), ("kid".to_owned(), true)], "{page}");
+    let spot = invoke(&window, "tree_reveal", json!({"of": "open", "id": "grand"})).unwrap();
+    assert_eq!(spot["total"], json!(3));
+    // What each session says is what a view of the whole log says.
+    let whole = arbor_core::view::View::from_report(arbor_core::analyze_paths(&[path.clone()]).unwrap(), 1);
+    for id in ["root", "kid", "grand"] {
+        let detail = invoke(&window, "session_detail", json!({"id": id})).unwrap();
+        assert_eq!(detail, serde_json::to_value(whole.session(id).unwrap()).unwrap(), "{id}");
+    }
+    invoke(&window, "set_follow", json!({"on": false})).unwrap();
+}
+
 /// Cancel stops a follow with the load it cancels (the page turns its switch off), and says so:
 /// it used to stop the following thread while `follow_state` still said it followed.
 #[test]

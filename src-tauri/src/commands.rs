@@ -103,7 +103,9 @@ impl LaunchPaths {
 /// the paths it was opened with (what Follow watches).
 pub struct Open {
     pub(crate) analysis: Analysis,
-    view: Mutex<View>,
+    /// Shared with the revision before while a followed log's view grows into this one's
+    /// (`follow.rs`): the view is changed in place, not copied.
+    view: Arc<Mutex<View>>,
     pub(crate) paths: Vec<PathBuf>,
     /// The transcript index of the session last read (its rows, a few bytes each): made once
     /// when a session's transcript is first asked for, kept while the page scrolls through it.
@@ -116,11 +118,22 @@ pub struct Open {
 
 impl Open {
     pub(crate) fn new(analysis: Analysis, view: View, paths: Vec<PathBuf>) -> Open {
-        Open { analysis, view: Mutex::new(view), paths, transcript: Mutex::default(), live: Mutex::default() }
+        Open::sharing(analysis, Arc::new(Mutex::new(view)), paths)
+    }
+
+    /// What is open, its view the one `view` holds (a followed log's view, grown from the
+    /// revision before into this one).
+    pub(crate) fn sharing(analysis: Analysis, view: Arc<Mutex<View>>, paths: Vec<PathBuf>) -> Open {
+        Open { analysis, view, paths, transcript: Mutex::default(), live: Mutex::default() }
     }
 
     pub(crate) fn view(&self) -> MutexGuard<'_, View> {
         self.view.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The view, to be grown into the next revision's (`Open::sharing`).
+    pub(crate) fn shared_view(&self) -> Arc<Mutex<View>> {
+        self.view.clone()
     }
 
     /// The transcript index of `session` (made now unless it is the one kept); `None` when the

@@ -115,6 +115,19 @@ pub fn followed_view_of(analysis: &Analysis, revision: u64, go_on: &dyn Fn() -> 
     View::of_analysis_with(analysis, revision, go_on, arbor_core::view::Timeline::WhenAsked)
 }
 
+/// Grows `view` (of `before`, a followed log's snapshot) into the view of `now`, a later snapshot
+/// of the same log, at `revision` (`View::grow`: what did not change is kept; it is made whole
+/// when it cannot grow, which `go_on` may stop: `None`, the view left as it was).
+pub fn grow(
+    view: &mut View,
+    before: &Analysis,
+    now: &Analysis,
+    revision: u64,
+    go_on: &dyn Fn() -> bool,
+) -> Option<arbor_core::view::Grown> {
+    view.grow(before, now, revision, go_on)
+}
+
 /// Analyzes files and folders into one report, with no observer.
 pub fn analyze_paths(paths: &[PathBuf]) -> Result<Report, LoadError> {
     arbor_core::analyze_paths(paths)

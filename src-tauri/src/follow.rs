@@ -4,8 +4,10 @@
 //! followed, or never chosen one written in the last minutes, is read to be followed:
 //! `engine::load_to_follow`), so that only what is appended is read, and gives it back to what is
 //! open when it stops; a log read without one (Follow first turned on for an older log) is read
-//! again once when Follow goes on. On each change it makes a fresh snapshot's view, swaps it in as what
-//! is open under a new revision (the tree's collapsed sessions kept) and tells the page over the
+//! again once when Follow goes on. On each change it takes a fresh snapshot, grows the view shown
+//! into that snapshot's in place (`View::grow`: the rows of what did not change are kept, the
+//! tree's order and collapsed sessions too; the page's questions wait for it meanwhile), swaps in
+//! the snapshot and the view as what is open under a new revision, and tells the page over the
 //! load's own channel, in a `changed` message that says what grew and the new counts.
 //!
 //! There is at most one rebuild in flight: the thread rebuilds, then looks again, and everything
@@ -238,19 +240,32 @@ fn run(mut follower: Follower, shared: &Shared, stop: &AtomicBool) -> Follower {
         let snapshotted = Instant::now();
         let read_to = bytes(&snapshot.files);
         let revision = shared.revision.fetch_add(1, Ordering::SeqCst) + 1;
-        let Some(mut view) = engine::followed_view_of(&snapshot, revision, &wanted) else { break };
+        // The view shown grows into this revision's in place (the page's questions wait for it
+        // meanwhile): only what changed is made. Without one, it is made whole.
+        let before = lock(&shared.open).clone();
+        let (view, grown) = match &before {
+            Some(before) => {
+                let view = before.shared_view();
+                let grown = engine::grow(&mut lock(&view), &before.analysis, &snapshot, revision, &wanted);
+                let Some(grown) = grown else { break };
+                (view, Some(grown))
+            }
+            None => {
+                let Some(view) = engine::followed_view_of(&snapshot, revision, &wanted) else { break };
+                (Arc::new(Mutex::new(view)), None)
+            }
+        };
         let viewed = Instant::now();
-        let summary = view.summary();
+        let summary = lock(&view).summary();
         {
             let mut open = lock(&shared.open);
-            if !wanted() {
+            // Only a newer load (or a cancel) leaves what is open alone: the view grown is of
+            // this snapshot now, Follow turned off or not.
+            if shared.generation.load(Ordering::SeqCst) != shared.mine {
                 break;
             }
-            if let Some(before) = open.as_ref() {
-                view.keep_collapsed(&before.view());
-            }
             let paths = open.as_ref().map(|o| o.paths.clone()).unwrap_or_default();
-            *open = Some(Arc::new(Open::new(snapshot, view, paths)));
+            *open = Some(Arc::new(Open::sharing(snapshot, view, paths)));
         }
         let swapped = Instant::now();
         let sessions = summary.sessions;
@@ -270,13 +285,14 @@ fn run(mut follower: Follower, shared: &Shared, stop: &AtomicBool) -> Follower {
             let ms = |d: Duration| d.as_secs_f64() * 1e3;
             eprintln!(
                 "follow: revision {revision} ({read_to} bytes): waited {:.1} ms, update {:.1} ms, spaced {:.1} ms, \
-                 paced {:.1} ms, snapshot {:.1} ms, view {:.1} ms, swap {:.1} ms, sent {:.1} ms",
+                 paced {:.1} ms, snapshot {:.1} ms, view {:.1} ms ({}), swap {:.1} ms, sent {:.1} ms",
                 ms(seen - waiting),
                 ms(update),
                 ms(paced - seen),
                 ms(began - paced),
                 ms(snapshotted - began),
                 ms(viewed - snapshotted),
+                grown.map_or_else(|| "made".to_owned(), |g| format!("{g:?}")),
                 ms(swapped - viewed),
                 ms(swapped.elapsed()),
             );
