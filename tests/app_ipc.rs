@@ -491,7 +491,7 @@ fn a_followed_logs_view_keeps_what_was_collapsed_and_its_order_as_it_grows() {
     let spot = invoke(&window, "tree_reveal", json!({"of": "open", "id": "grand"})).unwrap();
     assert_eq!(spot["total"], json!(3));
     // What each session says is what a view of the whole log says.
-    let whole = arbor_core::view::View::from_report(arbor_core::analyze_paths(&[path.clone()]).unwrap(), 1);
+    let whole = arbor_core::view::View::from_report(arbor_core::analyze_paths(std::slice::from_ref(&path)).unwrap(), 1);
     for id in ["root", "kid", "grand"] {
         let detail = invoke(&window, "session_detail", json!({"id": id})).unwrap();
         assert_eq!(detail, serde_json::to_value(whole.session(id).unwrap()).unwrap(), "{id}");

@@ -102,6 +102,29 @@ fn lower_priority() {
 #[cfg(not(target_os = "linux"))]
 fn lower_priority() {}
 
+/// Keeps the memory a followed log's revision frees for the next one (once, when Follow first
+/// goes on). Each revision copies the engine's context (`Live::snapshot`) and grows the view, and
+/// the revision before is dropped after: with glibc's defaults its larger blocks went back to the
+/// kernel and the next revision's were page-faulted in again, fresh. On the 1 GiB dsh-rpc log
+/// with 10 MB appended the snapshot took 45-48 ms and the view 62-64 ms that way, 18 ms and
+/// 38 ms with blocks up to 32 MiB taken from the heap and up to 128 MiB of it kept free
+/// (BENCHMARKS.md, "Following: the view grows"). Not set at start: opening a log without
+/// following it keeps glibc's defaults (the same settings from the start cost a 1 GiB Copilot
+/// log's load 60 MB more at its peak).
+pub fn keep_memory_for_revisions() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        // SAFETY: mallopt sets allocator parameters under the main arena's lock. glibc's manual
+        // marks it MT-Unsafe only for its first-call initialisation (`init`), which every
+        // allocation the app made before this one already did.
+        ONCE.call_once(|| unsafe {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+            libc::mallopt(libc::M_TRIM_THRESHOLD, 128 << 20);
+        });
+    }
+}
+
 /// The view of a finished analysis's report, the page's side of what is open; `None` when
 /// `go_on` said to stop (it is asked often: a cancel stops the making of a view within
 /// milliseconds, but for the reading back of reply texts).

@@ -148,6 +148,7 @@ pub fn modified_ago(paths: &[PathBuf]) -> Option<f64> {
 pub fn start(paths: Vec<PathBuf>, live: Option<engine::Live>, shared: Shared) -> Result<Following, CommandError> {
     let stop = Arc::new(AtomicBool::new(false));
     let mine = shared.mine;
+    engine::keep_memory_for_revisions();
     let follower = engine::at_low_priority(move || match live {
         Some(live) => Follower::continuing(live),
         None => Follower::open(&paths, &mut ()),

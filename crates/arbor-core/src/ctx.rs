@@ -451,6 +451,11 @@ impl Ctx {
         (self.rank(at.file), at.line)
     }
 
+    /// Whether the record at `index` has a place (`loc_of` is `Some`), without finding it.
+    pub fn is_placed(&self, index: u32) -> bool {
+        (index as usize) < self.records.len() && self.file_starts.first().is_some_and(|&(_, first)| first <= index)
+    }
+
     /// The place of the record at `index`.
     pub fn loc_of(&self, index: u32) -> Option<Loc> {
         let r = self.records.get(index as usize)?;
@@ -605,6 +610,20 @@ mod tests {
         live.push(rec(7));
         assert_eq!((live[1].line, live[CHUNK + 1].line, live.len()), (99, 98, CHUNK + 4));
         assert_eq!((snapshot[1].line, snapshot[CHUNK + 1].line, snapshot.len()), (1, CHUNK as u32 + 1, CHUNK + 3));
+    }
+
+    /// `is_placed` says what `loc_of` finds, without finding it: files read in turn, and indices
+    /// past the records.
+    #[test]
+    fn a_record_is_placed_where_loc_of_finds_it() {
+        let mut cx = Ctx::default();
+        for (file, line) in [(0, 1), (0, 2), (1, 1), (0, 3), (2, 1), (1, 2)] {
+            cx.record(Loc { file, line }, line, None, Kind::Other, None);
+        }
+        for i in 0..9 {
+            assert_eq!(cx.is_placed(i), cx.loc_of(i).is_some(), "record {i}");
+        }
+        assert!(!Ctx::default().is_placed(0));
     }
 
     #[test]

@@ -461,6 +461,11 @@ impl<'a> ReportParts<'a> {
         self.a.cx.text_ref(self.a.cx.turns.list[i].reply()?)
     }
 
+    /// Whether turn `i` has a reply (`turn_reply_at` is `Some`), without finding where.
+    pub(crate) fn has_turn_reply(&self, i: usize) -> bool {
+        self.a.cx.turns.list[i].reply().is_some_and(|r| self.a.cx.is_placed(r))
+    }
+
     /// The replies outside any turn (indices into `Ctx::loose_replies`), in report order:
     /// grouped by file in reading order, each file's in the order its reader found them.
     pub(crate) fn loose_order(&self) -> Vec<u32> {
@@ -585,11 +590,7 @@ fn turn_order(a: &Analysis) -> Vec<u32> {
     // One file and no durable log (a followed log's every revision): no turn is left out, and
     // each is ranked by whether it has a record at all.
     if a.files.len() == 1 && cx.durable.is_empty() {
-        // A record is placed when it is one of the file's (`loc_of`, without a search).
-        let first = cx.file_starts.first().map_or(u32::MAX, |&(_, r)| r);
-        let records = cx.records.len();
-        let placed =
-            |t: &crate::turns::TurnRec| t.start().or(t.end()).is_some_and(|r| r >= first && (r as usize) < records);
+        let placed = |t: &crate::turns::TurnRec| t.start().or(t.end()).is_some_and(|r| cx.is_placed(r));
         let list = &cx.turns.list;
         let mut order = Vec::with_capacity(list.len());
         let mut unplaced = Vec::new();

@@ -5,17 +5,18 @@
 //! every revision, most of it making rows that were already there: ids interned again, places
 //! looked up, texts read back from the files.
 //!
-//! Two snapshots of one `Live` share their context up to what the first one's `Lineage` counts:
-//! the same symbols, records, turns, findings and waits at the same indices, changed since only
-//! where the log said more of them (a turn ended, a wait's reply came, a session's events grew).
-//! So a row is kept when its source (a session, a turn, a reply, a wait, a finding) is the same
-//! in both snapshots and every place it names was final in the first (what finishing a copy added
-//! at a file's end, or a line still being written, may read otherwise later); what is derived
-//! from the whole (a session's root, depth and tokens, a reply's root flag and run) is compared
-//! with the row as it is. Every other row is made again from the later snapshot, as
-//! `View::of_analysis` makes it, and the rows are laid out in the later snapshot's report order.
-//! The tree, the lists' orders and the counts are then made again from the tables (integer
-//! passes, no texts), and the timeline is laid out when first asked.
+//! Two snapshots of one `Live` share what the first one's `Lineage` says was final: the same
+//! symbols name the same ids, and the same records sit at the same lines. So a row is kept when
+//! its source (a session, a turn, a reply, a wait, a finding, at the same symbol or index) has
+//! the same values in both snapshots and everything it names was final in the first (what
+//! finishing a copy added at a file's end, or a line still being written, may read otherwise
+//! later): equal values make equal rows, whether or not they are the same item of the log (a
+//! Copilot wait is made anew by every snapshot's finishing). What is derived from the whole (a
+//! session's root, depth and tokens, a reply's root flag and run) is compared with the row as it
+//! is. Every other row is made again from the later snapshot, as `View::of_analysis` makes it,
+//! and the rows are laid out in the later snapshot's report order. The tree, the lists' orders
+//! and the counts are then made again from the tables (integer passes, no texts), and the
+//! timeline is laid out when first asked.
 //!
 //! What it cannot grow (another `Live`, files that appeared, a durable log that took over a
 //! recording's sessions, tables half made of rows no longer used) is made again whole.
@@ -27,7 +28,7 @@ use crate::finding::Loc;
 use crate::intern::Sym;
 use crate::live::Lineage;
 use crate::report::Usage;
-use crate::report_parts::ReportParts;
+use crate::report_parts::{ReportParts, LOOSE};
 
 /// What a view made from a followed log's snapshot keeps to grow with it: which snapshot it
 /// shows, and where each row came from.
@@ -48,8 +49,6 @@ pub(crate) struct Source {
     waits: Vec<u32>,
     diagnostics: Vec<u32>,
 }
-
-use crate::report_parts::LOOSE;
 
 /// Where each row of a view made from an analysis came from, recorded as the rows are kept
 /// (`View::of_analysis_with`).
@@ -385,11 +384,6 @@ impl Plan {
         order.iter().zip(&self.keep).filter(|(_, &k)| k == NONE).map(|(&s, _)| s)
     }
 
-    /// Per row of the later table, the row before it keeps.
-    fn kept_rows(&self, len: usize) -> impl Iterator<Item = Option<usize>> + '_ {
-        self.keep.iter().take(len).map(|&k| (k != NONE).then_some(k as usize))
-    }
-
     /// The later table from `rows` (the table before): rows kept, the others made by `make` in
     /// order, and `forget` told of each row no longer shown.
     fn apply<R: Clone>(
@@ -550,11 +544,9 @@ impl View {
         source.turns = order.clone();
         // Replies: the turns' in turn order, then those outside any turn.
         let loose = parts.loose_order();
-        let mut replies: Vec<u32> =
-            order.iter().copied().filter(|&i| parts.turn_reply_at(i as usize).is_some()).collect();
+        let mut replies: Vec<u32> = order.iter().copied().filter(|&i| parts.has_turn_reply(i as usize)).collect();
         replies.extend(loose.iter().map(|&j| j | LOOSE));
         let rows = std::mem::take(&mut store.replies);
-        let offsets = std::mem::take(&mut store.reply_offsets);
         let slots = turn_count + now.cx.loose_replies.len();
         let slot = |src: u32| if src & LOOSE != 0 { turn_count + (src & !LOOSE) as usize } else { src as usize };
         let plan = Plan::of_slots(&source.replies, &replies, slots, slot, |k, src| {
@@ -576,7 +568,6 @@ impl View {
                     && row.run == parts.run_of(t).unwrap_or(NONE)
             }
         });
-        let mut made_offsets = Vec::new();
         let rows = plan.apply(
             rows,
             &replies,
@@ -588,21 +579,10 @@ impl View {
                 } else {
                     parts.turn_reply(src as usize).expect("a turn with a reply")
                 };
-                let (row, offset) = store.reply_row(reply.into(), Some(offset));
-                made_offsets.push(offset.unwrap_or(u64::MAX));
-                row
+                store.reply_row(reply.into(), Some(offset))
             },
             |_, _| {},
         );
-        // Where each reply's line starts: kept with a kept row, the made ones' in the order made.
-        let mut made_offsets = made_offsets.into_iter();
-        store.reply_offsets = plan
-            .kept_rows(replies.len())
-            .map(|k| match k {
-                Some(k) => offsets.get(k).copied().unwrap_or(u64::MAX),
-                None => made_offsets.next().unwrap_or(u64::MAX),
-            })
-            .collect();
         store.replies = rows;
         source.replies = replies;
         // Waits, by where each began; the texts of those made again read back together.

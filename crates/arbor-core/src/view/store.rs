@@ -132,9 +132,12 @@ pub(crate) struct ReplyRow {
     pub root: bool,
     pub turn: TurnKey,
     pub run: u32,
-    /// The text (in `texts`), or `NONE` when it is read back from the file (`reply_offsets`).
+    /// The text (in `texts`), or `NONE` when it is read back from the file, from the line that
+    /// starts at `offset`.
     pub text: u32,
     pub at: At,
+    /// Where its line starts, when its text is read back (`u64::MAX` for a text kept).
+    pub offset: u64,
 }
 
 /// A naive reading's optional-nullable place or text: absent, present but null, or a value.
@@ -227,9 +230,6 @@ pub(crate) struct Store {
     pub paths: Vec<Option<std::path::PathBuf>>,
     /// Each input's format, by file index, which reads a reply's text from its line.
     pub formats: Vec<Option<&'static crate::formats::FormatInfo>>,
-    /// Per reply, when reply texts are read back: the byte offset of its line (`u64::MAX` for a
-    /// reply whose text is kept).
-    pub reply_offsets: Vec<u64>,
     /// What rows made again when the view grew left behind in `texts`, `runs`, `steps` and
     /// `usages` (bytes, rows, rows, counts): once it is as much as what is kept, the view is made
     /// again whole instead.
@@ -536,30 +536,26 @@ impl Store {
 
     /// A reply; with `offset` (of its line in its file), its text is not kept but read back.
     pub fn add_reply(&mut self, r: report::Reply, offset: Option<u64>) {
-        let (row, offset) = self.reply_row(r, offset);
-        if let Some(o) = offset {
-            self.reply_offsets.resize(self.replies.len(), u64::MAX);
-            self.reply_offsets.push(o);
-        }
+        let row = self.reply_row(r, offset);
         self.replies.push(row);
     }
 
-    /// `add_reply`'s row, and where its line starts when its text is read back from there.
-    pub fn reply_row(&mut self, r: report::Reply, offset: Option<u64>) -> (ReplyRow, Option<u64>) {
+    /// `add_reply`'s row, the row not kept.
+    pub fn reply_row(&mut self, r: report::Reply, offset: Option<u64>) -> ReplyRow {
         let at = self.at(Some(&r.at));
         let (text, offset) = match offset {
-            Some(o) if self.paths.get(at.file as usize).is_some_and(Option::is_some) => (NONE, Some(o)),
-            _ => (self.texts.push(&r.text), None),
+            Some(o) if self.paths.get(at.file as usize).is_some_and(Option::is_some) => (NONE, o),
+            _ => (self.texts.push(&r.text), u64::MAX),
         };
-        let row = ReplyRow {
+        ReplyRow {
             session: self.ids.intern(&r.session),
             root: r.root,
             turn: self.turn_key(&r.turn),
             run: r.run.unwrap_or(NONE),
             text,
             at,
-        };
-        (row, offset)
+            offset,
+        }
     }
 
     /// The inputs' paths, by their names, so that reply texts can be read back from them.
@@ -630,7 +626,6 @@ impl Store {
         self.turns.shrink_to_fit();
         self.steps.shrink_to_fit();
         self.replies.shrink_to_fit();
-        self.reply_offsets.shrink_to_fit();
         self.waits.shrink_to_fit();
         self.diagnostics.shrink_to_fit();
     }
@@ -717,7 +712,7 @@ impl Store {
             .iter()
             .filter_map(|&i| {
                 let r = self.replies.get(i as usize)?;
-                (r.text == NONE).then(|| Some((r.at.file, *self.reply_offsets.get(i as usize)?, i))).flatten()
+                (r.text == NONE && r.offset != u64::MAX).then_some((r.at.file, r.offset, i))
             })
             .collect();
         wanted.sort_unstable();
