@@ -5,7 +5,18 @@
 // latency is the time until the first drawn revision that covers its bytes. Then the app's CPU
 // (its process and the webview's) is read from /proc while nothing is written.
 // usage: bench/follow-latency APP_BINARY [RATE] [SECONDS]   (the shell wrapper gives the display)
-import { appendFileSync, readFileSync, readdirSync, statSync, writeFileSync, mkdtempSync } from "node:fs";
+import {
+  appendFileSync,
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  readdirSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Session, sleep, startDriver, waitFor } from "../tests/e2e/client.mjs";
@@ -36,6 +47,22 @@ const dir = mkdtempSync(join(tmpdir(), "arbor-follow-bench-"));
 const path = process.env.FOLLOW_LOG ?? join(dir, "live.jsonl");
 const burst = Number(process.env.BURST_BYTES ?? 0);
 if (!process.env.FOLLOW_LOG) writeFileSync(path, Array.from({ length: 60 }, nextLine).join("\n") + "\n");
+// BURST_FROM_TAIL=1 (with FOLLOW_LOG and BURST_BYTES): the log's own last BURST_BYTES (whole
+// lines) are cut off before the app opens it, and the burst appends them back: the log's own
+// continuation, in its own format, instead of the two-level case's lines.
+let tail = null;
+if (burst > 0 && process.env.FOLLOW_LOG && process.env.BURST_FROM_TAIL) {
+  const size = statSync(path).size;
+  const fd = openSync(path, "r");
+  const end = Buffer.alloc(Math.min(size, burst + (1 << 20)));
+  readSync(fd, end, 0, end.length, size - end.length);
+  closeSync(fd);
+  // Cut after the newline that leaves at least BURST_BYTES behind it.
+  let cut = end.length - burst;
+  while (cut > 0 && end[cut - 1] !== 0x0a) cut--;
+  tail = end.subarray(cut);
+  truncateSync(path, size - tail.length);
+}
 
 /** Every process's children, by parent pid, from /proc. */
 function childrenByParent() {
@@ -133,12 +160,16 @@ try {
   if (burst > 0) {
     const lines = [];
     let size = 0;
-    while (size < burst) {
+    while (!tail && size < burst) {
       const l = nextLine() + "\n";
       lines.push(l);
       size += Buffer.byteLength(l);
     }
-    const text = lines.join("");
+    const text = tail ?? lines.join("");
+    if (tail) {
+      size = tail.length;
+      for (let i = 0; i < tail.length; i++) if (tail[i] === 0x0a) lines.push("");
+    }
     await sleep(2000);
     // Stamped as the write begins (ten megabytes take a while to write).
     const at = Date.now();

@@ -507,8 +507,9 @@ async fn search_from(
     let (end, cursor) = tauri::async_runtime::spawn_blocking(move || {
         engine::at_low_priority(move || {
             let mut last: Option<Instant> = None;
-            let view = open.view();
-            let end = cursor.run(&open.analysis, &view, limit.min(SEARCH_LIMIT), &mut |e| {
+            // The view is held while its sessions are searched, not while the records are read:
+            // a followed log's view grows meanwhile.
+            let end = cursor.run_lent(&open.analysis, || open.view(), limit.min(SEARCH_LIMIT), &mut |e| {
                 let wanted = generation.load(Ordering::SeqCst) == mine;
                 if wanted
                     && (!matches!(e, SearchEvent::Progress { .. })

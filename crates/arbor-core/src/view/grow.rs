@@ -708,18 +708,24 @@ mod tests {
         text.lines().map(|l| format!("{l}\n")).collect()
     }
 
+    /// The two-level case's first `n` lines written and read to be followed: the folder, the
+    /// log's path, the analysis read, its `Live` and its view.
+    fn followed(n: usize) -> (tempfile::TempDir, std::path::PathBuf, Analysis, Live, View) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.jsonl");
+        std::fs::write(&path, two_level_lines()[..n].concat()).unwrap();
+        let (first, live) = Live::analyze(std::slice::from_ref(&path), &mut ());
+        let view = View::of_analysis(&first, 1, &|| true).unwrap();
+        (dir, path, first, live.unwrap(), view)
+    }
+
     /// A grown view keeps the tree's order and what was collapsed: a session that runs on under
     /// a collapsed one stays hidden until revealed.
     #[test]
     fn a_grown_view_keeps_the_trees_order_and_what_was_collapsed() {
         let lines = two_level_lines();
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("run.jsonl");
         // Up to the grandchild's start.
-        std::fs::write(&path, lines[..12].concat()).unwrap();
-        let (first, live) = Live::analyze(std::slice::from_ref(&path), &mut ());
-        let mut live = live.unwrap();
-        let mut view = View::of_analysis(&first, 1, &|| true).unwrap();
+        let (_dir, path, first, mut live, mut view) = followed(12);
         view.set_tree_order(crate::view::TreeOrder::OwnTokens);
         view.tree_set_open("kid", Some(false));
         append(&path, &lines[12..].concat());
@@ -742,12 +748,7 @@ mod tests {
     #[test]
     fn a_view_of_another_reading_is_made_again() {
         let lines = two_level_lines();
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("run.jsonl");
-        std::fs::write(&path, lines[..8].concat()).unwrap();
-        let (first, live) = Live::analyze(std::slice::from_ref(&path), &mut ());
-        let mut live = live.unwrap();
-        let mut view = View::of_analysis(&first, 1, &|| true).unwrap();
+        let (_dir, path, first, mut live, mut view) = followed(8);
         // Another reading of the same file.
         let (_, grown) = grow_and_compare(&mut view, &first, &Live::open(std::slice::from_ref(&path), &mut ()), 2);
         assert!(matches!(grown, Grown::Made(_)), "{grown:?}");

@@ -116,8 +116,25 @@ impl Cursor {
         limit: u32,
         sink: &mut dyn FnMut(SearchEvent) -> bool,
     ) -> SearchEnd {
+        self.run_lent(analysis, || view, limit, sink)
+    }
+
+    /// `run`, the view lent by `view` only while the sessions are searched and let go before
+    /// the records are read (a viewer's lock on a followed log's view, which grows while the
+    /// search reads on: a search of a large log takes seconds).
+    pub fn run_lent<G: std::ops::Deref<Target = View>>(
+        &mut self,
+        analysis: &Analysis,
+        view: impl FnOnce() -> G,
+        limit: u32,
+        sink: &mut dyn FnMut(SearchEvent) -> bool,
+    ) -> SearchEnd {
         let mut out = Batch { sink, hits: Vec::new(), found: 0, limit, total: self.hits };
-        let end = self.sessions(view, &mut out).and_then(|()| self.records(analysis, &mut out));
+        let sessions = {
+            let view = view();
+            self.sessions(&view, &mut out)
+        };
+        let end = sessions.and_then(|()| self.records(analysis, &mut out));
         let end = match end {
             Ok(()) => SearchEnd::Done,
             Err(e) => e,
@@ -386,6 +403,33 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A view lent to a search is let go once its sessions are searched: while the records are
+    /// read (seconds for a large log) the view is free to grow.
+    #[test]
+    fn a_lent_view_is_let_go_before_the_records_are_read() {
+        let (a, v) = open(&case("dsh-rpc-two-level"));
+        let lock = std::sync::Mutex::new(v);
+        let mut cursor = Cursor::new("kid").unwrap();
+        let (mut sessions, mut records) = (0, 0);
+        let end = cursor.run_lent(&a, || lock.lock().unwrap(), 1000, &mut |e| {
+            if let SearchEvent::Hits { hits } = &e {
+                for h in hits {
+                    let free = lock.try_lock().is_ok();
+                    match h {
+                        SearchHit::Session { .. } => sessions += 1,
+                        SearchHit::Record { .. } => {
+                            assert!(free, "the view is let go while records are read");
+                            records += 1
+                        }
+                    }
+                }
+            }
+            true
+        });
+        assert_eq!(end, SearchEnd::Done);
+        assert!(sessions > 0 && records > 0, "{sessions} sessions, {records} records");
     }
 
     #[test]
