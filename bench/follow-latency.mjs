@@ -170,13 +170,26 @@ try {
       size = tail.length;
       for (let i = 0; i < tail.length; i++) if (tail[i] === 0x0a) lines.push("");
     }
-    await sleep(2000);
-    // Stamped as the write begins (ten megabytes take a while to write).
-    const at = Date.now();
-    appendFileSync(path, text);
-    bytes += size;
-    written += lines.length;
-    writes.push({ at, bytes, lines: lines.length });
+    // BURSTS=N: the burst in N writes of whole lines, 3 s apart (each drawn before the next):
+    // the first revision of a followed log copies what the ones after reuse.
+    const parts = Math.max(1, Number(process.env.BURSTS ?? 1));
+    const whole = Buffer.from(text);
+    let from = 0;
+    for (let k = 1; k <= parts; k++) {
+      let to = k === parts ? whole.length : Math.floor((whole.length * k) / parts);
+      while (to < whole.length && whole[to - 1] !== 0x0a) to++;
+      const piece = whole.subarray(from, to);
+      from = to;
+      await sleep(k === 1 ? 2000 : 3000);
+      // Stamped as the write begins (ten megabytes take a while to write).
+      const at = Date.now();
+      appendFileSync(path, piece);
+      bytes += piece.length;
+      let n = 0;
+      for (const b of piece) if (b === 0x0a) n++;
+      written += n;
+      writes.push({ at, bytes, lines: n });
+    }
   }
   while (burst <= 0 && Date.now() - t0 < seconds * 1000) {
     const due = Math.floor(((Date.now() - t0) / 1000) * rate) - written;
@@ -215,7 +228,7 @@ try {
     return d ? d[1] - w.at : Infinity;
   });
   const sorted = [...latencies].sort((a, b) => a - b);
-  const how = burst > 0 ? "at once" : `in ${seconds} s at ${rate} lines/s in ${writes.length} writes`;
+  const how = burst > 0 ? (writes.length > 1 ? `in ${writes.length} writes, 3 s apart` : "at once") : `in ${seconds} s at ${rate} lines/s in ${writes.length} writes`;
   console.log(`wrote ${written} lines (${(bytes / 1e6).toFixed(1)} MB log) ${how}; ${drawn.length} revisions drawn, ${received.length} received`);
   console.log(`write → screen: p50 ${q(sorted, 0.5)} ms  p95 ${q(sorted, 0.95)} ms  max ${sorted.at(-1)} ms`);
   for (const [name, xs] of Object.entries(stages)) {

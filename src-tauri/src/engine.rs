@@ -102,15 +102,17 @@ fn lower_priority() {
 #[cfg(not(target_os = "linux"))]
 fn lower_priority() {}
 
-/// Keeps the memory a followed log's revision frees for the next one (once, when Follow first
-/// goes on). Each revision copies the engine's context (`Live::snapshot`) and grows the view, and
-/// the revision before is dropped after: with glibc's defaults its larger blocks went back to the
-/// kernel and the next revision's were page-faulted in again, fresh. On the 1 GiB dsh-rpc log
-/// with 10 MB appended the snapshot took 45-48 ms and the view 62-64 ms that way, 18 ms and
-/// 38 ms with blocks up to 32 MiB taken from the heap and up to 128 MiB of it kept free
-/// (BENCHMARKS.md, "Following: the view grows"). Not set at start: opening a log without
-/// following it keeps glibc's defaults (the same settings from the start cost a 1 GiB Copilot
-/// log's load 60 MB more at its peak).
+/// Keeps the memory a followed log's revision frees for the next one: set once, when Follow first
+/// goes on, for the app's life. Each revision copies the engine's context (`Live::snapshot`) and
+/// grows the view, and the revision before is dropped after: with glibc's defaults its larger
+/// blocks went back to the kernel and the next revision's were page-faulted in again, fresh. On
+/// the 1 GiB dsh-rpc log with 10 MB appended the snapshot took 45-48 ms and the view 62-64 ms
+/// that way, 22-24 ms and 38-40 ms with blocks up to 32 MiB taken from the heap and up to
+/// 128 MiB of it kept free (BENCHMARKS.md, "Following: the view grows"). The first revision
+/// still faults its copy in (a 1 GiB Copilot log's first snapshot took 169-184 ms): set before a
+/// log is read to be followed, the copy reused what the reading freed (67-70 ms), but the reading
+/// then kept 42 MB more at its peak, and a recent 1 GiB Copilot log went over the app's memory
+/// target. Until then the app keeps glibc's defaults.
 pub fn keep_memory_for_revisions() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
