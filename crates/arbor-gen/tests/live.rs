@@ -303,3 +303,61 @@ fn an_update_with_nothing_new_reads_nothing() {
     assert!(change.is_empty(), "{change:?}");
     assert_eq!(change.bytes, 0);
 }
+
+/// Every log of the corpus (real logs from public projects), written in pieces of whole lines
+/// and followed: the view grown at each piece answers as the view made afresh.
+#[test]
+fn every_corpus_log_followed_in_pieces_grows_the_view_it_would_make() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+    let mut logs: Vec<PathBuf> = Vec::new();
+    let mut stack = vec![corpus];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                logs.push(p);
+            }
+        }
+    }
+    logs.sort();
+    assert!(logs.len() >= 20, "the corpus has its logs: {}", logs.len());
+    let mut grew = 0;
+    for log in &logs {
+        let bytes = std::fs::read(log).unwrap();
+        let ends: Vec<usize> = bytes.iter().enumerate().filter(|(_, &b)| b == b'\n').map(|(i, _)| i + 1).collect();
+        // Up to six pieces, cut where lines end.
+        let cuts: Vec<usize> = (1..6).filter_map(|k| ends.get(ends.len() * k / 6).copied()).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(log.file_name().unwrap());
+        let first = cuts.first().copied().unwrap_or(bytes.len());
+        std::fs::write(&path, &bytes[..first]).unwrap();
+        let (analysis, live) = Live::analyze(std::slice::from_ref(&path), &mut ());
+        let mut live = live.expect("not stopped");
+        let mut view = View::of_analysis(&analysis, 1, &|| true).unwrap();
+        let mut before = analysis;
+        let mut at = first;
+        for (k, &cut) in cuts.iter().skip(1).chain([bytes.len()].iter()).enumerate() {
+            if cut <= at {
+                continue;
+            }
+            append(&path, &bytes[at..cut]);
+            at = cut;
+            let change = live.update(&mut ());
+            let snapshot = live.snapshot();
+            let revision = k as u64 + 2;
+            let grown = view.grow(&before, &snapshot, revision, &|| true).unwrap();
+            grew += usize::from(matches!(grown, Grown::Grew { .. }));
+            let mut made = View::of_analysis_with(&snapshot, revision, &|| true, Timeline::WhenAsked).unwrap();
+            if let Err(e) = same_views(&mut view, &mut made) {
+                panic!(
+                    "{}: the view grown at piece {k} ({grown:?}, {change:?}) is not made afresh: {e}",
+                    log.display()
+                );
+            }
+            before = snapshot;
+        }
+    }
+    assert!(grew > logs.len(), "views grew rather than being made again: {grew}");
+}
