@@ -104,6 +104,29 @@ describe("RowCache", () => {
     expect(cache.total).toBe(20);
   });
 
+  it("asks again after a refresh when the list was empty (a followed log's findings came back)", async () => {
+    const s = source(0);
+    const cache = new RowCache(s.fetch, () => {}, 100);
+    void cache.ensure(0, 40, false);
+    await s.release();
+    expect(cache.total).toBe(0);
+    s.grow(17);
+    cache.refresh();
+    void cache.ensure(0, 40, false);
+    await s.release();
+    expect(cache.total).toBe(17);
+    expect(cache.get(16)).toBe(16);
+    // Still empty after a refresh: one ask, then none until the next refresh.
+    s.grow(0);
+    cache.refresh();
+    void cache.ensure(0, 40, false);
+    await s.release();
+    s.asked.length = 0;
+    void cache.ensure(0, 40, false);
+    await s.release();
+    expect(s.asked).toEqual([]);
+  });
+
   it("follows a dragged scrollbar with one ask at a time, for where the list is now", async () => {
     const s = source(100_000);
     const cache = new RowCache(s.fetch, () => {}, 100, 2000);

@@ -21,6 +21,8 @@ export class RowCache<T> {
   total: number;
   /** The revision of the rows held. */
   revision = -1;
+  /** Refreshed and not answered since: the length held is the revision before's. */
+  private refreshed = false;
   private blocks = new Map<number, T[]>();
   /** Blocks of the revision before a `refresh`, shown until their new rows come. */
   private stale = new Map<number, T[]>();
@@ -84,7 +86,9 @@ export class RowCache<T> {
     const to = Math.floor(Math.max(first, last - 1) / this.block) + m;
     const waits: Promise<void>[] = [];
     for (let b = from; b <= to; b++) {
-      if (b * this.block >= this.total && !(b === 0 && this.total === 0 && this.revision < 0)) continue;
+      // Past the end, but for the first block while the length is not known (nothing answered
+      // yet, or a list refreshed that was empty: a followed log's findings may come back).
+      if (b * this.block >= this.total && !(b === 0 && this.total === 0 && (this.revision < 0 || this.refreshed))) continue;
       if (this.blocks.has(b)) continue;
       const asked = this.asking.get(b);
       if (asked) waits.push(asked);
@@ -148,6 +152,7 @@ export class RowCache<T> {
       this.blocks.set(b, page.rows);
       this.stale.delete(b);
       this.revision = page.revision;
+      this.refreshed = false;
       const grew = page.total !== this.total;
       this.total = page.total;
       this.evict();
@@ -180,6 +185,7 @@ export class RowCache<T> {
     this.asking.clear();
     this.total = total;
     this.revision = -1;
+    this.refreshed = false;
     this.onchange();
   }
 
@@ -191,6 +197,7 @@ export class RowCache<T> {
   refresh(): void {
     this.generation++;
     this.restart();
+    this.refreshed = true;
     for (const [b, rows] of this.blocks) this.stale.set(b, rows);
     this.blocks.clear();
     this.asking.clear();
