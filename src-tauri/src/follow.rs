@@ -244,20 +244,24 @@ fn run(mut follower: Follower, shared: &Shared, stop: &AtomicBool) -> Follower {
         // The view shown grows into this revision's in place (the page's questions wait for it
         // meanwhile): only what changed is made. Without one, it is made whole.
         let before = lock(&shared.open).clone();
-        let (view, grown) = match &before {
+        let (view, grown, summary) = match &before {
             Some(before) => {
                 let view = before.shared_view();
-                let grown = engine::grow(&mut lock(&view), &before.analysis, &snapshot, revision, &wanted);
-                let Some(grown) = grown else { break };
-                (view, Some(grown))
+                let mut shown = lock(&view);
+                let Some(grown) = engine::grow(&mut shown, &before.analysis, &snapshot, revision, &wanted) else {
+                    break;
+                };
+                let summary = shown.summary();
+                drop(shown);
+                (view, Some(grown), summary)
             }
             None => {
                 let Some(view) = engine::followed_view_of(&snapshot, revision, &wanted) else { break };
-                (Arc::new(Mutex::new(view)), None)
+                let summary = view.summary();
+                (Arc::new(Mutex::new(view)), None, summary)
             }
         };
         let viewed = Instant::now();
-        let summary = lock(&view).summary();
         {
             let mut open = lock(&shared.open);
             // Only a newer load (or a cancel) leaves what is open alone: the view grown is of

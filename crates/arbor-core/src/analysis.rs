@@ -1539,12 +1539,12 @@ impl Analysis {
     /// its line by its format; `""` for one that cannot be read. Each file is opened once for all
     /// of its lines (a folder of ten thousand sub-agents opened a file for each).
     pub(crate) fn received_texts(&self) -> Vec<String> {
-        self.received_texts_of((0..self.cx.received.len()).collect())
+        self.received_texts_of(&(0..self.cx.received.len()).collect::<Vec<_>>())
     }
 
     /// The texts of the received items `which` (indices into `Ctx::received`), in that order,
     /// read as `received_texts` reads them.
-    pub(crate) fn received_texts_of(&self, which: Vec<usize>) -> Vec<String> {
+    pub(crate) fn received_texts_of(&self, which: &[usize]) -> Vec<String> {
         let received = &self.cx.received;
         let mut texts = vec![String::new(); which.len()];
         // Positions in `which`, by file and offset.

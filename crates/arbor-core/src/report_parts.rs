@@ -587,35 +587,21 @@ impl<'a> ReportParts<'a> {
 /// already; a followed folder, whose files grow in turn, did not.
 fn turn_order(a: &Analysis) -> Vec<u32> {
     let cx = &a.cx;
-    // One file and no durable log (a followed log's every revision): no turn is left out, and
-    // each is ranked by whether it has a record at all.
-    if a.files.len() == 1 && cx.durable.is_empty() {
-        let placed = |t: &crate::turns::TurnRec| t.start().or(t.end()).is_some_and(|r| cx.is_placed(r));
-        let list = &cx.turns.list;
-        let mut order = Vec::with_capacity(list.len());
-        let mut unplaced = Vec::new();
-        for (i, t) in list.iter().enumerate() {
-            if placed(t) {
-                order.push(i as u32)
-            } else {
-                unplaced.push(i as u32)
-            }
-        }
-        order.extend(unplaced);
-        return order;
-    }
+    // Only a session with a durable log can have turns left out: with none, no turn is asked
+    // (a followed log's every revision orders every turn).
+    let durable = !cx.durable.is_empty();
     let mut keyed: Vec<(u32, u32)> = cx
         .turns
         .list
         .iter()
         .enumerate()
         .filter_map(|(i, t)| {
-            let first = t.start().or(t.end());
-            let loc = first.and_then(|r| cx.loc_of(r));
-            if a.superseded_by_durable(loc.map_or(0, |l| l.file), t.session) {
+            // The file of the turn's first record (`loc_of`'s, without its line).
+            let file = t.start().or(t.end()).and_then(|r| cx.file_of(r as usize));
+            if durable && a.superseded_by_durable(file.unwrap_or(0), t.session) {
                 return None;
             }
-            Some((loc.map_or(u32::MAX, |l| cx.rank(l.file)), i as u32))
+            Some((file.map_or(u32::MAX, |f| cx.rank(f)), i as u32))
         })
         .collect();
     if !keyed.is_sorted_by_key(|k| k.0) {

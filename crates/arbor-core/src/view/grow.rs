@@ -85,6 +85,13 @@ impl Recorder {
     }
 }
 
+/// The rows of a findings table whose sources (`order`, indices into the context's findings)
+/// are provisional: made when a followed log's snapshot was finished, from `first` on.
+pub(crate) fn provisional_rows(order: &[u32], first: Option<usize>) -> Vec<u32> {
+    let Some(first) = first else { return Vec::new() };
+    order.iter().enumerate().filter(|(_, &i)| i as usize >= first).map(|(k, _)| k as u32).collect()
+}
+
 /// What `View::grow` did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Grown {
@@ -309,6 +316,14 @@ impl Grow<'_, '_> {
             && text_final(n.naive.reply.flatten())
     }
 
+    /// Whether reply outside any turn `j` is the same in both snapshots, at a final place.
+    fn same_loose(&self, j: usize) -> bool {
+        let (Some(b), Some(n)) = (self.before.cx.loose_replies.get(j), self.now.cx.loose_replies.get(j)) else {
+            return false;
+        };
+        b.session == n.session && b.text == n.text && self.stable_sym(n.session) && self.b.is_final(n.text.at)
+    }
+
     /// Whether finding `i` is the same in both snapshots, at a final place.
     fn same_finding(&self, i: usize) -> bool {
         let (fb, fnow) = (&self.before.cx.findings.list, &self.now.cx.findings.list);
@@ -490,7 +505,7 @@ impl View {
             .filter_map(|s| now.cx.graph.get(Sym(s)).map(|n| (Sym(s), n.runs.len())))
             .flat_map(|(s, runs)| (0..runs).filter_map(move |i| parts.received_index(s, i)))
             .collect();
-        let texts = now.received_texts_of(wanted.clone());
+        let texts = now.received_texts_of(&wanted);
         let text_of: crate::intern::HashMap<usize, &str> =
             wanted.iter().copied().zip(texts.iter().map(String::as_str)).collect();
         let rows = plan.apply(
@@ -553,11 +568,7 @@ impl View {
             let row = &rows[k];
             if src & LOOSE != 0 {
                 let j = (src & !LOOSE) as usize;
-                let (lb, ln) = (before.cx.loose_replies.get(j), &now.cx.loose_replies[j]);
-                lb.is_some_and(|lb| lb.session == ln.session && lb.text == ln.text)
-                    && g.stable_sym(ln.session)
-                    && b.is_final(ln.text.at)
-                    && row.root == parts.is_root(ln.session)
+                g.same_loose(j) && row.root == parts.is_root(now.cx.loose_replies[j].session)
             } else {
                 let i = src as usize;
                 let t = &now.cx.turns.list[i];
@@ -628,10 +639,7 @@ impl View {
             },
         );
         store.diagnostics = rows;
-        store.provisional = match now.provisional {
-            Some(p) => order.iter().enumerate().filter(|(_, &i)| i as usize >= p).map(|(k, _)| k as u32).collect(),
-            None => Vec::new(),
-        };
+        store.provisional = provisional_rows(&order, now.provisional);
         source.diagnostics = order;
         store.inputs = parts.inputs().map(Into::into).collect();
         store.usage_summary = parts.usage();

@@ -222,11 +222,9 @@ impl View {
         timeline: Timeline,
     ) -> Option<View> {
         let parts = ReportParts::for_view(analysis);
-        // Which findings a followed log's snapshot made when it was finished, as they pass; and
-        // where each row comes from, for a view that grows with a followed log.
-        let provisional = std::cell::RefCell::new(Vec::new());
+        // Where each row comes from: for a view that grows with a followed log, and for which
+        // findings its snapshot made when it was finished.
         let rec = std::cell::RefCell::new(grow::Recorder::default());
-        let mut diagnostic = 0u32;
         let mut store = std::thread::scope(|scope| {
             // The waits' texts are read back (on threads of their own) while the sessions and
             // turns are kept: the first wait asked for reads them all. The replies' texts are
@@ -255,10 +253,6 @@ impl View {
                 }),
                 diagnostics: parts.diagnostics_with_sources().map(|(i, d)| {
                     rec.borrow_mut().diagnostics.push(i);
-                    if d.provisional {
-                        provisional.borrow_mut().push(diagnostic);
-                    }
-                    diagnostic += 1;
                     d.into()
                 }),
                 usage: parts.usage(),
@@ -271,8 +265,9 @@ impl View {
         // The parts (and the reply texts they read back) go before the tree and the timeline are
         // made: the two together were the peak of memory.
         drop(parts);
-        store.provisional = provisional.into_inner();
-        let source = rec.into_inner().finish(analysis, &store);
+        let rec = rec.into_inner();
+        store.provisional = grow::provisional_rows(&rec.diagnostics, analysis.provisional);
+        let source = rec.finish(analysis, &store);
         let mut view = View::of_store(store, revision, go_on, timeline)?;
         view.source = source;
         Some(view)

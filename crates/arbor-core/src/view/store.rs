@@ -367,16 +367,8 @@ impl Store {
     /// The sessions, in order, as rows (`session_row_ref`'s and kept ones).
     pub fn set_sessions(&mut self, rows: Vec<SessionRow>) {
         self.session_of.fill(NONE);
-        if let Some(max) = rows.iter().map(|r| r.id.0 as usize).max() {
-            if self.session_of.len() <= max {
-                self.session_of.resize(max + 1, NONE);
-            }
-        }
         for (i, row) in rows.iter().enumerate() {
-            let slot = &mut self.session_of[row.id.0 as usize];
-            if *slot == NONE {
-                *slot = i as u32;
-            }
+            self.index_session(row.id, i as u32);
         }
         self.sessions = rows;
     }
@@ -388,15 +380,19 @@ impl Store {
 
     /// Keeps a session's row at the end of `sessions`.
     pub fn keep_session(&mut self, row: SessionRow) {
-        let index = self.sessions.len() as u32;
-        let i = row.id.0 as usize;
+        self.index_session(row.id, self.sessions.len() as u32);
+        self.sessions.push(row);
+    }
+
+    /// Session `id` is at `index` in `sessions`, unless an earlier one has its id.
+    fn index_session(&mut self, id: Sym, index: u32) {
+        let i = id.0 as usize;
         if self.session_of.len() <= i {
             self.session_of.resize(i + 1, NONE);
         }
         if self.session_of[i] == NONE {
             self.session_of[i] = index;
         }
-        self.sessions.push(row);
     }
 
     /// A session's row, its runs added to `runs`.
@@ -656,8 +652,7 @@ impl Store {
     }
 
     pub fn runs_of(&self, session: u32) -> &[RunRow] {
-        let row = &self.sessions[session as usize];
-        &self.runs[row.run_at as usize..(row.run_at + row.run_len) as usize]
+        self.runs_of_row(&self.sessions[session as usize])
     }
 
     pub fn steps_of(&self, turn: u32) -> &[StepRow] {
