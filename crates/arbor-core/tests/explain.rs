@@ -34,7 +34,7 @@ fn the_committed_typescript_explanation_type_is_generated_from_the_rust_one() {
 #[test]
 fn the_committed_typescript_catalog_is_the_rust_one() {
     let mut want = String::from(
-        "// Generated from arbor-core's findings catalog (crates/arbor-core/src/explain.rs) by\n\
+        "// Generated from arbor-core's findings catalog (crates/arbor-core/src/vocab/explain.rs) by\n\
          // crates/arbor-core/tests/explain.rs. Do not edit: change the catalog, then\n\
          // ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test explain\n\n\
          import type { Explanation } from \"./explain\";\n\n\

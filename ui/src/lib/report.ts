@@ -1,5 +1,5 @@
 // The engine's report as the UI receives it (SPEC.md section 4). The types are generated from
-// crates/arbor-core/src/report.rs by ts-rs into generated/report.ts (a Rust test fails when that
+// crates/arbor-core/src/vocab/report.rs by ts-rs into generated/report.ts (a Rust test fails when that
 // file is stale); this module re-exports them with the UI's helpers. A recorded report in
 // fixtures/ is also type-checked against them.
 

@@ -464,7 +464,7 @@ fn texts(code: Code) -> Texts {
 pub fn markdown() -> String {
     let mut out = String::from(
         "# Findings\n\n\
-         <!-- Generated from crates/arbor-core/src/explain.rs; do not edit. Rewrite it with\n     \
+         <!-- Generated from crates/arbor-core/src/vocab/explain.rs; do not edit. Rewrite it with\n     \
          `cargo run -p arbor-cli -- explain --markdown > docs/findings.md`; the test\n     \
          `cargo test -p arbor-core --test explain` fails when it is out of date. -->\n\n\
          Every finding Arbor reports has a code, a severity (error, warning, info) and a place: a file and a \

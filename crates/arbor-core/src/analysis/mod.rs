@@ -12,6 +12,8 @@ use crate::intern::Sym;
 use crate::reader::{self, InputFile, LineEnd, Lines};
 use crate::report::{self, Place, Report};
 use crate::report_parts::ReportParts;
+pub mod live;
+
 use std::path::PathBuf;
 
 /// What the engine has done so far, for a progress bar.

@@ -1,0 +1,8 @@
+//! The vocabulary: the words every other layer is written in. Interned ids, the report's types
+//! (the plain data every consumer reads), findings and their catalog for people. Nothing here
+//! imports another layer.
+
+pub mod explain;
+pub mod finding;
+pub mod intern;
+pub mod report;
