@@ -18,20 +18,20 @@ pub fn detect(data: &[u8]) {
     }
 }
 
-/// One line through the lenient wire shapes (`wire::parse_line` parses the nested payloads the
+/// One line through the lenient wire shapes (`scan::parse_line` parses the nested payloads the
 /// format modules read), then the format vote. Each line of the input is also tried alone. The
 /// one-pass parsers (the wire shapes', Claude Code's) must read every input exactly as their
 /// serde references do.
 pub fn parse_line(data: &[u8]) {
     fn one(bytes: &[u8]) {
-        let line = arbor_core::wire::parse_line(bytes);
+        let line = arbor_core::text::scan::parse_line(bytes);
         // Touch every field the parse produced, and compare them with the reference.
         let got = format!("{line:?}");
         let want = std::str::from_utf8(bytes).ok().and_then(arbor_core::wire::parse_line_serde);
         assert_eq!(got, format!("{want:?}"), "parse_line and parse_line_serde disagree on {bytes:?}");
         // As the engine parses a chunk's lines: the boxed parts in an arena.
         let arena = bumpalo::Bump::new();
-        let in_arena = std::str::from_utf8(bytes).ok().and_then(|t| arbor_core::wire::parse_line_in(t, &arena));
+        let in_arena = std::str::from_utf8(bytes).ok().and_then(|t| arbor_core::text::scan::parse_line_in(t, &arena));
         assert_eq!(format!("{in_arena:?}"), got, "parse_line and parse_line_in disagree on {bytes:?}");
         // The Claude Code reader, built of the same parts, against its own serde shapes.
         if let Ok(text) = std::str::from_utf8(bytes) {

@@ -5,7 +5,7 @@
 //! - `dsh-session` folders: 2.3 headers, the session tree, child runs, and the checker per file;
 //! - Copilot logs (`copilot-events` and `copilot-rpc`): 2.2 the root-agent gate, both waiters,
 //!   each sub-agent's parent and runs;
-//! - Copilot timestamps: `wire::rfc3339_ms` against a day count done the long way.
+//! - Copilot timestamps: `time::rfc3339_ms` against a day count done the long way.
 //!
 //! The generators draw ids from a tiny alphabet so that reuse, re-parenting and cycles happen
 //! often, mix in garbage, blank lines, requests and `initialize`, and write mostly well-formed turns
@@ -1856,7 +1856,7 @@ fn check_session_folder(files: &[SessionFile]) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Copilot timestamps: `wire::rfc3339_ms` against a day count done the long way
+// Copilot timestamps: `time::rfc3339_ms` against a day count done the long way
 // ---------------------------------------------------------------------------------------------
 
 fn is_leap(y: i64) -> bool {
@@ -1943,33 +1943,33 @@ proptest! {
 
     #[test]
     fn timestamps_become_the_epoch_milliseconds_a_day_count_gives((text, ms) in timestamp()) {
-        let got = arbor_core::wire::rfc3339_ms(&text);
+        let got = arbor_core::text::time::rfc3339_ms(&text);
         // Within a tenth of a millisecond; exactness is `millisecond_timestamps_are_exact` below.
         prop_assert!(got.is_some_and(|g| (g - ms).abs() <= 0.1), "{text}: got {got:?}, want {ms}");
     }
 
-    /// The router reads timestamps through `wire::Rfc3339`, which remembers the last second:
+    /// The router reads timestamps through `time::Rfc3339`, which remembers the last second:
     /// each must read as it reads alone, whether it shares the second before it (with another
     /// fraction, offset or junk after it) or not.
     #[test]
     fn remembered_seconds_read_as_each_timestamp_alone(
         stamps in prop::collection::vec((timestamp(), ".{0,8}", 0u32..1000), 1..30)
     ) {
-        let mut memo = arbor_core::wire::Rfc3339::default();
+        let mut memo = arbor_core::text::time::Rfc3339::default();
         for ((text, _), junk, ms) in stamps {
             let second = text.get(..19).unwrap_or(&text).to_owned();
             for t in [text.clone(), format!("{second}.{ms:03}Z"), format!("{second}{junk}"), junk.clone(), text] {
-                prop_assert_eq!(memo.ms(&t), arbor_core::wire::rfc3339_ms(&t), "{}", t);
+                prop_assert_eq!(memo.ms(&t), arbor_core::text::time::rfc3339_ms(&t), "{}", t);
             }
         }
     }
 
     #[test]
     fn any_text_is_a_timestamp_or_none(text in ".{0,40}", cut in 0usize..40) {
-        let _ = arbor_core::wire::rfc3339_ms(&text);
+        let _ = arbor_core::text::time::rfc3339_ms(&text);
         // Cut a valid timestamp anywhere (on a character boundary): no panic.
         let t = "2026-10-01T12:00:05.250+02:00";
-        let _ = arbor_core::wire::rfc3339_ms(&t[..cut.min(t.len())]);
+        let _ = arbor_core::text::time::rfc3339_ms(&t[..cut.min(t.len())]);
     }
 }
 
@@ -2021,6 +2021,6 @@ fn millisecond_timestamps_are_exact() {
         ("2026-09-12T00:00:05.143Z", 1_789_171_205_143.0),
         ("6325-04-09T03:00:00.342Z", 137_438_996_400_342.0),
     ] {
-        assert_eq!(arbor_core::wire::rfc3339_ms(text), Some(ms), "{text}");
+        assert_eq!(arbor_core::text::time::rfc3339_ms(text), Some(ms), "{text}");
     }
 }

@@ -1,11 +1,12 @@
-//! The one-pass line parser (`wire::parse_line`) against the serde reference
+//! The one-pass line parser (`scan::parse_line`) against the serde reference
 //! (`wire::parse_line_serde`): the same `Line`, or the same refusal, for every line of every
 //! shipped log and for many variations of them that break them in the ways logs break.
 
 mod common;
 
 use arbor_core::formats::claude_code_line_readings;
-use arbor_core::wire::{parse_line, parse_line_in, parse_line_serde};
+use arbor_core::text::scan::{parse_line, parse_line_in};
+use arbor_core::wire::parse_line_serde;
 use proptest::prelude::*;
 
 /// The same reading, with the boxed parts on the heap and in an arena (as the engine reads each
@@ -206,7 +207,7 @@ proptest! {
         same(&line);
     }
 
-    /// Reply texts are decoded by `wire::push_json_string`: the text serde_json gives, or
+    /// Reply texts are decoded by `json::push_json_string`: the text serde_json gives, or
     /// nothing where serde_json refuses the string.
     #[test]
     fn json_strings_decode_as_serde_json_decodes_them(
@@ -215,11 +216,11 @@ proptest! {
     ) {
         let json = format!("\"{}{tail}\"", pieces.concat());
         let mut got = String::from("kept ");
-        let ok = arbor_core::wire::push_json_string(&mut got, json.as_bytes());
+        let ok = arbor_core::text::json::push_json_string(&mut got, json.as_bytes());
         let want = serde_json::from_str::<String>(&json).ok();
         prop_assert_eq!(ok, want.is_some(), "{}", json);
         prop_assert_eq!(got, format!("kept {}", want.unwrap_or_default()), "{}", json);
-        prop_assert!(!arbor_core::wire::push_json_string(&mut String::new(), b"\"a\xff\""));
+        prop_assert!(!arbor_core::text::json::push_json_string(&mut String::new(), b"\"a\xff\""));
     }
 }
 

@@ -105,7 +105,7 @@ fn bindings() -> String {
         Usage::decl(&cfg),
         ModelUsage::decl(&cfg),
         UsageSummary::decl(&cfg),
-        arbor_core::prices::PriceSource::decl(&cfg),
+        arbor_core::report::PriceSource::decl(&cfg),
         Turn::decl(&cfg),
         StepSpan::decl(&cfg),
         Reply::decl(&cfg),

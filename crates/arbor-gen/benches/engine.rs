@@ -1,5 +1,5 @@
 //! Criterion benches of the engine's stages on a generated 20 MB log of each format:
-//! line splitting (the reader), the bare serde floor (`IgnoredAny`), `wire::parse_line`, format
+//! line splitting (the reader), the bare serde floor (`IgnoredAny`), `scan::parse_line`, format
 //! detection, and the whole `arbor_core::analyze`. `analyze` minus `parse_line` is what routing,
 //! the boundary checker and the index cost.
 //!
@@ -7,7 +7,7 @@
 //! The logs are generated once into the system temp folder and reused.
 
 use arbor_core::reader::{self, Lines};
-use arbor_core::wire::parse_line;
+use arbor_core::text::scan::parse_line;
 use arbor_gen::{generate, Format, GenOptions};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;

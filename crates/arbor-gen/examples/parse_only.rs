@@ -1,4 +1,4 @@
-//! `parse_only FILE`: `arbor_core::wire::parse_line` over every line of a file and nothing else,
+//! `parse_only FILE`: `arbor_core::text::scan::parse_line` over every line of a file and nothing else,
 //! read the way `arbor-bare-parse` reads it, so that the two can be compared instruction for
 //! instruction (`bench/profile` runs both under callgrind).
 
@@ -13,7 +13,7 @@ fn main() {
     while reader.read_until(b'\n', &mut line).expect("read error") > 0 {
         lines += 1;
         let end = line.len() - usize::from(line.last() == Some(&b'\n'));
-        parsed += u64::from(arbor_core::wire::parse_line(&line[..end]).is_some());
+        parsed += u64::from(arbor_core::text::scan::parse_line(&line[..end]).is_some());
         line.clear();
     }
     println!("{lines} {parsed}");

@@ -741,7 +741,7 @@ pub(crate) fn read_one(
 /// A file's display name as a JSON string.
 fn name_json(display: &str) -> String {
     let mut json = Vec::new();
-    crate::report_json::escape_into(&mut json, display);
+    crate::text::json::escape_into(&mut json, display);
     String::from_utf8(json).unwrap_or_default()
 }
 
@@ -1473,7 +1473,7 @@ impl Analysis {
                     match (bytes, pieces[i].1) {
                         // Nothing when it is no longer a JSON string (the file changed since it was read).
                         (Some(b), reader::Piece::Bytes(_)) => {
-                            crate::wire::push_json_string(&mut text, b);
+                            crate::text::json::push_json_string(&mut text, b);
                         }
                         (Some(b), reader::Piece::Line) => {
                             text.push_str(&info.format.map_or_else(String::new, |f| f.reader.reply_text(b)))

@@ -43,7 +43,8 @@ use crate::graph::Ancestry;
 use crate::intern::{HashMap, HashSet, Sym};
 use crate::report::{Link, Outcome, Usage};
 use crate::turns::{StepSpan, TurnId, TurnRec};
-use crate::wire::{List, Num, Obj, Raw, Rfc3339, Str};
+use crate::text::time::Rfc3339;
+use crate::wire::{List, Num, Obj, Raw, Str};
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 use std::borrow::Cow;
@@ -142,7 +143,7 @@ impl super::Format for CodexFormat {
         notification(&text).map(|(_, t)| t).unwrap_or_default()
     }
 
-    fn transcript(&self, line: &[u8], out: &mut Vec<crate::transcript::Draft>) {
+    fn transcript(&self, line: &[u8], out: &mut Vec<crate::vocab::transcript::Draft>) {
         transcript::line(line, out);
     }
 }
@@ -1375,7 +1376,7 @@ impl Rollout {
         cx.graph.session(s);
         self.session = Some(s);
         self.history_start = p.subagent_history_start_ordinal.get();
-        let mut th = thread(s, at, time.or_else(|| p.timestamp.as_str().and_then(crate::wire::rfc3339_ms)));
+        let mut th = thread(s, at, time.or_else(|| p.timestamp.as_str().and_then(crate::text::time::rfc3339_ms)));
         let (mut nickname, mut path, mut spawn_parent) = (p.agent_nickname.non_empty(), p.agent_path.non_empty(), None);
         match p.source.0.as_ref().map(|s| &s.subagent) {
             Some(Subagent::Named(name)) => {
@@ -1584,7 +1585,7 @@ fn thread(s: Sym, at: Loc, time: Option<f64>) -> Thread {
 /// (`UsageBook::call`: a count with only the running total counts a difference no line holds),
 /// so a turn's usage parts add up to the turn's usage in the report.
 mod transcript {
-    use crate::transcript::{Draft, PartKind};
+    use crate::vocab::transcript::{Draft, PartKind};
     use serde_json::Value;
 
     /// User-role messages the harness writes (context, instructions), not the user.

@@ -34,7 +34,8 @@ use crate::intern::Sym;
 use crate::intern::{HashMap, HashSet};
 use crate::report::{Link, Outcome, Usage, WaitOutcome};
 use crate::turns::{TurnId, TurnRec};
-use crate::wire::{parse_line, Data, Line, Params};
+use crate::scan::parse_line;
+use crate::wire::{Data, Line, Params};
 
 pub const EVENTS: FormatInfo =
     FormatInfo { id: "copilot-events", description: "GitHub Copilot CLI events.jsonl", reader: &CopilotEvents };
@@ -91,14 +92,14 @@ impl super::Format for CopilotEvents {
     }
 
     fn parse_ahead(&self) -> Option<crate::formats::ParseAhead> {
-        Some(crate::formats::ahead::<crate::wire::WireShape>)
+        Some(crate::formats::ahead::<crate::scan::WireShape>)
     }
 
     fn reply_text(&self, line: &[u8]) -> String {
-        crate::wire::reply_text(line)
+        crate::scan::reply_text(line)
     }
 
-    fn transcript(&self, line: &[u8], out: &mut Vec<crate::transcript::Draft>) {
+    fn transcript(&self, line: &[u8], out: &mut Vec<crate::vocab::transcript::Draft>) {
         super::wire_transcript::transcript(line, out)
     }
 
@@ -153,20 +154,20 @@ impl super::Format for CopilotRpc {
     }
 
     fn parse_ahead(&self) -> Option<crate::formats::ParseAhead> {
-        Some(crate::formats::ahead::<crate::wire::WireShape>)
+        Some(crate::formats::ahead::<crate::scan::WireShape>)
     }
 
     fn reply_text(&self, line: &[u8]) -> String {
-        crate::wire::reply_text(line)
+        crate::scan::reply_text(line)
     }
 
-    fn transcript(&self, line: &[u8], out: &mut Vec<crate::transcript::Draft>) {
+    fn transcript(&self, line: &[u8], out: &mut Vec<crate::vocab::transcript::Draft>) {
         super::wire_transcript::transcript(line, out)
     }
 }
 
 impl Machine for Copilot {
-    type Shape = crate::wire::WireShape;
+    type Shape = crate::scan::WireShape;
 
     fn line(&mut self, cx: &mut Ctx, line: &Line, at: Loc, offset: u64) {
         Copilot::line(self, cx, line, at, offset)
@@ -318,7 +319,7 @@ struct Copilot {
     roots: Vec<Root>,
     root_ix: HashMap<Sym, usize>,
     /// Reads the events' timestamps, the date worked out once a second.
-    clock: crate::wire::Rfc3339,
+    clock: crate::text::time::Rfc3339,
     /// `copilot-events`: the session this one was detached from, and the run under it so far
     /// (from its `session.start`; its last event; whether it shut down).
     detached_from: Option<String>,

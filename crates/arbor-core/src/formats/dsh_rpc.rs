@@ -61,14 +61,14 @@ impl super::Format for DshRpcFormat {
     }
 
     fn parse_ahead(&self) -> Option<crate::formats::ParseAhead> {
-        Some(crate::formats::ahead::<crate::wire::WireShape>)
+        Some(crate::formats::ahead::<crate::scan::WireShape>)
     }
 
     fn reply_text(&self, line: &[u8]) -> String {
-        crate::wire::reply_text(line)
+        crate::scan::reply_text(line)
     }
 
-    fn transcript(&self, line: &[u8], out: &mut Vec<crate::transcript::Draft>) {
+    fn transcript(&self, line: &[u8], out: &mut Vec<crate::vocab::transcript::Draft>) {
         super::wire_transcript::transcript(line, out)
     }
 
@@ -79,7 +79,7 @@ impl super::Format for DshRpcFormat {
 }
 
 impl Machine for Box<DshRpc> {
-    type Shape = crate::wire::WireShape;
+    type Shape = crate::scan::WireShape;
 
     fn line(&mut self, cx: &mut Ctx, line: &Line, at: Loc, offset: u64) {
         DshRpc::line(self, cx, line, at, offset)

@@ -58,14 +58,14 @@ impl super::Format for DshSessionFormat {
     }
 
     fn parse_ahead(&self) -> Option<crate::formats::ParseAhead> {
-        Some(crate::formats::ahead::<crate::wire::WireShape>)
+        Some(crate::formats::ahead::<crate::scan::WireShape>)
     }
 
     fn reply_text(&self, line: &[u8]) -> String {
-        crate::wire::reply_text(line)
+        crate::scan::reply_text(line)
     }
 
-    fn transcript(&self, line: &[u8], out: &mut Vec<crate::transcript::Draft>) {
+    fn transcript(&self, line: &[u8], out: &mut Vec<crate::vocab::transcript::Draft>) {
         super::wire_transcript::transcript(line, out)
     }
 
@@ -145,7 +145,7 @@ fn first_line(path: &Path) -> Option<Vec<u8>> {
 
 /// The session id a header line names (a line the format's vote takes for a header).
 fn header_id(line: &[u8]) -> Option<String> {
-    let l = crate::wire::parse_line(line)?;
+    let l = crate::scan::parse_line(line)?;
     let header = l.method.as_str().is_none() && l.kind.as_str() == Some("session") && l.version.get().is_some();
     header.then(|| l.id.non_empty().map(str::to_owned)).flatten()
 }
@@ -207,7 +207,7 @@ fn set_aside_generations(plan: &mut super::Plan) {
 }
 
 impl Machine for DshSession {
-    type Shape = crate::wire::WireShape;
+    type Shape = crate::scan::WireShape;
 
     fn line(&mut self, cx: &mut Ctx, line: &Line, at: Loc, offset: u64) {
         DshSession::line(self, cx, line, at, offset)

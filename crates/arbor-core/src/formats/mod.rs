@@ -16,7 +16,10 @@
 
 use crate::ctx::Ctx;
 use crate::finding::{Code, Loc};
-use crate::reader::{Block, InputFile, LineEnd};
+use crate::reader::{Block, InputFile};
+
+pub(crate) use crate::text::shape::{erase, line_shape, take_ahead};
+pub use crate::text::shape::{ahead, AheadParsed, ChunkArena, ParseAhead, Shape};
 
 pub use crate::analysis::Reading;
 
@@ -93,7 +96,7 @@ pub trait Format: Sync + std::fmt::Debug {
 
     /// What one line says, as transcript parts (SPEC 5 Transcript), read back a page at a time:
     /// nothing for a line a reader does not need (boundaries, chunks, bookkeeping).
-    fn transcript(&self, _line: &[u8], _out: &mut Vec<crate::transcript::Draft>) {}
+    fn transcript(&self, _line: &[u8], _out: &mut Vec<crate::vocab::transcript::Draft>) {}
 
     /// Whether more first lines could change how this file is read (`read` looked at `head`, which
     /// had fewer than `DETECT_LINES` lines): a followed file that grows is then read again whole.
@@ -119,60 +122,6 @@ pub trait Format: Sync + std::fmt::Debug {
     fn parse_ahead(&self) -> Option<ParseAhead> {
         None
     }
-}
-
-/// A format's parse for lines read ahead (`Format::parse_ahead`).
-pub type ParseAhead = fn(ChunkArena) -> Box<dyn AheadParsed>;
-
-/// `Format::parse_ahead` for a format whose machines read lines of shape `S`.
-pub fn ahead<S: Shape>(owner: ChunkArena) -> Box<dyn AheadParsed> {
-    erase::<S>(S::parse(owner))
-}
-
-/// A chunk parsed as `S`, its type forgotten (to be sent back whole to the thread that made it).
-pub(crate) fn erase<S: Shape>(parsed: S::Parsed) -> Box<dyn AheadParsed> {
-    Box::new(Ahead::<S>(parsed))
-}
-
-/// A chunk parsed ahead into some format's shape, its type forgotten until a machine takes it.
-pub trait AheadParsed: Send {
-    fn owner(&self) -> &ChunkArena;
-    fn into_owner(self: Box<Self>) -> ChunkArena;
-    fn as_any(&self) -> &dyn std::any::Any;
-    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any>;
-}
-
-struct Ahead<S: Shape>(S::Parsed);
-
-impl<S: Shape> AheadParsed for Ahead<S> {
-    fn owner(&self) -> &ChunkArena {
-        S::owner(&self.0)
-    }
-
-    fn into_owner(self: Box<Self>) -> ChunkArena {
-        S::into_owner(self.0)
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
-    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
-        self
-    }
-}
-
-/// A chunk parsed ahead, as shape `S` reads it: as it was parsed when that was `S`, else parsed
-/// again here (a format whose machine reads another shape than it said).
-pub(crate) fn take_ahead<S: Shape>(parsed: Box<dyn AheadParsed>) -> S::Parsed {
-    if parsed.as_any().is::<Ahead<S>>() {
-        if let Ok(done) = parsed.into_any().downcast::<Ahead<S>>() {
-            return done.0;
-        }
-        // Not reached: the type was just checked.
-        return S::parse(ChunkArena { chunk: Block::default(), arena: bumpalo::Bump::new() });
-    }
-    S::parse(parsed.into_owner())
 }
 
 /// What a line says a session is about (`Format::about`).
@@ -322,104 +271,6 @@ pub trait Machine: Clone + Send + 'static {
     }
 }
 
-/// What a format's lines are parsed into, on the worker threads (see `line_shape!`).
-pub trait Shape: 'static {
-    type Line<'a>;
-    /// A chunk that owns its bytes and arena together with its parsed lines, which borrow them.
-    type Parsed: Send + 'static;
-
-    fn parse(owner: ChunkArena) -> Self::Parsed;
-    fn owner(parsed: &Self::Parsed) -> &ChunkArena;
-    fn lines(parsed: &Self::Parsed) -> &[Option<Self::Line<'_>>];
-    fn into_owner(parsed: Self::Parsed) -> ChunkArena;
-
-    /// Bring a parsed line into the routing core's cache a few lines before it is routed.
-    fn prefetch(_line: &Self::Line<'_>) {}
-}
-
-/// A chunk of whole lines, and the arena its lines' boxed parts are made in.
-pub struct ChunkArena {
-    pub(crate) chunk: Block,
-    pub(crate) arena: bumpalo::Bump,
-}
-
-/// Declares a line shape: `line_shape!(Shape, cells_module, Line, parse_fn, prefetch_fn)` makes
-/// `Shape` parse each line of a chunk with `parse_fn(text, arena, &mut Line::default())` (`false`:
-/// the line is malformed), keeping the chunk and its lines together in a self-referential cell
-/// (in the private module `cells_module`) so that they move between threads whole.
-macro_rules! line_shape {
-    ($shape:ident, $cells:ident, $line:ident, $parse:path, $prefetch:path) => {
-        mod $cells {
-            use super::*;
-            pub type Lines<'a> = Vec<Option<$line<'a>>>;
-            self_cell::self_cell!(
-                pub struct Parsed {
-                    owner: $crate::formats::ChunkArena,
-                    #[covariant]
-                    dependent: Lines,
-                }
-            );
-        }
-
-        impl $crate::formats::Shape for $shape {
-            type Line<'a> = $line<'a>;
-            type Parsed = $cells::Parsed;
-
-            fn parse(owner: $crate::formats::ChunkArena) -> Self::Parsed {
-                $cells::Parsed::new(owner, |o| $crate::formats::parse_chunk_guarded(o, $parse))
-            }
-
-            fn owner(parsed: &Self::Parsed) -> &$crate::formats::ChunkArena {
-                parsed.borrow_owner()
-            }
-
-            fn lines(parsed: &Self::Parsed) -> &[Option<$line<'_>>] {
-                parsed.borrow_dependent()
-            }
-
-            fn into_owner(parsed: Self::Parsed) -> $crate::formats::ChunkArena {
-                parsed.into_owner()
-            }
-
-            #[inline(always)]
-            fn prefetch(line: &$line<'_>) {
-                $prefetch(line)
-            }
-        }
-    };
-}
-pub(crate) use line_shape;
-
-/// Parse every line of a chunk: `None` for a line that is not valid UTF-8, or that `parse`
-/// refuses. This is the part that runs in parallel; it reads nothing but the chunk. A panic in
-/// the parser costs the chunk's lines (they read as malformed), not the analysis.
-pub(crate) fn parse_chunk_guarded<'a, L: Default>(
-    owner: &'a ChunkArena,
-    parse: impl Fn(&'a str, &'a bumpalo::Bump, &mut L) -> bool,
-) -> Vec<Option<L>> {
-    let chunk = &owner.chunk;
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let mut out = Vec::with_capacity(chunk.lines.len());
-        for l in &chunk.lines {
-            // Validated once here (SIMD); the parser is then given a &str and does not check each
-            // string again.
-            let text = match l.how {
-                LineEnd::Overlong => None,
-                _ => simdutf8::basic::from_utf8(&chunk.bytes[l.start..l.end]).ok(),
-            };
-            // Each line is parsed where it stays.
-            out.push(Some(L::default()));
-            if let Some(slot) = out.last_mut() {
-                if !text.is_some_and(|t| slot.as_mut().is_some_and(|line| parse(t, &owner.arena, line))) {
-                    *slot = None;
-                }
-            }
-        }
-        out
-    }))
-    .unwrap_or_else(|_| chunk.lines.iter().map(|_| None).collect())
-}
-
 /// One of a file's first lines, as detection shows it to each format's vote: its bytes, and its
 /// reading in the harness family's shape when it has one.
 pub struct HeadLine<'a> {
@@ -429,7 +280,7 @@ pub struct HeadLine<'a> {
 
 impl<'a> HeadLine<'a> {
     pub fn new(bytes: &'a [u8]) -> Self {
-        HeadLine { bytes, wire: crate::wire::parse_line(bytes) }
+        HeadLine { bytes, wire: crate::scan::parse_line(bytes) }
     }
 
     pub fn bytes(&self) -> &'a [u8] {

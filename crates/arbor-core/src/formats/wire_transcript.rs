@@ -7,7 +7,7 @@
 //! say nothing here (the whole message is in its `assistant/message`).
 
 use crate::report::Usage;
-use crate::transcript::{Draft, PartKind};
+use crate::vocab::transcript::{Draft, PartKind};
 use serde_json::Value;
 
 /// The parts of one line of the harness family.

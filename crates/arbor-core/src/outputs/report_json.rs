@@ -9,6 +9,7 @@
 //! is copied as the constant it is, numbers go through serde_json's own formatter, and strings are
 //! scanned for what needs escaping 16 bytes at a time.
 
+use crate::text::json::escape_into;
 use crate::report::{ModelUsage, Usage, UsageSummary};
 use crate::report_parts::{
     DiagnosticRef, InputRef, NaiveWaitRef, PlaceRef, ReceivedRef, ReplyRef, RunRef, SessionRef, StepSpanRef, TurnIdRef,
@@ -168,36 +169,6 @@ impl<'b> Writer<'b> {
         }
         self.close(b']');
     }
-}
-
-/// A JSON string, escaped as serde_json escapes it: `"` and `\`, the short escapes for backspace,
-/// form feed, newline, carriage return and tab, `\u00XX` (lowercase hex) for other control
-/// characters; everything else as it is.
-pub(crate) fn escape_into(out: &mut Vec<u8>, s: &str) {
-    let b = s.as_bytes();
-    out.reserve(b.len() + 2);
-    out.push(b'"');
-    let mut start = 0;
-    loop {
-        let i = crate::scan::string_special(b, start);
-        out.extend_from_slice(&b[start..i]);
-        let Some(&c) = b.get(i) else { break };
-        match c {
-            b'"' => out.extend_from_slice(b"\\\""),
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            0x08 => out.extend_from_slice(b"\\b"),
-            0x0c => out.extend_from_slice(b"\\f"),
-            b'\n' => out.extend_from_slice(b"\\n"),
-            b'\r' => out.extend_from_slice(b"\\r"),
-            b'\t' => out.extend_from_slice(b"\\t"),
-            _ => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[(c >> 4) as usize], HEX[(c & 0xf) as usize]]);
-            }
-        }
-        start = i + 1;
-    }
-    out.push(b'"');
 }
 
 /// An item of a report section, written as pretty JSON.

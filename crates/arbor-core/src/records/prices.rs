@@ -9,7 +9,7 @@
 //! tokens are part of has no cost (never a cost of zero).
 
 use crate::intern::HashMap;
-use crate::report::Usage;
+use crate::report::{PriceSource, Usage};
 
 /// US dollars per token.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -29,13 +29,6 @@ impl Price {
             + u.cache_read as f64 * self.cache_read.unwrap_or(self.input)
             + u.cache_write as f64 * self.cache_write.unwrap_or(self.input)
     }
-}
-
-/// Where a table came from, as the report says it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
-pub struct PriceSource {
-    pub source: String,
-    pub date: String,
 }
 
 #[derive(Debug, Clone)]

@@ -18,6 +18,7 @@
 //!   checked for its grammar, at any depth.
 //! - A field given twice in an object read into a struct makes the line invalid.
 
+use crate::text::json::string_special;
 use crate::wire::{
     Block, Content, Count, Data, Flag, Line, List, Message, Nest, Num, Obj, Params, Rare, RareFields, Raw, Reason,
     Source, Spot, Str, Text,
@@ -58,74 +59,6 @@ pub(crate) struct Scanner<'a> {
     arena: Option<&'a bumpalo::Bump>,
     /// The rare fields of the `data` being read (`Data::rare`), moved into the arena when it ends.
     pending: Option<RareFields<'a>>,
-}
-
-/// The index of the first `"`, `\` or control character at or after `i`, or the length: 16
-/// bytes at a time with SSE2 (part of every x86_64), then 8 at a time.
-#[cfg(target_arch = "x86_64")]
-#[inline]
-pub(crate) fn string_special(b: &[u8], i: usize) -> usize {
-    // SAFETY: SSE2 is part of x86_64, so every x86_64 CPU has it.
-    unsafe { string_special_sse2(b, i) }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "sse2")]
-#[inline]
-fn string_special_sse2(b: &[u8], mut i: usize) -> usize {
-    use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8, _mm_setzero_si128,
-        _mm_subs_epu8,
-    };
-    let (quote, slash, control, zero) =
-        (_mm_set1_epi8(b'"' as i8), _mm_set1_epi8(b'\\' as i8), _mm_set1_epi8(0x1f), _mm_setzero_si128());
-    while let Some(chunk) = b.get(i..i + 16) {
-        // SAFETY: an unaligned load of the 16 bytes of `chunk`.
-        let v = unsafe { _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>()) };
-        // A control character is one that 0x1f saturates to zero.
-        let hit = _mm_or_si128(
-            _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, slash)),
-            _mm_cmpeq_epi8(_mm_subs_epu8(v, control), zero),
-        );
-        let mask = _mm_movemask_epi8(hit);
-        if mask != 0 {
-            return i + mask.trailing_zeros() as usize;
-        }
-        i += 16;
-    }
-    string_special_swar(b, i)
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-#[inline]
-pub(crate) fn string_special(b: &[u8], i: usize) -> usize {
-    string_special_swar(b, i)
-}
-
-/// `string_special`, 8 bytes at a time in a word.
-#[inline]
-fn string_special_swar(b: &[u8], mut i: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    while let Some(chunk) = b.get(i..i + 8) {
-        let w = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
-        let quote = w ^ (ONES * u64::from(b'"'));
-        let slash = w ^ (ONES * u64::from(b'\\'));
-        // A byte's high bit is set where it is zero (after the xor) or below 0x20; the lowest
-        // such byte is exact (borrows only reach the bytes above it).
-        let hit = (quote.wrapping_sub(ONES) & !quote)
-            | (slash.wrapping_sub(ONES) & !slash)
-            | (w.wrapping_sub(ONES * 0x20) & !w);
-        let hit = hit & HIGH;
-        if hit != 0 {
-            return i + (hit.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
-    while i < b.len() && !matches!(b[i], b'"' | b'\\' | 0..=0x1f) {
-        i += 1;
-    }
-    i
 }
 
 /// The fields of a struct seen so far, a bit each.
@@ -242,7 +175,7 @@ impl<'a> Scanner<'a> {
             return Ok(Cow::Borrowed(text));
         }
         let mut out = String::with_capacity(text.len());
-        if !crate::wire::decode_json_string(text, Some(&mut out)) {
+        if !crate::text::json::decode_json_string(text, Some(&mut out)) {
             return Err(Invalid);
         }
         Ok(Cow::Owned(out))
@@ -592,7 +525,7 @@ impl<'a> Scanner<'a> {
                 }
                 // Kept escaped, decoded when asked for: checked now to decode as serde_json
                 // decodes a string it keeps.
-                if !crate::wire::decode_json_string(text, None) {
+                if !crate::text::json::decode_json_string(text, None) {
                     return Err(Invalid);
                 }
                 Ok(Content::Text(Text::Escaped(&self.s[start..self.i])))
@@ -859,4 +792,93 @@ fn model_metrics(text: &str) -> Option<Vec<(String, crate::report::Usage)>> {
         })
         .collect();
     Some(list)
+}
+
+/// Parse a line already known to be valid UTF-8: `None` when it is not a JSON object.
+pub fn parse_line_str(text: &str) -> Option<Line<'_>> {
+    line(text, None)
+}
+
+/// As `parse_line_str`, with the line's boxed parts (`params`, its `event`) in `arena`, as the
+/// engine parses each chunk's lines.
+pub fn parse_line_in<'a>(text: &'a str, arena: &'a bumpalo::Bump) -> Option<Line<'a>> {
+    line(text, Some(arena))
+}
+
+/// Parse a line: `None` when it is not a JSON object in valid UTF-8 (anywhere in the line).
+pub fn parse_line(bytes: &[u8]) -> Option<Line<'_>> {
+    parse_line_str(std::str::from_utf8(bytes).ok()?)
+}
+
+/// The line shape of the harness family (dsh-rpc, dsh-session, copilot-events, copilot-rpc):
+/// each line parsed by `scan` into a `Line`, its boxed parts in the chunk's arena.
+pub struct WireShape;
+
+crate::text::shape::line_shape!(WireShape, wire_cells, Line, parse_into, prefetch_line);
+
+/// Parse `text` into `out` in place; `false` when it is not a JSON object the shapes read.
+fn parse_into<'a>(text: &'a str, arena: &'a bumpalo::Bump, out: &mut Line<'a>) -> bool {
+    line_into(text, Some(arena), out)
+}
+
+/// Ask for a parsed line, and its boxed payloads, to be brought into this core's cache. A worker
+/// wrote them on the other core, and the router's first read of each was a cache miss: 60 % of
+/// Copilot routing's own time was spent on the first loads of `data` fields.
+#[inline(always)]
+fn prefetch_line(line: &Line) {
+    prefetch(line);
+    if let Some(p) = line.params.0.as_deref() {
+        prefetch(p);
+        if let Some(e) = p.event.0.as_deref() {
+            prefetch(e);
+        }
+    }
+}
+
+/// Prefetch every cache line of `value` (a hint: nothing is read, and nothing on other CPUs).
+#[inline(always)]
+fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let base = (value as *const T).cast::<i8>();
+        for off in (0..std::mem::size_of::<T>()).step_by(64) {
+            // SAFETY: a prefetch is a hint that never faults and reads nothing into the program;
+            // the address is inside `value`, which is borrowed for the call.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(base.add(off)) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
+}
+
+/// A reply's text from its line: the text blocks of a dsh `assistant/message` (`""` when it has
+/// none), or a Copilot `assistant.message`'s content; the event may be wrapped in an RPC
+/// notification's `params.event`.
+pub fn reply_text(bytes: &[u8]) -> String {
+    let Some(line) = parse_line(bytes) else { return String::new() };
+    let event = line.params.0.as_deref().and_then(|p| p.event.0.as_deref()).unwrap_or(&line);
+    let Some(data) = event.data.0.as_ref() else { return String::new() };
+    match &data.message.0 {
+        Some(m) => crate::wire::text_of(&m.content.0),
+        None => data.content.text().unwrap_or_default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn surprising_field_types_read_as_absent_not_as_a_broken_line() {
+        let l = parse_line(br#"{"method":7,"params":"x","type":["a"],"seq":"1","data":{"turn":"one","message":5}}"#)
+            .unwrap();
+        assert!(l.method.present() && l.method.as_str().is_none());
+        assert!(l.params.0.is_none());
+        assert!(l.seq.get().is_none());
+        let d = l.data.0.unwrap();
+        assert!(d.turn.get().is_none() && d.message.0.is_none());
+        assert!(parse_line(b"[1]").is_none());
+        assert!(parse_line(b"{\"a\":").is_none());
+    }
 }

@@ -1,8 +1,9 @@
 //! The vocabulary: the words every other layer is written in. Interned ids, the report's types
-//! (the plain data every consumer reads), findings and their catalog for people. Nothing here
+//! (the plain data every consumer reads), findings and their catalog for people, the transcript's parts. Nothing here
 //! imports another layer.
 
 pub mod explain;
 pub mod finding;
 pub mod intern;
 pub mod report;
+pub mod transcript;

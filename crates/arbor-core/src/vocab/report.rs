@@ -141,7 +141,14 @@ pub struct UsageSummary {
     pub models: Vec<ModelUsage>,
     pub total: Usage,
     /// The price table costs come from.
-    pub prices: crate::prices::PriceSource,
+    pub prices: PriceSource,
+}
+
+/// Where a table came from, as the report says it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+pub struct PriceSource {
+    pub source: String,
+    pub date: String,
 }
 
 /// What a parent received from a child's run (a spawn call's result), where the log shows it.

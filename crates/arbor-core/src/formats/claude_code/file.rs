@@ -36,7 +36,7 @@ pub(super) struct ClaudeFile {
     /// Lines read before in another file, and forked copies: how many, and the first.
     replayed: (u64, Option<Loc>),
     forked: (u64, Option<Loc>),
-    clock: crate::wire::Rfc3339,
+    clock: crate::text::time::Rfc3339,
 }
 
 /// What a file knows of one session it holds (its own, or an inline sidechain's).

@@ -73,7 +73,7 @@ impl super::Format for ClaudeCode {
         link::settle(cx);
     }
 
-    fn transcript(&self, line: &[u8], out: &mut Vec<crate::transcript::Draft>) {
+    fn transcript(&self, line: &[u8], out: &mut Vec<crate::vocab::transcript::Draft>) {
         transcript::transcript(line, out);
     }
 

@@ -11,7 +11,7 @@
 
 use super::line::{self, is_spawn_tool};
 use crate::report::Usage;
-use crate::transcript::{Draft, PartKind};
+use crate::vocab::transcript::{Draft, PartKind};
 use serde_json::Value;
 
 /// The parts of one line.

@@ -1,0 +1,124 @@
+//! The transcript's words (SPEC 5 Transcript): what a row's parts are (`PartKind`), a part as a
+//! format reads it from a line (`Draft`), and the rows and pages the app and `arbor transcript`
+//! get. How they are read back from the files is `outputs::transcript`.
+
+use crate::report::{Place, Usage};
+
+/// What a part of a row is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum PartKind {
+    /// A user's (or a parent's) prompt to the session.
+    Prompt,
+    /// Assistant text (markdown).
+    Text,
+    /// Assistant reasoning.
+    Reasoning,
+    /// A tool call: `tool` named, its arguments as `text` (JSON when `json`).
+    ToolCall,
+    /// A tool's result: `is_error` when the tool failed.
+    ToolResult,
+    /// A sub-agent spawned: the task as `text`, the child as `child` where it is known.
+    Spawn,
+    /// What the session received from a child it spawned (`child`).
+    Received,
+    /// The context was compacted here.
+    Compaction,
+    /// A system notice (an error, a warning, an info line of the harness).
+    Notice,
+    /// A model call's tokens (`usage`) and `model`, where the log records them on a line of their
+    /// own (Codex), rather than on the message the call produced.
+    Usage,
+}
+
+/// One part of a row, as a format reads it from the row's line (`Format::transcript`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Draft {
+    pub kind: Option<PartKind>,
+    pub text: String,
+    /// `text` is JSON (tool arguments and results): the app shows it as collapsible JSON.
+    pub json: bool,
+    pub tool: Option<String>,
+    pub call_id: Option<String>,
+    pub is_error: Option<bool>,
+    /// The session this part names: the child a spawn started, or the one a reply came from,
+    /// when the line says it; else the engine finds it from the call id (`Ctx::spawns`).
+    pub child: Option<String>,
+    pub model: Option<String>,
+    /// The API message this line belongs to, when several lines share one (its tokens count once).
+    pub message: Option<String>,
+    /// The tokens of the message, when its line records them.
+    pub usage: Option<Usage>,
+    /// A tool result that only acknowledges a spawn (a background launch, Codex's `spawn_agent`
+    /// output): the child's reply comes later, on a line of its own, so this is shown as the
+    /// tool result it is, never as what the parent received from the child.
+    pub acknowledges: bool,
+}
+
+impl Draft {
+    pub fn new(kind: PartKind, text: impl Into<String>) -> Self {
+        Draft { kind: Some(kind), text: text.into(), ..Draft::default() }
+    }
+}
+
+/// One part of a transcript row, as the app and `arbor transcript --json` get it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
+pub struct Part {
+    pub kind: PartKind,
+    /// The text, cut to the page's budget (`cut`), whose whole length is `text_len` characters.
+    pub text: String,
+    #[ts(type = "number")]
+    pub text_len: u64,
+    pub cut: bool,
+    pub json: bool,
+    pub tool: Option<String>,
+    pub call_id: Option<String>,
+    pub is_error: Option<bool>,
+    pub child: Option<String>,
+    pub model: Option<String>,
+    /// Tokens of the message, shown on the first line of a message that spans several.
+    pub usage: Option<Usage>,
+}
+
+/// One row of a session's transcript: a record and what it says.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
+pub struct Row {
+    /// The row's number in the session's transcript (0-based).
+    pub row: u32,
+    /// The record's index in the analysis (the inspector's `index`).
+    #[ts(type = "number")]
+    pub record: usize,
+    pub at: Place,
+    /// What the record is (the inspector's kind).
+    pub kind: &'static str,
+    pub time: Option<f64>,
+    /// The turn the row is in (a number, a turn id, or null).
+    #[ts(type = "number | string | null")]
+    pub turn: serde_json::Value,
+    pub step: Option<u32>,
+    pub parts: Vec<Part>,
+}
+
+/// A page of a session's transcript.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
+pub struct Page {
+    pub session: String,
+    /// Rows in the session's whole transcript.
+    pub total: u32,
+    pub from: u32,
+    pub rows: Vec<Row>,
+}
+
+/// A transcript item for scripts (`arbor transcript --json`): one part, with its row's place,
+/// turn and step.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Item<'a> {
+    pub session: &'a str,
+    pub row: u32,
+    pub at: &'a Place,
+    pub time: Option<f64>,
+    pub turn: &'a serde_json::Value,
+    pub step: Option<u32>,
+    #[serde(flatten)]
+    pub part: &'a Part,
+}
