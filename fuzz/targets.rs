@@ -48,6 +48,36 @@ pub fn parse_line(data: &[u8]) {
     }
 }
 
+/// The engine's JSON string text (`text::json`) against serde_json, on the input as a string's
+/// text and as a string's body: the special-byte scan finds what a byte loop finds, the escaper
+/// writes what serde_json writes, the strict decoder decodes exactly what serde_json decodes (and
+/// refuses what it refuses), the lenient one agrees with it wherever serde_json decodes.
+pub fn json_text(data: &[u8]) {
+    use arbor_core::text::json;
+    for from in [0, data.len() / 3, data.len() / 2] {
+        let want = data[from..].iter().position(|b| matches!(b, b'"' | b'\\' | 0..=0x1f)).map_or(data.len(), |k| from + k);
+        assert_eq!(json::string_special(data, from), want, "string_special from {from} of {data:?}");
+    }
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let mut escaped = Vec::new();
+    json::escape_into(&mut escaped, text);
+    assert_eq!(escaped, serde_json::to_vec(text).unwrap(), "escape_into and serde_json disagree on {text:?}");
+    let quoted = format!("\"{text}\"");
+    let want = serde_json::from_str::<String>(&quoted).ok();
+    let mut got = String::new();
+    let ok = json::decode_strict(text, &mut got);
+    assert_eq!(ok.then_some(&got), want.as_ref(), "decode_strict and serde_json disagree on {text:?}");
+    let mut pushed = String::from("kept");
+    let ok = json::push_json_string(&mut pushed, quoted.as_bytes());
+    assert_eq!(ok.then(|| &pushed["kept".len()..]), want.as_deref(), "push_json_string and serde_json disagree on {text:?}");
+    assert!(ok || pushed == "kept", "a refused string appends nothing");
+    let mut lenient = String::new();
+    json::decode_lenient(text, &mut lenient);
+    if let Some(want) = &want {
+        assert_eq!(&lenient, want, "decode_lenient and serde_json disagree on {text:?}");
+    }
+}
+
 /// The whole pipeline on a plain `.jsonl` file, written to `path`: read, detect, normalize,
 /// graph, report. Beyond "no panic", nothing is lost: every non-blank line is a record or a bad line.
 pub fn analyze_jsonl(data: &[u8], path: &Path) {

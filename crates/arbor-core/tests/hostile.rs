@@ -450,6 +450,7 @@ mod fuzz_targets;
 fn replay_fuzz_targets(data: &[u8], scratch: &std::path::Path) {
     fuzz_targets::detect(data);
     fuzz_targets::parse_line(data);
+    fuzz_targets::json_text(data);
     fuzz_targets::analyze_jsonl(data, &scratch.join("input.jsonl"));
     fuzz_targets::analyze_zst(data, &scratch.join("input.jsonl.zst"));
     fuzz_targets::analyze_codex(data, &scratch.join("codex"));

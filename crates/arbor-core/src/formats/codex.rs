@@ -632,44 +632,7 @@ impl Words {
     /// `false` when it is not a string whose escapes decode.
     fn feed_raw(&mut self, raw: Raw<'_>) -> bool {
         let Some(body) = raw.0.strip_prefix('"').and_then(|b| b.strip_suffix('"')) else { return false };
-        let b = body.as_bytes();
-        let mut i = 0;
-        while i < b.len() {
-            let j = b[i..].iter().position(|&c| c == b'\\').map_or(b.len(), |k| i + k);
-            self.feed(&b[i..j]);
-            if j >= b.len() {
-                break;
-            }
-            let (c, len) = match b.get(j + 1) {
-                Some(b'n') => ('\n', 2),
-                Some(b't') => ('\t', 2),
-                Some(b'r') => ('\r', 2),
-                Some(b'f') => ('\u{c}', 2),
-                Some(b'b') => ('\u{8}', 2),
-                Some(&q @ (b'"' | b'\\' | b'/')) => (q as char, 2),
-                Some(b'u') => {
-                    let hex = |at: usize| body.get(at..at + 4).and_then(|h| u32::from_str_radix(h, 16).ok());
-                    match hex(j + 2) {
-                        Some(hi @ 0xD800..=0xDBFF) if body.get(j + 6..j + 8) == Some("\\u") => {
-                            match hex(j + 8).filter(|lo| (0xDC00..=0xDFFF).contains(lo)) {
-                                Some(lo) => (char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)).unwrap_or('\u{fffd}'), 12),
-                                None => return false,
-                            }
-                        }
-                        Some(n) => match char::from_u32(n) {
-                            Some(c) => (c, 6),
-                            None => return false,
-                        },
-                        None => return false,
-                    }
-                }
-                _ => return false,
-            };
-            let mut buf = [0u8; 4];
-            self.feed(c.encode_utf8(&mut buf).as_bytes());
-            i = j + len;
-        }
-        true
+        crate::text::json::decode_strict(body, self)
     }
 
     fn finish(mut self) -> u64 {
@@ -677,6 +640,19 @@ impl Words {
             self.byte(0xff);
         }
         self.h
+    }
+}
+
+impl crate::text::json::Sink for Words {
+    #[inline]
+    fn text(&mut self, text: &str) {
+        self.feed(text.as_bytes());
+    }
+
+    #[inline]
+    fn char(&mut self, c: char) {
+        let mut buf = [0u8; 4];
+        self.feed(c.encode_utf8(&mut buf).as_bytes());
     }
 }
 

@@ -8,7 +8,7 @@
 /// bytes at a time with SSE2 (part of every x86_64), then 8 at a time.
 #[cfg(target_arch = "x86_64")]
 #[inline]
-pub(crate) fn string_special(b: &[u8], i: usize) -> usize {
+pub fn string_special(b: &[u8], i: usize) -> usize {
     // SAFETY: SSE2 is part of x86_64, so every x86_64 CPU has it.
     unsafe { string_special_sse2(b, i) }
 }
@@ -42,7 +42,7 @@ fn string_special_sse2(b: &[u8], mut i: usize) -> usize {
 
 #[cfg(not(target_arch = "x86_64"))]
 #[inline]
-pub(crate) fn string_special(b: &[u8], i: usize) -> usize {
+pub fn string_special(b: &[u8], i: usize) -> usize {
     string_special_swar(b, i)
 }
 
@@ -87,10 +87,48 @@ pub fn push_json_string(out: &mut String, json: &[u8]) -> bool {
     decoded
 }
 
+/// Where a decoded JSON string goes, a run of plain text and an escaped character at a time.
+pub trait Sink {
+    fn text(&mut self, text: &str);
+    fn char(&mut self, c: char);
+}
+
+impl Sink for String {
+    #[inline]
+    fn text(&mut self, text: &str) {
+        self.push_str(text);
+    }
+
+    #[inline]
+    fn char(&mut self, c: char) {
+        self.push(c);
+    }
+}
+
+/// Nowhere: the string is only checked.
+impl Sink for () {
+    #[inline]
+    fn text(&mut self, _: &str) {}
+
+    #[inline]
+    fn char(&mut self, _: char) {}
+}
+
 /// `push_json_string` of a string's text between its quotes, onto `out`; with no `out`, only
 /// whether it decodes (a string kept escaped is checked so, to be refused where serde_json
 /// would refuse to decode it).
-pub(crate) fn decode_json_string(body: &str, mut out: Option<&mut String>) -> bool {
+pub(crate) fn decode_json_string(body: &str, out: Option<&mut String>) -> bool {
+    match out {
+        Some(out) => decode_strict(body, out),
+        None => decode_strict(body, &mut ()),
+    }
+}
+
+/// Decode the text between a JSON string's quotes as serde_json does, into `out`: `false` at the
+/// first thing serde_json refuses (a quote or control character, a broken escape, a surrogate
+/// alone), with what came before it already given to `out`.
+#[inline]
+pub fn decode_strict(body: &str, out: &mut impl Sink) -> bool {
     let b = body.as_bytes();
     let hex = |at: usize| {
         b.get(at..at + 4)
@@ -102,9 +140,7 @@ pub(crate) fn decode_json_string(body: &str, mut out: Option<&mut String>) -> bo
         // Up to the next quote, backslash or control character: an ASCII byte, so a character
         // boundary.
         let j = string_special(b, i);
-        if let Some(out) = out.as_deref_mut() {
-            out.push_str(&body[i..j]);
-        }
+        out.text(&body[i..j]);
         match b.get(j) {
             None => return true,
             Some(b'\\') => {}
@@ -139,17 +175,63 @@ pub(crate) fn decode_json_string(body: &str, mut out: Option<&mut String>) -> bo
             },
             _ => return false,
         };
-        if let Some(out) = out.as_deref_mut() {
-            out.push(c);
-        }
+        out.char(c);
         i = j + len;
+    }
+}
+
+/// Decode the text between a JSON string's quotes (or a part of it that does not cut an escape)
+/// whatever it holds: a broken escape reads as U+FFFD (over its two bytes, or its six for a
+/// `\\u` whose surrogate has no partner), a backslash before a non-ASCII character as U+FFFD
+/// alone. For text compared loosely (Claude Code's message hashes), never for text shown.
+#[inline]
+pub fn decode_lenient(body: &str, out: &mut impl Sink) {
+    let b = body.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let j = memchr::memchr(b'\\', &b[i..]).map_or(b.len(), |k| i + k);
+        out.text(&body[i..j]);
+        if j >= b.len() {
+            break;
+        }
+        let (c, len) = unescape_lenient(b, j);
+        out.char(c);
+        i = j + len;
+    }
+}
+
+/// The character of the escape at `b[at]` (a backslash) and the escape's length, as
+/// `decode_lenient` reads it.
+fn unescape_lenient(b: &[u8], at: usize) -> (char, usize) {
+    let hex = |from: usize| -> Option<u32> {
+        let h = b.get(from..from + 4)?;
+        std::str::from_utf8(h).ok().and_then(|h| u32::from_str_radix(h, 16).ok())
+    };
+    match b.get(at + 1) {
+        Some(b'n') => ('\n', 2),
+        Some(b't') => ('\t', 2),
+        Some(b'r') => ('\r', 2),
+        Some(b'b') => ('\u{8}', 2),
+        Some(b'f') => ('\u{c}', 2),
+        Some(b'u') => match hex(at + 2) {
+            Some(hi @ 0xD800..=0xDBFF) => match (b.get(at + 6..at + 8), hex(at + 8)) {
+                (Some(b"\\u"), Some(lo @ 0xDC00..=0xDFFF)) => {
+                    (char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)).unwrap_or('\u{fffd}'), 12)
+                }
+                _ => ('\u{fffd}', 6),
+            },
+            Some(n) => (char::from_u32(n).unwrap_or('\u{fffd}'), 6),
+            None => ('\u{fffd}', 2),
+        },
+        Some(&c) if c.is_ascii() => (c as char, 2),
+        _ => ('\u{fffd}', 1),
     }
 }
 
 /// A JSON string, escaped as serde_json escapes it: `"` and `\`, the short escapes for backspace,
 /// form feed, newline, carriage return and tab, `\u00XX` (lowercase hex) for other control
 /// characters; everything else as it is.
-pub(crate) fn escape_into(out: &mut Vec<u8>, s: &str) {
+pub fn escape_into(out: &mut Vec<u8>, s: &str) {
     let b = s.as_bytes();
     out.reserve(b.len() + 2);
     out.push(b'"');

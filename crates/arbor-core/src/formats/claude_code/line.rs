@@ -529,46 +529,25 @@ impl TextHash {
     /// As `json`, for the text between a string's quotes (or a part of it that does not cut an
     /// escape).
     pub fn json_body(&mut self, body: &str, loose: bool) {
-        let b = body.as_bytes();
-        let mut i = 0;
-        while i < b.len() {
-            let j = memchr::memchr(b'\\', &b[i..]).map_or(b.len(), |k| i + k);
-            self.text(&body[i..j], loose);
-            if j >= b.len() {
-                break;
-            }
-            let (c, len) = unescape(b, j);
-            self.char(c, loose);
-            i = j + len;
-        }
+        crate::text::json::decode_lenient(body, &mut Fed { hash: self, loose });
     }
 }
 
-/// The character of the escape at `b[at]` (a backslash) and the escape's length; a broken escape
-/// reads as U+FFFD over its two bytes.
-fn unescape(b: &[u8], at: usize) -> (char, usize) {
-    let hex = |from: usize| -> Option<u32> {
-        let h = b.get(from..from + 4)?;
-        std::str::from_utf8(h).ok().and_then(|h| u32::from_str_radix(h, 16).ok())
-    };
-    match b.get(at + 1) {
-        Some(b'n') => ('\n', 2),
-        Some(b't') => ('\t', 2),
-        Some(b'r') => ('\r', 2),
-        Some(b'b') => ('\u{8}', 2),
-        Some(b'f') => ('\u{c}', 2),
-        Some(b'u') => match hex(at + 2) {
-            Some(hi @ 0xD800..=0xDBFF) => match (b.get(at + 6..at + 8), hex(at + 8)) {
-                (Some(b"\\u"), Some(lo @ 0xDC00..=0xDFFF)) => {
-                    (char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)).unwrap_or('\u{fffd}'), 12)
-                }
-                _ => ('\u{fffd}', 6),
-            },
-            Some(n) => (char::from_u32(n).unwrap_or('\u{fffd}'), 6),
-            None => ('\u{fffd}', 2),
-        },
-        Some(&c) if c.is_ascii() => (c as char, 2),
-        _ => ('\u{fffd}', 1),
+/// A hash fed a decoded string (`TextHash::json_body`).
+struct Fed<'h> {
+    hash: &'h mut TextHash,
+    loose: bool,
+}
+
+impl crate::text::json::Sink for Fed<'_> {
+    #[inline]
+    fn text(&mut self, text: &str) {
+        self.hash.text(text, self.loose);
+    }
+
+    #[inline]
+    fn char(&mut self, c: char) {
+        self.hash.char(c, self.loose);
     }
 }
 
