@@ -55,7 +55,8 @@ pub fn parse_line(data: &[u8]) {
 pub fn json_text(data: &[u8]) {
     use arbor_core::text::json;
     for from in [0, data.len() / 3, data.len() / 2] {
-        let want = data[from..].iter().position(|b| matches!(b, b'"' | b'\\' | 0..=0x1f)).map_or(data.len(), |k| from + k);
+        let want =
+            data[from..].iter().position(|b| matches!(b, b'"' | b'\\' | 0..=0x1f)).map_or(data.len(), |k| from + k);
         assert_eq!(json::string_special(data, from), want, "string_special from {from} of {data:?}");
     }
     let Ok(text) = std::str::from_utf8(data) else { return };
@@ -69,7 +70,11 @@ pub fn json_text(data: &[u8]) {
     assert_eq!(ok.then_some(&got), want.as_ref(), "decode_strict and serde_json disagree on {text:?}");
     let mut pushed = String::from("kept");
     let ok = json::push_json_string(&mut pushed, quoted.as_bytes());
-    assert_eq!(ok.then(|| &pushed["kept".len()..]), want.as_deref(), "push_json_string and serde_json disagree on {text:?}");
+    assert_eq!(
+        ok.then(|| &pushed["kept".len()..]),
+        want.as_deref(),
+        "push_json_string and serde_json disagree on {text:?}"
+    );
     assert!(ok || pushed == "kept", "a refused string appends nothing");
     let mut lenient = String::new();
     json::decode_lenient(text, &mut lenient);

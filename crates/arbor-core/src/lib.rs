@@ -15,25 +15,24 @@
 
 // The layers, lowest first (tests/layers.rs holds imports to this order; ARCHITECTURE.md's code
 // map is this list).
-pub mod vocab;
-pub mod bytes;
-pub mod text;
-pub mod records;
-pub mod formats;
 pub mod analysis;
+pub mod bytes;
+pub mod formats;
 pub mod outputs;
-pub mod view;
+pub mod records;
 pub mod sample;
+pub mod text;
+pub mod view;
+pub mod vocab;
 
 // The modules' paths from before the layers had folders, kept while other crates move over.
 pub use analysis::live;
 pub use bytes::reader;
 pub use outputs::{report_parts, transcript};
 pub use records::{ctx, graph, prices, turns, usage};
+pub(crate) use text::scan;
 pub use text::wire;
 pub use vocab::{explain, finding, intern, report};
-pub(crate) use outputs::report_json;
-pub(crate) use text::scan;
 
 use std::path::PathBuf;
 

@@ -13,7 +13,7 @@
 //! This module decides nothing about formats and watches nothing: the caller says when to
 //! look (a file watcher in the app and in `arbor watch`).
 
-use crate::analysis::{read_all, settle, Analysis, FileInfo, KeptFile, Observer};
+use crate::analysis::{read_all, settle, Analysis, FileInfo, KeptFile, Lineage, Observer};
 use crate::ctx::Ctx;
 use crate::finding::{Code, Loc};
 use crate::reader::{self, Block, LineBlocks, LineEnd};
@@ -62,39 +62,6 @@ pub struct Change {
 impl Change {
     pub fn is_empty(&self) -> bool {
         self.grown.is_empty() && self.appeared.is_empty() && self.reread.is_none()
-    }
-}
-
-/// Where a followed log's snapshot stands among the snapshots of its `Live`
-/// (`Analysis::lineage`): which `Live` (read from the start) made it, and what of it was final
-/// when it was made: the symbols and records the live context held, and the lines routed into
-/// it. A later snapshot of the same `Live` has them too, the same symbols naming the same ids
-/// and the same records at the same lines; what finishing the copy added (a line still being
-/// written, ends at the end) may read otherwise later. `View::grow` keeps the rows whose sources
-/// are equal in two snapshots and name only what was final, and makes the rest again.
-#[derive(Debug, Clone)]
-pub(crate) struct Lineage {
-    /// The `Live`'s number: a new one when it was read again from the start.
-    pub live: u64,
-    /// This snapshot's number (no two snapshots share one).
-    pub snapshot: u64,
-    /// The live context's symbols and records.
-    pub ids: usize,
-    pub records: usize,
-    /// Per file: the last line routed into the live context (a place up to it is final; a file
-    /// not followed is final whole).
-    pub lines: Vec<u64>,
-}
-
-impl Lineage {
-    /// Whether `at` names a line that was final in this snapshot.
-    pub fn is_final(&self, at: Loc) -> bool {
-        self.lines.get(at.file as usize).is_some_and(|&l| at.line <= l)
-    }
-
-    /// Whether `record` was final in this snapshot.
-    pub fn is_final_record(&self, record: u32) -> bool {
-        (record as usize) < self.records
     }
 }
 
@@ -369,7 +336,7 @@ impl Live {
                 kept.consumed = tail.as_ref().map_or(block.read_to, |t| t.lines[0].offset);
             }
             if !block.lines.is_empty() {
-                block = kept.machine.feed(&mut self.cx, &mut self.files[i], file, std::mem::take(&mut block));
+                block = feed(&mut kept.machine, &mut self.cx, &mut self.files[i], file, std::mem::take(&mut block));
             }
             if let Some(t) = tail {
                 kept.consumed = t.lines[0].offset;
@@ -463,9 +430,25 @@ fn finish_file(cx: &mut Ctx, files: &mut [FileInfo], i: usize, k: &mut KeptFile)
     let file = i as u32;
     if let Some(tail) = k.tail.take() {
         let line = tail.lines[0].number;
-        k.machine.feed(cx, &mut files[i], file, tail);
+        feed(&mut k.machine, cx, &mut files[i], file, tail);
         k.lines = line;
     }
     cx.graph.set_place(Loc { file, line: k.lines });
     k.machine.finish(cx);
+}
+
+/// Feed a kept machine a block of whole lines, counting them into the file's entry; the block is
+/// given back to be filled again.
+fn feed(
+    machine: &mut Box<dyn crate::formats::Routed>,
+    cx: &mut Ctx,
+    info: &mut FileInfo,
+    file: u32,
+    block: Block,
+) -> Block {
+    let mut counts = crate::formats::LineCounts { records: info.records, bad_lines: info.bad_lines };
+    let block = machine.feed(cx, &mut counts, file, block);
+    info.records = counts.records;
+    info.bad_lines = counts.bad_lines;
+    block
 }

@@ -36,7 +36,7 @@
 //! twice; a child whose parent changes (its parent's rollout appeared) gets a new run under it,
 //! since runs are never rewritten, and what was told of the old link stays told.
 
-use super::{FormatInfo, HeadLine, Machine, Reading};
+use super::{routed, FileStart, FormatInfo, HeadLine, Machine, Routed};
 use crate::ctx::{Ctx, Kind, LooseReply, ReceivedRec, TextRef};
 use crate::finding::{Code, Loc};
 use crate::graph::Ancestry;
@@ -93,9 +93,8 @@ impl super::Format for CodexFormat {
         h.payload.0.is_some() && h.kind.as_str().is_some_and(|t| ENVELOPE_TYPES.contains(&t))
     }
 
-    fn read(&self, file: Reading<'_>) -> bool {
-        let stem = super::stem(file.display());
-        file.route(Rollout::new(stem))
+    fn machine(&self, file: &FileStart<'_>) -> Box<dyn Routed> {
+        routed(Rollout::new(super::stem(file.display)))
     }
 
     fn settle(&self, cx: &mut Ctx) {

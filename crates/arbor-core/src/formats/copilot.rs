@@ -27,7 +27,7 @@
 //!   `totalPremiumRequests`, running totals in Copilot's own units, and cache expiry per model):
 //!   nothing of it is counted.
 
-use super::{FormatInfo, HeadLine, Machine, Reading};
+use super::{routed, FileStart, FormatInfo, HeadLine, Machine, Routed};
 use crate::ctx::{Ctx, Kind, LooseReply, NaiveRec, TextRef, WaitRec};
 use crate::finding::{Code, Loc};
 use crate::intern::Sym;
@@ -60,11 +60,11 @@ impl super::Format for CopilotEvents {
         super::copilot_like_type(t) && (line.timestamp.present() || line.id.present())
     }
 
-    fn read(&self, file: Reading<'_>) -> bool {
-        let root = events_root_id(file.head(), file.display());
+    fn machine(&self, file: &FileStart<'_>) -> Box<dyn Routed> {
+        let root = events_root_id(file.head, file.display);
         let mut state = Copilot::events(root);
-        state.detached_from = detached_parent(file.head());
-        file.route(state)
+        state.detached_from = detached_parent(file.head);
+        routed(state)
     }
 
     /// A session whose `session.start` names the session it was detached from hangs under that
@@ -149,8 +149,8 @@ impl super::Format for CopilotRpc {
         super::copilot_like_type(t) || event.timestamp.present()
     }
 
-    fn read(&self, file: Reading<'_>) -> bool {
-        file.route(Copilot::rpc())
+    fn machine(&self, _file: &FileStart<'_>) -> Box<dyn Routed> {
+        routed(Copilot::rpc())
     }
 
     fn parse_ahead(&self) -> Option<crate::formats::ParseAhead> {

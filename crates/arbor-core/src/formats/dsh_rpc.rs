@@ -4,7 +4,7 @@
 //! findings it writes live in `Ctx`.
 
 use super::dsh_events::{event_kind, event_view, label_from, message_usage, Checker};
-use super::{FormatInfo, HeadLine, Machine, Reading};
+use super::{routed, FileStart, FormatInfo, HeadLine, Machine, Routed};
 use crate::ctx::{Ctx, IndexList, Kind, NaiveRec, TextRef, WaitRec};
 use crate::finding::{Code, Loc};
 use crate::graph::Ancestry;
@@ -47,8 +47,8 @@ impl super::Format for DshRpcFormat {
             && (super::dsh_like_type(t) || event.seq.get().is_some())
     }
 
-    fn read(&self, file: Reading<'_>) -> bool {
-        file.route(Box::<DshRpc>::default())
+    fn machine(&self, _file: &FileStart<'_>) -> Box<dyn Routed> {
+        routed(Box::<DshRpc>::default())
     }
 
     fn settle(&self, cx: &mut Ctx) {

@@ -9,7 +9,7 @@
 //! `delegationDepth`. This module does not own the boundary checks or the vocabulary.
 
 use super::dsh_events::{event_kind, event_view, label_from, message_usage, Checker};
-use super::{FormatInfo, HeadLine, Machine, Reading};
+use super::{routed, FileStart, FormatInfo, HeadLine, Machine, Routed};
 use crate::ctx::{Ctx, Kind};
 use crate::finding::{Code, Loc};
 use crate::graph::Ancestry;
@@ -46,11 +46,9 @@ impl super::Format for DshSessionFormat {
             || (super::dsh_like_type(t) && (line.data.0.is_some() || line.seq.get().is_some()))
     }
 
-    fn read(&self, file: Reading<'_>) -> bool {
-        let stem = super::stem(file.display());
-        let display = file.display().to_owned();
-        let folder = file.path().parent().map(Path::to_path_buf);
-        file.route(DshSession::new(stem, display, folder))
+    fn machine(&self, file: &FileStart<'_>) -> Box<dyn Routed> {
+        let folder = file.path.parent().map(Path::to_path_buf);
+        routed(DshSession::new(super::stem(file.display), file.display.to_owned(), folder))
     }
 
     fn settle(&self, cx: &mut Ctx) {

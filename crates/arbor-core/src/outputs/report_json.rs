@@ -9,12 +9,12 @@
 //! is copied as the constant it is, numbers go through serde_json's own formatter, and strings are
 //! scanned for what needs escaping 16 bytes at a time.
 
-use crate::text::json::escape_into;
 use crate::report::{ModelUsage, Usage, UsageSummary};
 use crate::report_parts::{
-    DiagnosticRef, InputRef, NaiveWaitRef, PlaceRef, ReceivedRef, ReplyRef, RunRef, SessionRef, StepSpanRef, TurnIdRef,
-    TurnRef, WaitRef,
+    DiagnosticRef, InputRef, NaiveWaitRef, PlaceRef, ReceivedRef, ReplyRef, ReportParts, RunRef, SessionRef,
+    StepSpanRef, TurnIdRef, TurnRef, WaitRef,
 };
+use crate::text::json::escape_into;
 use serde_json::ser::{CompactFormatter, Formatter};
 
 /// Pretty JSON at a depth, with serde_json's layout: two spaces a level, `": "` after a key, each
@@ -419,6 +419,163 @@ impl Pretty for DiagnosticRef<'_> {
         w.str(self.message);
         w.opt_f64_field("time", self.time);
         w.close(b'}');
+    }
+}
+
+/// Items per batch in `write_pretty`: about half a megabyte of pretty JSON.
+const BATCH: usize = 1024;
+
+impl ReportParts<'_> {
+    /// Write the report as pretty JSON, the same bytes as `serde_json::to_writer_pretty` gives
+    /// for `self` (and for the `Report`), each section's items formatted in batches by `threads`
+    /// threads and written in order (see `write_section`). Formatting is most of the cost of
+    /// writing; memory stays bounded by two batches per thread.
+    pub fn write_pretty<W: std::io::Write>(&self, out: W, threads: usize) -> serde_json::Result<()> {
+        self.write_pretty_in(out, threads, BATCH)
+    }
+
+    fn write_pretty_in<W: std::io::Write>(&self, mut out: W, threads: usize, batch: usize) -> serde_json::Result<()> {
+        // The reply texts are read back on threads of their own while the sections before the
+        // replies are written: either alone leaves part of the cores idle. With no threads
+        // (`Threads::Caller`), everything is done here, the texts when the replies need them.
+        std::thread::scope(|scope| {
+            let reading = match self.texts.get() {
+                Some(_) => None,
+                None if threads == 0 => None,
+                None => std::thread::Builder::new()
+                    .name("arbor-replies".into())
+                    .spawn_scoped(scope, || self.a.reply_texts(true))
+                    .ok(),
+            };
+            out.write_all(b"{\n  \"report_version\": 1,\n  \"inputs\": ").map_err(serde_json::Error::io)?;
+            write_section(&mut out, self.inputs(), threads, batch)?;
+            out.write_all(b",\n  \"sessions\": ").map_err(serde_json::Error::io)?;
+            write_section(&mut out, self.sessions(), threads, batch)?;
+            out.write_all(b",\n  \"turns\": ").map_err(serde_json::Error::io)?;
+            write_section(&mut out, self.turns(), threads, batch)?;
+            // A reading that failed is done again here, by `texts`.
+            if let Some(Ok(texts)) = reading.map(|h| h.join()) {
+                let _ = self.texts.set(texts);
+            }
+            Ok::<(), serde_json::Error>(())
+        })?;
+        out.write_all(b",\n  \"replies\": ").map_err(serde_json::Error::io)?;
+        write_section(&mut out, self.replies(), threads, batch)?;
+        out.write_all(b",\n  \"waits\": ").map_err(serde_json::Error::io)?;
+        write_section(&mut out, self.waits(), threads, batch)?;
+        out.write_all(b",\n  \"diagnostics\": ").map_err(serde_json::Error::io)?;
+        write_section(&mut out, self.diagnostics(), threads, batch)?;
+        if let Some(usage) = self.usage() {
+            let mut buf = b",\n  \"usage\": ".to_vec();
+            usage.pretty(&mut Writer::new(&mut buf, 1));
+            out.write_all(&buf).map_err(serde_json::Error::io)?;
+        }
+        out.write_all(b"\n}").map_err(serde_json::Error::io)
+    }
+}
+
+/// One section's array, its items formatted in parallel batches and written in order.
+///
+/// This thread makes the items and writes; `threads` threads format batches of them meanwhile.
+/// At most two batches a thread are in flight, so memory stays bounded whatever the section's
+/// length.
+fn write_section<W: std::io::Write, T: Pretty + Send>(
+    out: &mut W,
+    items: impl Iterator<Item = T>,
+    threads: usize,
+    batch: usize,
+) -> serde_json::Result<()> {
+    use std::sync::mpsc;
+    let mut items = items.fuse();
+    let mut next_batch = || items.by_ref().take(batch.max(1)).collect::<Vec<T>>();
+    let mut first = true;
+    let mut write = |text: Vec<u8>| -> serde_json::Result<()> {
+        // Each item comes after its separator; the array's first after its opening instead.
+        let text = if first {
+            out.write_all(b"[").map_err(serde_json::Error::io)?;
+            &text[1..]
+        } else {
+            &text[..]
+        };
+        first = false;
+        out.write_all(text).map_err(serde_json::Error::io)
+    };
+    let (jobs, job_queue) = mpsc::sync_channel::<(usize, Vec<T>)>(threads);
+    let job_queue = std::sync::Mutex::new(job_queue);
+    let (done, finished) = mpsc::channel::<(usize, serde_json::Result<Vec<u8>>)>();
+    std::thread::scope(|scope| {
+        // Owned here, so that returning ends the workers (their queue closes) before the scope
+        // waits for them.
+        let (jobs, done) = (jobs, done);
+        let mut workers = 0;
+        for _ in 0..threads {
+            let (job_queue, done) = (&job_queue, done.clone());
+            let work = move || loop {
+                let job = job_queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner).recv();
+                let Ok((i, items)) = job else { return };
+                let text = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| format_batch(&items)))
+                    .unwrap_or_else(|_| Err(serde_json::Error::io(std::io::Error::other("a report batch failed"))));
+                if done.send((i, text)).is_err() {
+                    return;
+                }
+            };
+            workers +=
+                usize::from(std::thread::Builder::new().name("arbor-report".into()).spawn_scoped(scope, work).is_ok());
+        }
+        drop(done);
+        let mut ready = std::collections::BTreeMap::new();
+        let (mut sent, mut written) = (0usize, 0usize);
+        loop {
+            while sent - written < 2 * threads.max(1) {
+                let b = next_batch();
+                if b.is_empty() {
+                    break;
+                }
+                if workers == 0 {
+                    // No thread could start: format here.
+                    ready.insert(sent, format_batch(&b));
+                } else if jobs.send((sent, b)).is_err() {
+                    return Err(serde_json::Error::io(std::io::Error::other("the report's threads ended")));
+                }
+                sent += 1;
+            }
+            if written == sent {
+                return Ok(());
+            }
+            while !ready.contains_key(&written) {
+                let Ok((i, text)) = finished.recv() else {
+                    return Err(serde_json::Error::io(std::io::Error::other("the report's threads ended")));
+                };
+                ready.insert(i, text);
+            }
+            write(ready.remove(&written).unwrap_or_else(|| Ok(Vec::new()))?)?;
+            written += 1;
+        }
+    })?;
+    out.write_all(if first { b"[]" } else { b"\n  ]" }).map_err(serde_json::Error::io)
+}
+
+/// Items as elements of a top-level array of the pretty report, each after `,`, a newline and
+/// its indent, written two levels down (the report object, the array) so that each item's own
+/// lines are indented as they are in the whole report (`report_json`).
+fn format_batch<T: Pretty>(items: &[T]) -> serde_json::Result<Vec<u8>> {
+    let mut buf = Vec::with_capacity(items.len() * 512);
+    for item in items {
+        buf.extend_from_slice(b",\n    ");
+        item.pretty(&mut Writer::new(&mut buf, 2));
+    }
+    Ok(buf)
+}
+
+impl crate::analysis::Analysis {
+    /// The report as pretty JSON, written straight from the analysis: the same bytes as
+    /// serialising `report()`, without materialising it.
+    pub fn write_report_json<W: std::io::Write>(&self, out: W) -> serde_json::Result<()> {
+        let threads = match self.threads {
+            crate::analysis::Threads::PerCore => crate::analysis::worker_threads(),
+            crate::analysis::Threads::Caller => 0,
+        };
+        ReportParts::new(self).write_pretty(out, threads)
     }
 }
 

@@ -15,6 +15,7 @@
 mod grow;
 mod pages;
 pub mod search;
+mod sources;
 mod store;
 pub mod timeline;
 mod titles;
@@ -23,8 +24,8 @@ pub mod tree;
 use serde::Serialize;
 use ts_rs::TS;
 
-pub use grow::Grown;
 pub use pages::{FindingRow, FindingsFilter, FindingsPage, RepliesPage, ReplyGroup, WaitItem, WaitsPage};
+pub use sources::Grown;
 pub use timeline::{
     Axis, AxisInput, Band, Connector, HitQuery, LaneWindow, Located, MarkPoint, RunRect, TimelineHit, TimelineInfo,
     TimelineOpen, TimelineWindow, WindowQuery,
@@ -35,7 +36,7 @@ use crate::analysis::Analysis;
 use crate::intern::Sym;
 use crate::report::{self, Diagnostic, Input, Place, Report, Run};
 use crate::report_parts::ReportParts;
-use store::{At, Store, NONE};
+use store::{At, Store, TextSource, NONE};
 
 /// What the viewer shows above its panes once a log is open: the inputs and how many of each.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
@@ -169,11 +170,8 @@ pub struct View {
     timeline: [Option<timeline::Model>; 2],
     /// Where each row came from, when the view is of a followed log's snapshot: what it needs to
     /// grow with the log (`grow`).
-    source: Option<grow::Source>,
+    source: Option<sources::Source>,
 }
-
-/// An input as reply texts are read back from it: its name in the report, its path, its format.
-pub(crate) type TextSource = (String, std::path::PathBuf, Option<&'static crate::formats::FormatInfo>);
 
 /// Items between two looks at whether to go on.
 const STRIDE: usize = 4096;
@@ -224,7 +222,7 @@ impl View {
         let parts = ReportParts::for_view(analysis);
         // Where each row comes from: for a view that grows with a followed log, and for which
         // findings its snapshot made when it was finished.
-        let rec = std::cell::RefCell::new(grow::Recorder::default());
+        let rec = std::cell::RefCell::new(sources::Recorder::default());
         let mut store = std::thread::scope(|scope| {
             // The waits' texts are read back (on threads of their own) while the sessions and
             // turns are kept: the first wait asked for reads them all. The replies' texts are
@@ -266,7 +264,7 @@ impl View {
         // made: the two together were the peak of memory.
         drop(parts);
         let rec = rec.into_inner();
-        store.provisional = grow::provisional_rows(&rec.diagnostics, analysis.provisional);
+        store.provisional = sources::provisional_rows(&rec.diagnostics, analysis.provisional);
         let source = rec.finish(analysis, &store);
         let mut view = View::of_store(store, revision, go_on, timeline)?;
         view.source = source;

@@ -10,6 +10,9 @@
 use crate::intern::{HashMap, Interner, Sym};
 use crate::report::{self, Diagnostic, NaiveWait, Outcome, Place, Reply, Run, Severity, Wait, WaitOutcome};
 
+/// An input as reply texts are read back from it: its name in the report, its path, its format.
+pub(crate) type TextSource = (String, std::path::PathBuf, Option<&'static crate::formats::FormatInfo>);
+
 /// No index: an absent place, id or text.
 pub(crate) const NONE: u32 = u32::MAX;
 
@@ -555,7 +558,7 @@ impl Store {
     }
 
     /// The inputs' paths, by their names, so that reply texts can be read back from them.
-    pub fn set_paths(&mut self, paths: impl IntoIterator<Item = super::TextSource>) {
+    pub fn set_paths(&mut self, paths: impl IntoIterator<Item = TextSource>) {
         for (name, path, format) in paths {
             let f = self.file(&name) as usize;
             if self.paths.len() <= f {

@@ -455,7 +455,7 @@ impl Machine for ClaudeFile {
     type Shape = ClaudeShape;
 
     fn line(&mut self, cx: &mut Ctx, l: &Line<'_>, at: Loc, offset: u64) {
-        if super::is_sidecar(l) {
+        if line::is_sidecar(l) {
             self.sidecar(cx, l, at, offset);
             return;
         }

@@ -657,6 +657,27 @@ pub fn cut_appended(text: &str) -> &str {
     }
 }
 
+/// The line types of a transcript (SPEC 1's detection line).
+pub const TYPES: &[&str] =
+    &["user", "assistant", "system", "summary", "progress", "attachment", "queue-operation", "file-history-snapshot"];
+
+/// A sidecar's one object: no `type`, and the fields only a sidecar has.
+pub fn is_sidecar(l: &Line) -> bool {
+    !l.kind.present()
+        && !l.uuid.present()
+        && (l.tool_use_id.as_str().is_some()
+            || (l.agent_type.as_str().is_some() && (l.spawn_depth.get().is_some() || l.description.present())))
+}
+
+/// The `<result>` of a notification's text, trimmed; the whole text when it has none.
+pub fn notice_result(text: &str) -> &str {
+    let open = "<result>";
+    match (text.find(open), text.rfind("</result>")) {
+        (Some(a), Some(b)) if b >= a + open.len() => text[a + open.len()..b].trim(),
+        _ => text,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,7 +22,8 @@ mod link;
 mod plan;
 mod transcript;
 
-use super::{FormatInfo, HeadLine, Reading};
+use super::{routed, FileStart, FormatInfo, HeadLine, Routed};
+use line::{is_sidecar, notice_result, TYPES};
 use crate::ctx::Ctx;
 use crate::wire::{List, Obj, Raw, Str};
 
@@ -35,10 +36,6 @@ pub const FORMAT: FormatInfo = FormatInfo {
 #[derive(Debug)]
 struct ClaudeCode;
 
-/// The line types of a transcript (SPEC 1's detection line).
-const TYPES: &[&str] =
-    &["user", "assistant", "system", "summary", "progress", "attachment", "queue-operation", "file-history-snapshot"];
-
 /// The one-pass line reader and its serde reference, each one's reading of `text` printed
 /// (`None`: refused): what the differential tests (`tests/scan.rs`) compare.
 #[doc(hidden)]
@@ -48,7 +45,7 @@ pub fn line_readings(text: &str) -> (String, String) {
 
 impl super::Format for ClaudeCode {
     fn plan(&self, plan: &mut super::Plan) {
-        plan::plan(plan);
+        plan::plan(plan, &FORMAT);
     }
 
     /// A transcript line (a known `type` with `uuid`, `parentUuid` or `sessionId`), or a sidecar
@@ -64,9 +61,8 @@ impl super::Format for ClaudeCode {
         }
     }
 
-    fn read(&self, file: Reading<'_>) -> bool {
-        let state = file::ClaudeFile::new(file.display(), file.head_lines());
-        file.route(state)
+    fn machine(&self, file: &FileStart<'_>) -> Box<dyn Routed> {
+        routed(file::ClaudeFile::new(file.display, file.head_lines()))
     }
 
     fn settle(&self, cx: &mut Ctx) {
@@ -190,14 +186,6 @@ struct BackBlock<'a> {
     content: Option<Raw<'a>>,
 }
 
-/// A sidecar's one object: no `type`, and the fields only a sidecar has.
-fn is_sidecar(l: &line::Line) -> bool {
-    !l.kind.present()
-        && !l.uuid.present()
-        && (l.tool_use_id.as_str().is_some()
-            || (l.agent_type.as_str().is_some() && (l.spawn_depth.get().is_some() || l.description.present())))
-}
-
 /// A content value's text: a string, or its text blocks concatenated without a separator.
 fn text_of(content: Option<Raw>) -> String {
     let decode = |raw: &str| serde_json::from_str::<std::borrow::Cow<str>>(raw).map(|t| t.into_owned()).ok();
@@ -214,15 +202,6 @@ fn text_of(content: Option<Raw>) -> String {
             })
             .unwrap_or_default(),
         _ => String::new(),
-    }
-}
-
-/// The `<result>` of a notification's text, trimmed; the whole text when it has none.
-fn notice_result(text: &str) -> &str {
-    let open = "<result>";
-    match (text.find(open), text.rfind("</result>")) {
-        (Some(a), Some(b)) if b >= a + open.len() => text[a + open.len()..b].trim(),
-        _ => text,
     }
 }
 

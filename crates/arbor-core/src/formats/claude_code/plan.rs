@@ -2,15 +2,15 @@
 //! also reads its own sub-agent files and sidecars), the sidecars this format claims by their
 //! place, and the order that puts a folder's sessions before its sub-agents.
 
-use super::super::{Plan, Planned};
+use super::super::{FormatInfo, Plan, Planned};
 use crate::intern::{HashMap, HashSet};
 use crate::reader::InputFile;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
-pub(super) fn plan(plan: &mut Plan) {
+pub(super) fn plan(plan: &mut Plan, format: &'static FormatInfo) {
     add_own_files(plan);
-    claim_sidecars(plan);
+    claim_sidecars(plan, format);
     parents_first(plan);
     originals_first(plan);
 }
@@ -102,7 +102,7 @@ use std::io::{Read, Seek};
 /// A sidecar `agent-<id>.meta.json` beside its transcript `agent-<id>.jsonl` is this format's,
 /// even when it is not JSON: it is read as one, and a line that does not parse is a finding
 /// (`malformed-line`) rather than an `unknown-format` file.
-fn claim_sidecars(plan: &mut Plan) {
+fn claim_sidecars(plan: &mut Plan, format: &'static FormatInfo) {
     let transcripts: HashSet<String> = plan
         .files
         .iter()
@@ -117,7 +117,7 @@ fn claim_sidecars(plan: &mut Plan) {
         }
         if let Some(base) = d.strip_suffix(".meta.json") {
             if transcripts.contains(base) {
-                f.format = Some(&super::FORMAT);
+                f.format = Some(format);
             }
         }
     }
@@ -204,7 +204,7 @@ fn time_span(path: &Path) -> Option<(String, String)> {
     }
     let stamp = |line: &[u8]| -> Option<String> {
         let s: Stamp = serde_json::from_slice(line).ok()?;
-        let claude = s.kind.is_some_and(|k| super::TYPES.contains(&k.as_str())) && s.session_id.is_some();
+        let claude = s.kind.is_some_and(|k| super::line::TYPES.contains(&k.as_str())) && s.session_id.is_some();
         claude.then_some(s.timestamp).flatten()
     };
     let mut f = std::fs::File::open(path).ok()?;

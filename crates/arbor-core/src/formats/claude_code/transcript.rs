@@ -57,7 +57,7 @@ fn user(v: &Value, content: Option<&Value>, out: &mut Vec<Draft>) {
     if let Some(n) = line::Notice::of(&text) {
         // A background task's end is the result of the call that started it: the transcript
         // shows it as what the parent received when that call spawned a sub-agent.
-        let mut d = Draft::new(PartKind::ToolResult, super::notice_result(&text));
+        let mut d = Draft::new(PartKind::ToolResult, line::notice_result(&text));
         d.call_id = n.tool_use_id.map(String::from);
         d.is_error = Some(matches!(n.status.as_deref(), Some("failed" | "error")));
         out.push(d);
