@@ -6,6 +6,7 @@
 pub mod commands;
 pub mod engine;
 pub mod follow;
+pub mod open;
 pub mod places;
 pub mod settings;
 

@@ -35,7 +35,7 @@ export type { EngineInfo, Exported, FollowState, Followed, FoundLog, RecentEntry
 export type { FormatInfo, Page as TranscriptPage, RecordView } from "./generated/engine";
 export type * from "./generated/view";
 
-/** How every command error reaches the UI (`commands::CommandError`): a code and a sentence. */
+/** How every command error reaches the UI (`open::CommandError`): a code and a sentence. */
 export type IpcError = CommandError;
 
 /** Turns whatever a rejected call gave (an `{code, message}` object, a string, an Error) into an IpcError. */
