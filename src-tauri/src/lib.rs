@@ -19,57 +19,57 @@ use tauri::Runtime;
 /// `settings` is the settings file; `None` is `settings.json` in the app's data folder.
 pub fn app_builder<R: Runtime>(
     builder: tauri::Builder<R>,
-    launch: commands::LaunchPaths,
+    launch: commands::load::LaunchPaths,
     settings: Option<PathBuf>,
 ) -> tauri::Builder<R> {
     builder
         .plugin(tauri_plugin_dialog::init())
         .manage(settings::SettingsSlot::new(settings))
         .manage(launch)
-        .manage(commands::Opened::default())
+        .manage(commands::opened::Opened::default())
         .invoke_handler(tauri::generate_handler![
-            commands::engine_info,
-            commands::launch_paths,
-            commands::found_logs,
-            commands::open_paths,
-            commands::open_sample,
-            commands::cancel_load,
-            commands::raw_line,
-            commands::records_around,
-            commands::search,
-            commands::search_more,
-            commands::cancel_search,
-            commands::tree_rows,
-            commands::tree_set_open,
-            commands::tree_reveal,
-            commands::findings_page,
-            commands::findings_at,
-            commands::session_detail,
-            commands::waits_page,
-            commands::replies_page,
-            commands::timeline_info,
-            commands::timeline_open,
-            commands::timeline_window,
-            commands::timeline_hit,
-            commands::timeline_locate,
-            commands::settings,
-            commands::remember_opened,
-            commands::set_theme,
-            commands::view_state,
-            commands::save_view_state,
-            commands::naive_dropped,
-            commands::follow_state,
-            commands::set_follow,
-            commands::transcript_page,
-            commands::transcript_part,
-            commands::transcript_locate,
-            commands::export_otel,
+            commands::load::engine_info,
+            commands::load::launch_paths,
+            commands::load::found_logs,
+            commands::load::open_paths,
+            commands::load::open_sample,
+            commands::load::cancel_load,
+            commands::records::raw_line,
+            commands::records::records_around,
+            commands::search::search,
+            commands::search::search_more,
+            commands::search::cancel_search,
+            commands::tree::tree_rows,
+            commands::tree::tree_set_open,
+            commands::tree::tree_reveal,
+            commands::pages::findings_page,
+            commands::pages::findings_at,
+            commands::pages::session_detail,
+            commands::pages::waits_page,
+            commands::pages::replies_page,
+            commands::timeline::timeline_info,
+            commands::timeline::timeline_open,
+            commands::timeline::timeline_window,
+            commands::timeline::timeline_hit,
+            commands::timeline::timeline_locate,
+            commands::settings::settings,
+            commands::settings::remember_opened,
+            commands::settings::set_theme,
+            commands::settings::view_state,
+            commands::settings::save_view_state,
+            commands::records::naive_dropped,
+            commands::follow::follow_state,
+            commands::follow::set_follow,
+            commands::transcript::transcript_page,
+            commands::transcript::transcript_part,
+            commands::transcript::transcript_locate,
+            commands::export::export_otel,
         ])
         // Closing the window stops following what it showed.
         .on_window_event(|window, event| {
             if let tauri::WindowEvent::Destroyed = event {
                 use tauri::Manager;
-                commands::stop_following(&window.state::<commands::Opened>());
+                commands::follow::stop_following(&window.state::<commands::opened::Opened>());
             }
         })
 }
@@ -78,7 +78,7 @@ pub fn app_builder<R: Runtime>(
 /// the UI opens the built-in sample.
 pub fn run() {
     choose_rendering();
-    app_builder(tauri::Builder::default(), commands::LaunchPaths::from_args(std::env::args()), None)
+    app_builder(tauri::Builder::default(), commands::load::LaunchPaths::from_args(std::env::args()), None)
         .run(tauri::generate_context!())
         .expect("error while running the Arbor app");
 }

@@ -51,7 +51,7 @@ export function toIpcError(raw: unknown): IpcError {
   return { code: "internal", message: String(raw) };
 }
 
-/** The app's commands and their arguments (src-tauri/src/commands.rs). */
+/** The app's commands and their arguments (src-tauri/src/commands/). */
 interface Commands {
   engine_info: { args: Record<string, never>; answer: EngineInfo };
   launch_paths: { args: Record<string, never>; answer: string[] };
