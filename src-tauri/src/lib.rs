@@ -3,6 +3,8 @@
 //! engine (`engine.rs`) and hand back plain data (the engine's report types), so the engine stays
 //! testable without a display.
 
+#[macro_use]
+mod command_list;
 pub mod commands;
 pub mod engine;
 pub mod follow;
@@ -13,6 +15,16 @@ pub mod settings;
 use std::path::PathBuf;
 
 use tauri::Runtime;
+
+pub use command_list::COMMANDS;
+
+/// The invoke handler of every command in the table (`command_list.rs`), each at
+/// `commands::<file>::<name>`.
+macro_rules! handler {
+    ($($file:ident::{$($name:ident),* $(,)?}),* $(,)?) => {
+        tauri::generate_handler![$($(commands::$file::$name),*),*]
+    };
+}
 
 /// Everything the app registers on a builder: plugins, state and the command list. Tests call it
 /// with `tauri::test::mock_builder()`, so the real permission checks run without a window.
@@ -27,44 +39,7 @@ pub fn app_builder<R: Runtime>(
         .manage(settings::SettingsSlot::new(settings))
         .manage(launch)
         .manage(commands::opened::Opened::default())
-        .invoke_handler(tauri::generate_handler![
-            commands::load::engine_info,
-            commands::load::launch_paths,
-            commands::load::found_logs,
-            commands::load::open_paths,
-            commands::load::open_sample,
-            commands::load::cancel_load,
-            commands::records::raw_line,
-            commands::records::records_around,
-            commands::search::search,
-            commands::search::search_more,
-            commands::search::cancel_search,
-            commands::tree::tree_rows,
-            commands::tree::tree_set_open,
-            commands::tree::tree_reveal,
-            commands::pages::findings_page,
-            commands::pages::findings_at,
-            commands::pages::session_detail,
-            commands::pages::waits_page,
-            commands::pages::replies_page,
-            commands::timeline::timeline_info,
-            commands::timeline::timeline_open,
-            commands::timeline::timeline_window,
-            commands::timeline::timeline_hit,
-            commands::timeline::timeline_locate,
-            commands::settings::settings,
-            commands::settings::remember_opened,
-            commands::settings::set_theme,
-            commands::settings::view_state,
-            commands::settings::save_view_state,
-            commands::records::naive_dropped,
-            commands::follow::follow_state,
-            commands::follow::set_follow,
-            commands::transcript::transcript_page,
-            commands::transcript::transcript_part,
-            commands::transcript::transcript_locate,
-            commands::export::export_otel,
-        ])
+        .invoke_handler(app_commands!(handler))
         // Closing the window stops following what it showed.
         .on_window_event(|window, event| {
             if let tauri::WindowEvent::Destroyed = event {
