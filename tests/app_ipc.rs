@@ -10,7 +10,7 @@ use tauri::test::{get_ipc_response, mock_builder, MockRuntime, INVOKE_KEY};
 use tauri::webview::InvokeRequest;
 use tauri::{App, WebviewWindow, WebviewWindowBuilder};
 
-use arbor_app::commands::LaunchPaths;
+use arbor_app::commands::load::LaunchPaths;
 
 fn case(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/cases").join(name).join("input")
@@ -36,7 +36,7 @@ fn window_with_settings(launch: &[&str], settings: PathBuf) -> (App<MockRuntime>
 }
 
 /// A channel id as the web UI sends it; on the mock runtime its messages go nowhere (the streaming
-/// itself is tested in src-tauri/src/commands.rs).
+/// itself is tested in src-tauri/src/commands/load.rs).
 const CHANNEL: &str = "__CHANNEL__:1";
 
 /// The origin the app's own pages are served from (what the capabilities call local).

@@ -3,8 +3,12 @@
 //! test fails when the committed file differs from what the Rust types generate;
 //! `ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-app --test app_ts_bindings` rewrites it.
 
-use arbor_app::commands::{CommandError, EngineInfo, Exported, LoadEvent, TranscriptSpot, TreeOf};
-use arbor_app::follow::{FollowState, Followed};
+use arbor_app::commands::export::Exported;
+use arbor_app::commands::load::EngineInfo;
+use arbor_app::commands::transcript::TranscriptSpot;
+use arbor_app::commands::tree::TreeOf;
+use arbor_app::follow::FollowState;
+use arbor_app::open::{CommandError, Followed, LoadEvent};
 use arbor_app::places::FoundLog;
 use arbor_app::settings::{RecentEntry, SettingsView, Theme, ViewState};
 use ts_rs::{Config, TS};

@@ -29,8 +29,8 @@ use serde::Serialize;
 use tauri::ipc::Channel;
 use ts_rs::TS;
 
-use crate::commands::{CommandError, LoadEvent, Open};
-use crate::engine::{self, Summary};
+use crate::engine;
+use crate::open::{lock, CommandError, Followed, LoadEvent, Open};
 
 /// A log is followed by default when one of its files was written this recently.
 pub const RECENT: Duration = Duration::from_secs(10 * 60);
@@ -56,26 +56,6 @@ const LONG_REBUILD: Duration = Duration::from_millis(100);
 /// How often the thread looks whether a newer load or a cancel superseded it while nothing is
 /// written (turning Follow off wakes it at once).
 const LOOK: Duration = Duration::from_millis(250);
-
-/// What one rebuild of a followed log found, sent in a `changed` message.
-#[derive(Debug, Clone, Serialize, TS)]
-pub struct Followed {
-    /// Files that grew and files that appeared since the last message, by their names in the report.
-    pub grown: Vec<String>,
-    pub appeared: Vec<String>,
-    /// Bytes read for this message, and the bytes of every open file read so far.
-    #[ts(type = "number")]
-    pub bytes: u64,
-    #[ts(type = "number")]
-    pub read_to: u64,
-    /// Why everything was read again from the start, when it was (a file truncated, replaced or
-    /// deleted: the findings then say so too).
-    pub reread: Option<String>,
-    /// What the watcher could not do (a folder that cannot be watched).
-    pub errors: Vec<String>,
-    /// The open log's summary as of this revision (the counts the page shows).
-    pub summary: Summary,
-}
 
 /// Whether what is open is followed, and how long ago its newest file was written.
 #[derive(Debug, Clone, Serialize, TS)]
@@ -130,10 +110,6 @@ pub struct Shared {
     pub channel: Channel<LoadEvent>,
     /// The newest revision the page has asked the tree's rows of.
     pub taken: Arc<AtomicU64>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Seconds since the newest of `paths` was written.

@@ -3,9 +3,12 @@
 //! engine (`engine.rs`) and hand back plain data (the engine's report types), so the engine stays
 //! testable without a display.
 
+#[macro_use]
+mod command_list;
 pub mod commands;
 pub mod engine;
 pub mod follow;
+pub mod open;
 pub mod places;
 pub mod settings;
 
@@ -13,62 +16,35 @@ use std::path::PathBuf;
 
 use tauri::Runtime;
 
+pub use command_list::COMMANDS;
+
+/// The invoke handler of every command in the table (`command_list.rs`), each at
+/// `commands::<file>::<name>`.
+macro_rules! handler {
+    ($($file:ident::{$($name:ident),* $(,)?}),* $(,)?) => {
+        tauri::generate_handler![$($(commands::$file::$name),*),*]
+    };
+}
+
 /// Everything the app registers on a builder: plugins, state and the command list. Tests call it
 /// with `tauri::test::mock_builder()`, so the real permission checks run without a window.
 /// `settings` is the settings file; `None` is `settings.json` in the app's data folder.
 pub fn app_builder<R: Runtime>(
     builder: tauri::Builder<R>,
-    launch: commands::LaunchPaths,
+    launch: commands::load::LaunchPaths,
     settings: Option<PathBuf>,
 ) -> tauri::Builder<R> {
     builder
         .plugin(tauri_plugin_dialog::init())
         .manage(settings::SettingsSlot::new(settings))
         .manage(launch)
-        .manage(commands::Opened::default())
-        .invoke_handler(tauri::generate_handler![
-            commands::engine_info,
-            commands::launch_paths,
-            commands::found_logs,
-            commands::open_paths,
-            commands::open_sample,
-            commands::cancel_load,
-            commands::raw_line,
-            commands::records_around,
-            commands::search,
-            commands::search_more,
-            commands::cancel_search,
-            commands::tree_rows,
-            commands::tree_set_open,
-            commands::tree_reveal,
-            commands::findings_page,
-            commands::findings_at,
-            commands::session_detail,
-            commands::waits_page,
-            commands::replies_page,
-            commands::timeline_info,
-            commands::timeline_open,
-            commands::timeline_window,
-            commands::timeline_hit,
-            commands::timeline_locate,
-            commands::settings,
-            commands::remember_opened,
-            commands::set_theme,
-            commands::view_state,
-            commands::save_view_state,
-            commands::naive_dropped,
-            commands::follow_state,
-            commands::set_follow,
-            commands::transcript_page,
-            commands::transcript_part,
-            commands::transcript_locate,
-            commands::export_otel,
-        ])
+        .manage(commands::opened::Opened::default())
+        .invoke_handler(app_commands!(handler))
         // Closing the window stops following what it showed.
         .on_window_event(|window, event| {
             if let tauri::WindowEvent::Destroyed = event {
                 use tauri::Manager;
-                commands::stop_following(&window.state::<commands::Opened>());
+                commands::follow::stop_following(&window.state::<commands::opened::Opened>());
             }
         })
 }
@@ -77,7 +53,7 @@ pub fn app_builder<R: Runtime>(
 /// the UI opens the built-in sample.
 pub fn run() {
     choose_rendering();
-    app_builder(tauri::Builder::default(), commands::LaunchPaths::from_args(std::env::args()), None)
+    app_builder(tauri::Builder::default(), commands::load::LaunchPaths::from_args(std::env::args()), None)
         .run(tauri::generate_context!())
         .expect("error while running the Arbor app");
 }

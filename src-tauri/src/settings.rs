@@ -1,7 +1,7 @@
 //! Settings that persist between runs: the recent list, the theme, and each log's view state (the
 //! session last selected, the tab last shown). One JSON file, `settings.json` in the app's data
-//! folder, kept by the app and reached by the UI only through the commands in `commands.rs`: the
-//! web page names no path, so it can read or write no other file.
+//! folder, kept by the app and reached by the UI only through the commands in
+//! `commands/settings.rs`: the web page names no path, so it can read or write no other file.
 //!
 //! Writes are atomic: the new content goes to a temporary file in the same folder, is flushed to
 //! the disk, then renamed over the old file (`tempfile`'s `persist`: rename(2) on Unix,

@@ -9,7 +9,7 @@ import type { Followed } from "./generated/app";
 /** One change of the open log while it is followed. */
 export interface RevisionChange {
   revision: number;
-  /** What grew, the bytes read so far and the new counts (`follow.rs` `Followed`). */
+  /** What grew, the bytes read so far and the new counts (`open.rs` `Followed`). */
   followed: Followed;
 }
 

@@ -35,7 +35,7 @@ export type { EngineInfo, Exported, FollowState, Followed, FoundLog, RecentEntry
 export type { FormatInfo, Page as TranscriptPage, RecordView } from "./generated/engine";
 export type * from "./generated/view";
 
-/** How every command error reaches the UI (`commands::CommandError`): a code and a sentence. */
+/** How every command error reaches the UI (`open::CommandError`): a code and a sentence. */
 export type IpcError = CommandError;
 
 /** Turns whatever a rejected call gave (an `{code, message}` object, a string, an Error) into an IpcError. */
@@ -51,7 +51,7 @@ export function toIpcError(raw: unknown): IpcError {
   return { code: "internal", message: String(raw) };
 }
 
-/** The app's commands and their arguments (src-tauri/src/commands.rs). */
+/** The app's commands and their arguments (src-tauri/src/commands/). */
 interface Commands {
   engine_info: { args: Record<string, never>; answer: EngineInfo };
   launch_paths: { args: Record<string, never>; answer: string[] };

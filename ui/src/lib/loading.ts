@@ -8,7 +8,7 @@ import type { Progress } from "./generated/engine";
 // The stream's payloads are generated from the Rust types (generated/app.ts, generated/engine.ts).
 export type { Progress } from "./generated/engine";
 
-/** One message of the load stream (`commands::LoadEvent`, tagged by `type`). */
+/** One message of the load stream (`open::LoadEvent`, tagged by `type`). */
 export type { LoadEvent } from "./generated/app";
 
 export interface Loading {

@@ -12,7 +12,7 @@ export function recentLabel(paths: string[]): string {
   return paths.length === 1 ? base(paths[0]) : `${base(paths[0])} +${paths.length - 1}`;
 }
 
-/** The key the built-in sample's view state is kept under (it has no paths of its own; the app reads it too: `SAMPLE_KEY` in src-tauri/src/commands.rs). */
+/** The key the built-in sample's view state is kept under (it has no paths of its own; the app reads it too: `SAMPLE_KEY` in src-tauri/src/commands/load.rs). */
 export const SAMPLE_KEY = ["arbor:sample"];
 
 /** The side pane's tabs; a saved tab that is not one of them is ignored. */
