@@ -1,20 +1,22 @@
 //! Arbor's engine: read → detect → normalize → graph → analyses → report. No Tauri, no clock, no UI.
 //!
-//! - `reader` owns bytes: files of an opened path, zstd, lines with numbers and offsets.
-//! - `formats` holds one module per format behind one interface: detection votes, line shapes,
-//!   state machines (routing, root turns, waits, the sub-agent tree, boundaries).
-//! - `wire` is the lenient, borrowed shape of one JSON line of the harness family; `scan` parses
-//!   a line into it.
-//! - `graph` holds sessions and runs in petgraph; `turns` the turns and steps formats find.
-//! - `analysis` drives a run and builds the `report`, the plain data every consumer reads.
-//! - `explain` is the findings catalog for people: why each code matters and how to fix it.
-//! - `view` keeps a report for a viewer and answers it a page at a time (tree rows, timeline
-//!   windows, findings, waits, replies, search hits).
+//! In layers, each a folder, each importing only itself and the layers before it
+//! (`tests/layers.rs`; ARCHITECTURE.md's code map):
+//! - `vocab`: interned ids, the report's types, findings and their catalog, transcript parts.
+//! - `bytes`: files of an opened path, zstd, lines with numbers and offsets (`reader`).
+//! - `text`: JSON string text (`json`), timestamps (`time`), line shapes (`shape`), the harness
+//!   family's line (`wire`) and its one-pass parser (`scan`).
+//! - `records`: the context formats write into, the session graph, turns, usage, prices.
+//! - `formats`: one module per format behind one interface; a format returns its machine.
+//! - `analysis`: the `Analysis` value and the driver that makes it (plan, read-ahead, flow,
+//!   route, live).
+//! - `outputs`: the report's parts and JSON writer, transcripts.
+//! - `view`: a report kept for a viewer and answered a page at a time.
 //!
 //! Parsing never fails: every input problem is a `Finding` with its place, and loading goes on.
 
-// The layers, lowest first (tests/layers.rs holds imports to this order; ARCHITECTURE.md's code
-// map is this list).
+// The layers (their order, lowest first, is the table in tests/layers.rs and ARCHITECTURE.md's
+// code map), and the front.
 pub mod analysis;
 pub mod bytes;
 pub mod formats;

@@ -434,7 +434,12 @@ impl ReportParts<'_> {
         self.write_pretty_in(out, threads, BATCH)
     }
 
-    pub(crate) fn write_pretty_in<W: std::io::Write>(&self, mut out: W, threads: usize, batch: usize) -> serde_json::Result<()> {
+    pub(crate) fn write_pretty_in<W: std::io::Write>(
+        &self,
+        mut out: W,
+        threads: usize,
+        batch: usize,
+    ) -> serde_json::Result<()> {
         // The reply texts are read back on threads of their own while the sections before the
         // replies are written: either alone leaves part of the cores idle. With no threads
         // (`Threads::Caller`), everything is done here, the texts when the replies need them.
