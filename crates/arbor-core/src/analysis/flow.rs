@@ -88,6 +88,9 @@ impl Drop for CloseOnDrop<'_> {
 /// A file's blocks of lines, read where they are asked for (`Threads::Caller`).
 pub(crate) type Blocks = reader::LineBlocks<Box<dyn std::io::Read + Send>>;
 
+/// A chunk taken from a source: parsed ahead, or to be parsed.
+pub(crate) type Taken = Result<Box<dyn AheadParsed>, Chunk>;
+
 /// Where chunks come from, in order: those read ahead for detection, then the reader thread.
 pub(crate) struct Source {
     pub(super) pending: std::collections::VecDeque<Chunk>,
@@ -164,7 +167,7 @@ impl Source {
 
     /// The next chunk, parsed when it was parsed ahead (the machine reads it again when that was
     /// as another shape than its own), and its sequence number; `None` at the end.
-    pub(super) fn next_parsed(&mut self) -> Option<(u64, Result<Box<dyn AheadParsed>, Chunk>)> {
+    pub(super) fn next_parsed(&mut self) -> Option<(u64, Taken)> {
         if let Some(p) = self.parsed.pop_front() {
             self.taken += 1;
             return Some((self.taken - 1, Ok(p)));
@@ -227,6 +230,7 @@ pub(crate) struct Flow {
     pub(super) arenas: std::sync::Mutex<Vec<bumpalo::Bump>>,
 }
 
+#[derive(Default)]
 pub(crate) struct FlowState {
     /// Parsed chunks by sequence number, waiting to be routed.
     pub(super) ready: std::collections::BTreeMap<u64, Box<dyn AheadParsed>>,
@@ -239,12 +243,6 @@ pub(crate) struct FlowState {
     pub(super) ended: bool,
     /// The router is done (or cancelled): workers free what is left and end.
     pub(super) closed: bool,
-}
-
-impl Default for FlowState {
-    fn default() -> Self {
-        FlowState { ready: Default::default(), routed: Vec::new(), routed_to: 0, taken: 0, ended: false, closed: false }
-    }
 }
 
 impl Flow {
