@@ -810,3 +810,47 @@ fn sixteen_thousand_ids_that_collide_under_fxhash_are_all_analyzed() {
     }
     assert_eq!(seen, distinct);
 }
+
+/// One small log of every format, as written (LF), with CRLF endings and with a UTF-8 byte-order
+/// mark before its first line: the three reports are the same but for the files' sizes. A BOM
+/// once made line 1 a malformed line, and a Codex rollout lost its session id with it.
+#[test]
+fn every_format_reads_crlf_and_a_byte_order_mark_like_lf() {
+    let cases = common::repo().join("tests/conformance/cases");
+    let logs = [
+        ("dsh-rpc", "dsh-rpc-two-level/input/run.jsonl"),
+        ("dsh-session", "dsh-session-boundary-faults/input/session.jsonl"),
+        ("copilot-events", "copilot-events-saved/input/events.jsonl"),
+        ("copilot-rpc", "copilot-rpc-resumed/input/sdk-recording.jsonl"),
+        ("codex", "codex-turns-usage/input/rollout.jsonl"),
+        ("claude-code", "claude-code-turns-usage/input/s-u.jsonl"),
+    ];
+    let without_sizes = |mut r: serde_json::Value| {
+        for input in r["inputs"].as_array_mut().unwrap() {
+            input["bytes"] = 0.into();
+        }
+        r
+    };
+    for (format, rel) in logs {
+        let lf = std::fs::read_to_string(cases.join(rel)).unwrap().replace("\r\n", "\n");
+        let name = std::path::Path::new(rel).file_name().unwrap().to_str().unwrap();
+        let crlf = lf.replace('\n', "\r\n");
+        let bom = format!("\u{feff}{lf}");
+        let bom_crlf = format!("\u{feff}{crlf}");
+        let reports: Vec<serde_json::Value> = [&lf, &crlf, &bom, &bom_crlf]
+            .iter()
+            .map(|text| {
+                // Opened as a folder, every copy is named `name` in its report.
+                let (d, _) = common::log(name, text);
+                let dir = d.path().to_path_buf();
+                nothing_lost(std::slice::from_ref(&dir));
+                without_sizes(common::report_json(&[dir]))
+            })
+            .collect();
+        assert_eq!(reports[0]["inputs"][0]["format"], format, "{rel}");
+        assert!(reports[0]["inputs"][0]["records"].as_u64().unwrap() > 0, "{rel}");
+        for (how, r) in ["CRLF", "BOM", "BOM and CRLF"].iter().zip(&reports[1..]) {
+            assert!(*r == reports[0], "{format}: {how} differs:\n{}\nagainst\n{}", r, reports[0]);
+        }
+    }
+}

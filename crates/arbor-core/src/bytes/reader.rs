@@ -218,7 +218,7 @@ impl<R: BufRead> Lines<R> {
             return Ok(None);
         }
         self.number += 1;
-        let offset = self.offset;
+        let mut offset = self.offset;
         self.offset += total as u64;
         let mut end = self.buf.len();
         if terminated && !overlong {
@@ -227,7 +227,20 @@ impl<R: BufRead> Lines<R> {
                 end -= 1;
             }
         }
-        Ok(Some(LineRef { number: self.number, offset, bytes: &self.buf[..end], terminated, overlong }))
+        let bom = bom_len(offset, &self.buf[..end]);
+        offset += bom as u64;
+        Ok(Some(LineRef { number: self.number, offset, bytes: &self.buf[bom..end], terminated, overlong }))
+    }
+}
+
+/// The length of a UTF-8 byte-order mark that starts a stream's first line (at offset 0), else 0.
+/// The mark is not part of the line: line 1 starts after it, so that its offset is where its bytes
+/// are and reading it back at that offset gives the same bytes.
+fn bom_len(offset: u64, line: &[u8]) -> usize {
+    if offset == 0 && line.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
     }
 }
 
@@ -408,7 +421,8 @@ impl<R: Read> LineBlocks<R> {
         if terminated && e > start && buf[e - 1] == b'\r' {
             e -= 1;
         }
-        lines.push(Span { number: self.number, offset, start, end: e, how });
+        let bom = bom_len(offset, &buf[start..e]);
+        lines.push(Span { number: self.number, offset: offset + bom as u64, start: start + bom, end: e, how });
     }
 
     /// Read past the end of an overlong line whose first `held` bytes are at `buf[start..]`,
@@ -798,6 +812,18 @@ mod tests {
         let l3 = lines.next_line().unwrap().unwrap();
         assert_eq!((l3.number, l3.offset, l3.terminated), (3, 10, false));
         assert!(lines.next_line().unwrap().is_none());
+    }
+
+    /// A byte-order mark before line 1 is not part of it, by either reader; one further on is.
+    #[test]
+    fn a_byte_order_mark_at_the_start_is_not_part_of_line_one() {
+        let data = b"\xEF\xBB\xBF{\"a\":1}\r\n\xEF\xBB\xBF{}\n";
+        let want = vec![
+            (1, 3, b"{\"a\":1}".to_vec(), LineEnd::Newline),
+            (2, 12, b"\xEF\xBB\xBF{}".to_vec(), LineEnd::Newline),
+        ];
+        assert_eq!(by_lines(data, 100), want);
+        assert_eq!(by_blocks(&data[..], 4, 8, 100), (want, data.len() as u64));
     }
 
     #[test]
