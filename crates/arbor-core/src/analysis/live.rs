@@ -8,7 +8,8 @@
 //! the snapshot is what a fresh read of the files as they are now gives; what finishing added
 //! (open turns at the end, a truncated last line, links that later files may change) is marked
 //! provisional. A file that shrank, was replaced or went away cannot be continued: everything is
-//! read again from the start, with a `file-rewritten` finding.
+//! read again from the start, with a `file-rewritten` finding; so is a file that went away and is
+//! made again at its path (the follower watches its folder for the name).
 //!
 //! This module decides nothing about formats and watches nothing: the caller says when to
 //! look (a file watcher in the app and in `arbor watch`).
@@ -243,6 +244,12 @@ impl Live {
             }
             let display = self.files[i].display.clone();
             let Some(kept) = &self.kept[i] else {
+                if before.is_none() {
+                    // It could not be read (it went away, and was read again without it) and is
+                    // there again at its path: read it, as a fresh read would.
+                    self.reread(format!("`{display}` was made again"), true, &mut change, observer);
+                    return change;
+                }
                 self.seen[i] = Some(after);
                 if self.undetected[i] && before.is_some_and(|b| after.len > b.len) {
                     self.reread(format!("`{display}` grew and may now be read"), false, &mut change, observer);
