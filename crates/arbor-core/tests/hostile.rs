@@ -854,3 +854,40 @@ fn every_format_reads_crlf_and_a_byte_order_mark_like_lf() {
         }
     }
 }
+
+/// A line past the longest kept (128 MiB), written in pieces while the log is followed, is one
+/// line, as a one-shot read of the finished file finds it: once each piece past the cap was a
+/// malformed line of its own and the lines after it were numbered wrong.
+#[test]
+fn an_overlong_line_written_in_pieces_while_followed_is_one_line() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("events.jsonl");
+    let start = r#"{"type":"session.start","data":{"sessionId":"s"},"id":"e0","timestamp":"2026-10-01T10:00:00Z"}"#;
+    let prompt = r#"{"type":"user.message","data":{"content":"hi"},"id":"e1","timestamp":"2026-10-01T10:00:01Z"}"#;
+    std::fs::write(&p, format!("{start}\n{{\"x\":\"")).unwrap();
+    let mut live = arbor_core::live::Live::open(std::slice::from_ref(&p), &mut ());
+    let piece = vec![b'y'; 48 << 20];
+    let mut w = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+    for _ in 0..3 {
+        w.write_all(&piece).unwrap();
+        w.flush().unwrap();
+        live.update(&mut ());
+        // Under the cap it is a last line cut short, past it a line too long: line 2 either way,
+        // and nothing final until it ends.
+        let r = live.snapshot().report();
+        let found = common::findings(&r);
+        assert!(found == ["truncated-final-line@2"] || found == ["malformed-line@2"], "{found:?}");
+        assert_eq!(live.context().findings.list.len(), 0, "{found:?}");
+    }
+    w.write_all(format!("\"}}\n{prompt}\n").as_bytes()).unwrap();
+    drop(w);
+    live.update(&mut ());
+    let followed = live.snapshot().report();
+    let fresh = nothing_lost(std::slice::from_ref(&p));
+    assert_eq!(common::findings(&fresh), ["malformed-line@2"]);
+    assert_eq!(common::findings(&followed), common::findings(&fresh));
+    assert_eq!((followed.inputs[0].records, followed.inputs[0].bad_lines), (2, 1));
+    assert_eq!(followed.waits, fresh.waits);
+    assert_eq!(live.context().findings.list.len(), 1, "one final finding, not one a piece");
+}

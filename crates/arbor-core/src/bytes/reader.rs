@@ -244,12 +244,22 @@ fn bom_len(offset: u64, line: &[u8]) -> usize {
     }
 }
 
-/// How a line ended: with a newline, at the end of the stream, or past the longest line kept.
+/// How a line ended: with a newline, at the end of the stream, or past the longest line kept
+/// (with its newline, or with the stream ended inside it: a followed log's line still being
+/// written waits for its end as a short one does).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LineEnd {
     Newline,
     EndOfFile,
     Overlong,
+    OverlongAtEnd,
+}
+
+impl LineEnd {
+    /// Past the longest line kept: its bytes were skipped.
+    pub fn overlong(self) -> bool {
+        matches!(self, LineEnd::Overlong | LineEnd::OverlongAtEnd)
+    }
 }
 
 /// One line of a `Block`: its number, its stream offset, where its bytes are in the block (without
@@ -414,7 +424,8 @@ impl<R: Read> LineBlocks<R> {
         let offset = self.offset;
         self.offset += total as u64;
         if total > self.max_line + 2 {
-            lines.push(Span { number: self.number, offset, start, end: start, how: LineEnd::Overlong });
+            let how = if terminated { LineEnd::Overlong } else { LineEnd::OverlongAtEnd };
+            lines.push(Span { number: self.number, offset, start, end: start, how });
             return;
         }
         let (mut e, how) = if terminated { (end - 1, LineEnd::Newline) } else { (end, LineEnd::EndOfFile) };
@@ -436,9 +447,9 @@ impl<R: Read> LineBlocks<R> {
         lines: &mut Vec<Span>,
     ) -> io::Result<Option<usize>> {
         let mut total = held as u64;
-        let push = |me: &mut Self, lines: &mut Vec<Span>, total: u64| {
+        let push = |me: &mut Self, lines: &mut Vec<Span>, total: u64, how: LineEnd| {
             me.number += 1;
-            lines.push(Span { number: me.number, offset: me.offset, start, end: start, how: LineEnd::Overlong });
+            lines.push(Span { number: me.number, offset: me.offset, start, end: start, how });
             me.offset += total;
         };
         loop {
@@ -451,13 +462,13 @@ impl<R: Read> LineBlocks<R> {
                 }
             };
             if n == 0 {
-                push(self, lines, total);
+                push(self, lines, total, LineEnd::OverlongAtEnd);
                 self.done = true;
                 return Ok(None);
             }
             match memchr::memchr(b'\n', &buf[start..start + n]) {
                 Some(i) => {
-                    push(self, lines, total + i as u64 + 1);
+                    push(self, lines, total + i as u64 + 1, LineEnd::Overlong);
                     buf.copy_within(start + i + 1..start + n, start);
                     return Ok(Some(n - i - 1));
                 }
@@ -739,7 +750,8 @@ mod tests {
         let mut out = Vec::new();
         while let Some(l) = lines.next_line().unwrap() {
             let how = match (l.overlong, l.terminated) {
-                (true, _) => LineEnd::Overlong,
+                (true, true) => LineEnd::Overlong,
+                (true, false) => LineEnd::OverlongAtEnd,
                 (false, true) => LineEnd::Newline,
                 (false, false) => LineEnd::EndOfFile,
             };
