@@ -84,8 +84,11 @@ pub fn run(paths: &[PathBuf], json: bool, idle: Option<Duration>, fail_on: FailO
                 if let Some(why) = &change.reread {
                     eprintln!("arbor watch: {why}: read again from the start");
                     if change.rewritten {
-                        // What was printed may no longer hold: print what the new reading finds.
+                        // What was printed may no longer hold: print what the new reading finds,
+                        // and let only that decide the status (an input unreadable while it was
+                        // made again is not an error of the logs).
                         printed = Printed::default();
+                        fails = false;
                     }
                 }
                 emit(

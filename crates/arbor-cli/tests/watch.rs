@@ -128,3 +128,49 @@ fn watch_fails_on_errors_as_check_does() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
 }
+
+/// A watched file deleted and made again at its path is read again, its writes keep watch from
+/// going idle, and watch exits as check does on the new file: it once printed `unreadable-input`
+/// for good and exited 2.
+#[test]
+fn watch_reads_a_file_deleted_and_made_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("delegation.jsonl");
+    let text = std::fs::read_to_string(case("builtin-sample").join("delegation.jsonl")).unwrap();
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    std::fs::write(&path, lines[..3].concat()).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_arbor"))
+        .args(["watch", "--json", "--idle", "1s"])
+        .arg(&path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    std::fs::remove_file(&path).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    // Written in pieces more often than --idle: it must not go idle while they come.
+    let mut f = std::fs::File::create(&path).unwrap();
+    for chunk in lines.chunks(lines.len().div_ceil(4)) {
+        f.write_all(chunk.concat().as_bytes()).unwrap();
+        std::thread::sleep(Duration::from_millis(600));
+    }
+    drop(f);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let events: Vec<serde_json::Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let report: serde_json::Value = serde_json::from_slice(
+        &Command::new(env!("CARGO_BIN_EXE_arbor")).args(["analyze", "--json"]).arg(&path).output().unwrap().stdout,
+    )
+    .unwrap();
+    let sessions = events.iter().filter(|e| e["event"] == "session").count();
+    assert!(stderr.contains("was made again"), "{stderr}");
+    assert!(sessions >= report["sessions"].as_array().unwrap().len(), "{events:#?}");
+    let last_finding = events.iter().rev().find(|e| e["event"] == "finding").map(|e| e["code"].clone());
+    assert_ne!(last_finding, Some("unreadable-input".into()), "{events:#?}");
+    // The new file's reading decides the status, not the unreadable input it was for a while.
+    let check = Command::new(env!("CARGO_BIN_EXE_arbor")).arg("check").arg(&path).status().unwrap();
+    assert_eq!(out.status.code(), check.code(), "{stderr}\n{events:#?}");
+    assert_ne!(out.status.code(), Some(2), "{stderr}");
+}

@@ -287,6 +287,30 @@ mod hostile {
         dir.to_path_buf()
     }
 
+    /// Opening a session file reads its own `<session>/subagents` folder, but not through a
+    /// symbolic link to a folder elsewhere (SECURITY.md row 7): once it read what the link
+    /// pointed at, a file the user never opened.
+    #[cfg(unix)]
+    #[test]
+    fn a_session_file_does_not_read_a_subagents_folder_linked_from_elsewhere() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let opened = meta_case(dir.path()).join("s1.jsonl");
+        let (_, r) = analyze(std::slice::from_ref(&opened));
+        assert_eq!(r.inputs.len(), 2, "its own folder is read");
+        std::fs::rename(dir.path().join("s1/subagents"), elsewhere.path().join("subagents")).unwrap();
+        std::os::unix::fs::symlink(elsewhere.path().join("subagents"), dir.path().join("s1/subagents")).unwrap();
+        let (_, r) = analyze(std::slice::from_ref(&opened));
+        let files: Vec<&str> = r.inputs.iter().map(|i| i.file.as_str()).collect();
+        assert_eq!(files.len(), 1, "{files:?}");
+        // Nor through a link at the session's folder itself.
+        std::fs::remove_file(dir.path().join("s1/subagents")).unwrap();
+        std::fs::remove_dir(dir.path().join("s1")).unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), dir.path().join("s1")).unwrap();
+        let (_, r) = analyze(std::slice::from_ref(&opened));
+        assert_eq!(r.inputs.len(), 1, "{:?}", r.inputs);
+    }
+
     #[test]
     fn a_transcript_cut_mid_line_ends_in_a_truncated_final_line() {
         let dir = tempfile::tempdir().unwrap();

@@ -810,3 +810,84 @@ fn sixteen_thousand_ids_that_collide_under_fxhash_are_all_analyzed() {
     }
     assert_eq!(seen, distinct);
 }
+
+/// One small log of every format, as written (LF), with CRLF endings and with a UTF-8 byte-order
+/// mark before its first line: the three reports are the same but for the files' sizes. A BOM
+/// once made line 1 a malformed line, and a Codex rollout lost its session id with it.
+#[test]
+fn every_format_reads_crlf_and_a_byte_order_mark_like_lf() {
+    let cases = common::repo().join("tests/conformance/cases");
+    let logs = [
+        ("dsh-rpc", "dsh-rpc-two-level/input/run.jsonl"),
+        ("dsh-session", "dsh-session-boundary-faults/input/session.jsonl"),
+        ("copilot-events", "copilot-events-saved/input/events.jsonl"),
+        ("copilot-rpc", "copilot-rpc-resumed/input/sdk-recording.jsonl"),
+        ("codex", "codex-turns-usage/input/rollout.jsonl"),
+        ("claude-code", "claude-code-turns-usage/input/s-u.jsonl"),
+    ];
+    let without_sizes = |mut r: serde_json::Value| {
+        for input in r["inputs"].as_array_mut().unwrap() {
+            input["bytes"] = 0.into();
+        }
+        r
+    };
+    for (format, rel) in logs {
+        let lf = std::fs::read_to_string(cases.join(rel)).unwrap().replace("\r\n", "\n");
+        let name = std::path::Path::new(rel).file_name().unwrap().to_str().unwrap();
+        let crlf = lf.replace('\n', "\r\n");
+        let bom = format!("\u{feff}{lf}");
+        let bom_crlf = format!("\u{feff}{crlf}");
+        let reports: Vec<serde_json::Value> = [&lf, &crlf, &bom, &bom_crlf]
+            .iter()
+            .map(|text| {
+                // Opened as a folder, every copy is named `name` in its report.
+                let (d, _) = common::log(name, text);
+                let dir = d.path().to_path_buf();
+                nothing_lost(std::slice::from_ref(&dir));
+                without_sizes(common::report_json(&[dir]))
+            })
+            .collect();
+        assert_eq!(reports[0]["inputs"][0]["format"], format, "{rel}");
+        assert!(reports[0]["inputs"][0]["records"].as_u64().unwrap() > 0, "{rel}");
+        for (how, r) in ["CRLF", "BOM", "BOM and CRLF"].iter().zip(&reports[1..]) {
+            assert!(*r == reports[0], "{format}: {how} differs:\n{}\nagainst\n{}", r, reports[0]);
+        }
+    }
+}
+
+/// A line past the longest kept (128 MiB), written in pieces while the log is followed, is one
+/// line, as a one-shot read of the finished file finds it: once each piece past the cap was a
+/// malformed line of its own and the lines after it were numbered wrong.
+#[test]
+fn an_overlong_line_written_in_pieces_while_followed_is_one_line() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("events.jsonl");
+    let start = r#"{"type":"session.start","data":{"sessionId":"s"},"id":"e0","timestamp":"2026-10-01T10:00:00Z"}"#;
+    let prompt = r#"{"type":"user.message","data":{"content":"hi"},"id":"e1","timestamp":"2026-10-01T10:00:01Z"}"#;
+    std::fs::write(&p, format!("{start}\n{{\"x\":\"")).unwrap();
+    let mut live = arbor_core::live::Live::open(std::slice::from_ref(&p), &mut ());
+    let piece = vec![b'y'; 48 << 20];
+    let mut w = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+    for _ in 0..3 {
+        w.write_all(&piece).unwrap();
+        w.flush().unwrap();
+        live.update(&mut ());
+        // Under the cap it is a last line cut short, past it a line too long: line 2 either way,
+        // and nothing final until it ends.
+        let r = live.snapshot().report();
+        let found = common::findings(&r);
+        assert!(found == ["truncated-final-line@2"] || found == ["malformed-line@2"], "{found:?}");
+        assert_eq!(live.context().findings.list.len(), 0, "{found:?}");
+    }
+    w.write_all(format!("\"}}\n{prompt}\n").as_bytes()).unwrap();
+    drop(w);
+    live.update(&mut ());
+    let followed = live.snapshot().report();
+    let fresh = nothing_lost(std::slice::from_ref(&p));
+    assert_eq!(common::findings(&fresh), ["malformed-line@2"]);
+    assert_eq!(common::findings(&followed), common::findings(&fresh));
+    assert_eq!((followed.inputs[0].records, followed.inputs[0].bad_lines), (2, 1));
+    assert_eq!(followed.waits, fresh.waits);
+    assert_eq!(live.context().findings.list.len(), 1, "one final finding, not one a piece");
+}

@@ -293,6 +293,44 @@ mod tests {
         assert!(again.elapsed() >= Duration::from_millis(100), "a wait after it waits its time");
     }
 
+    /// A followed file deleted and made again at its path is read again, and so are its writes
+    /// after: it was once left unreadable for good (an `unreadable-input` that stayed, writes
+    /// that read nothing).
+    #[test]
+    fn a_file_deleted_and_made_again_is_read_again_and_followed_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = session_start_log(dir.path());
+        let mut f = Follower::open(std::slice::from_ref(&path), &mut ()).unwrap();
+        let codes = |f: &Follower| {
+            let r = f.live().snapshot().report();
+            (r.inputs[0].records, r.diagnostics.iter().map(|d| d.code.to_string()).collect::<Vec<_>>())
+        };
+        std::fs::remove_file(&path).unwrap();
+        let gone = f.next(Duration::from_secs(5), &mut ()).expect("the removal is seen");
+        assert!(gone.rewritten, "{gone:?}");
+        assert_eq!(codes(&f), (0, vec!["unreadable-input".to_owned(), "file-rewritten".to_owned()]));
+        let prompt = |i: u32| {
+            format!(
+                "{{\"type\":\"user.message\",\"data\":{{\"content\":\"hi {i}\"}},\"id\":\"e{i}\",\"timestamp\":\"2026-10-01T10:00:0{i}Z\"}}\n"
+            )
+        };
+        session_start_log(dir.path());
+        use std::io::Write;
+        std::fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(prompt(1).as_bytes()).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while codes(&f).0 < 2 && Instant::now() < deadline {
+            f.next(Duration::from_millis(200), &mut ());
+        }
+        let (records, found) = codes(&f);
+        assert_eq!(records, 2, "the new file is read: {found:?}");
+        assert!(!found.iter().any(|c| c == "unreadable-input"), "{found:?}");
+        // And followed on from there.
+        std::fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(prompt(2).as_bytes()).unwrap();
+        let change = f.next(Duration::from_secs(5), &mut ()).expect("the write is seen");
+        assert!(change.reread.is_none() && change.grown.len() == 1, "{change:?}");
+        assert_eq!(codes(&f).0, 3);
+    }
+
     /// A line appended to a followed file is read within the gathering time, and nothing is read
     /// while nothing is written.
     #[test]

@@ -8,7 +8,8 @@
 //! the snapshot is what a fresh read of the files as they are now gives; what finishing added
 //! (open turns at the end, a truncated last line, links that later files may change) is marked
 //! provisional. A file that shrank, was replaced or went away cannot be continued: everything is
-//! read again from the start, with a `file-rewritten` finding.
+//! read again from the start, with a `file-rewritten` finding; so is a file that went away and is
+//! made again at its path (the follower watches its folder for the name).
 //!
 //! This module decides nothing about formats and watches nothing: the caller says when to
 //! look (a file watcher in the app and in `arbor watch`).
@@ -243,6 +244,12 @@ impl Live {
             }
             let display = self.files[i].display.clone();
             let Some(kept) = &self.kept[i] else {
+                if before.is_none() {
+                    // It could not be read (it went away, and was read again without it) and is
+                    // there again at its path: read it, as a fresh read would.
+                    self.reread(format!("`{display}` was made again"), true, &mut change, observer);
+                    return change;
+                }
                 self.seen[i] = Some(after);
                 if self.undetected[i] && before.is_some_and(|b| after.len > b.len) {
                     self.reread(format!("`{display}` grew and may now be read"), false, &mut change, observer);
@@ -250,7 +257,7 @@ impl Live {
                 }
                 continue;
             };
-            let read_to = kept.consumed + kept.tail.as_ref().map_or(0, |t| t.bytes.len() as u64);
+            let read_to = kept.tail.as_ref().map_or(kept.consumed, |t| t.read_to);
             let rewritten = before.is_some_and(|b| b.id != after.id) || after.len < read_to;
             if rewritten || after.compressed || kept.head_open {
                 let why = if rewritten {
@@ -320,16 +327,16 @@ impl Live {
         kept.tail = None;
         let file = i as u32;
         while blocks.next_block(&mut block)? {
-            // A last line with no newline yet waits for it.
+            // A last line with no newline yet waits for it; one past the longest line kept is
+            // held without its bytes, and skipped again from its start when more comes, so
+            // that it stays one line however many pieces it is written in.
             let last = *block.lines.last().expect("a block has lines");
-            let tail = (last.how == LineEnd::EndOfFile).then(|| {
+            let tail = matches!(last.how, LineEnd::EndOfFile | LineEnd::OverlongAtEnd).then(|| {
                 block.lines.pop();
                 let bytes = block.bytes[last.start..last.end].to_vec();
-                Block {
-                    lines: vec![reader::Span { start: 0, end: bytes.len(), ..last }],
-                    read_to: last.offset + bytes.len() as u64,
-                    bytes,
-                }
+                let read_to =
+                    if last.how == LineEnd::EndOfFile { last.offset + bytes.len() as u64 } else { block.read_to };
+                Block { lines: vec![reader::Span { start: 0, end: bytes.len(), ..last }], read_to, bytes }
             });
             if let Some(l) = block.lines.last() {
                 kept.lines = l.number;
@@ -343,7 +350,7 @@ impl Live {
                 kept.tail = Some(t);
             }
         }
-        let read_to = kept.consumed + kept.tail.as_ref().map_or(0, |t| t.bytes.len() as u64);
+        let read_to = kept.tail.as_ref().map_or(kept.consumed, |t| t.read_to);
         self.files[i].bytes = read_to;
         Ok(read_to - start)
     }

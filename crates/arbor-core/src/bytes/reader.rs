@@ -218,7 +218,7 @@ impl<R: BufRead> Lines<R> {
             return Ok(None);
         }
         self.number += 1;
-        let offset = self.offset;
+        let mut offset = self.offset;
         self.offset += total as u64;
         let mut end = self.buf.len();
         if terminated && !overlong {
@@ -227,16 +227,39 @@ impl<R: BufRead> Lines<R> {
                 end -= 1;
             }
         }
-        Ok(Some(LineRef { number: self.number, offset, bytes: &self.buf[..end], terminated, overlong }))
+        let bom = bom_len(offset, &self.buf[..end]);
+        offset += bom as u64;
+        Ok(Some(LineRef { number: self.number, offset, bytes: &self.buf[bom..end], terminated, overlong }))
     }
 }
 
-/// How a line ended: with a newline, at the end of the stream, or past the longest line kept.
+/// The length of a UTF-8 byte-order mark that starts a stream's first line (at offset 0), else 0.
+/// The mark is not part of the line: line 1 starts after it, so that its offset is where its bytes
+/// are and reading it back at that offset gives the same bytes.
+fn bom_len(offset: u64, line: &[u8]) -> usize {
+    if offset == 0 && line.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    }
+}
+
+/// How a line ended: with a newline, at the end of the stream, or past the longest line kept
+/// (with its newline, or with the stream ended inside it: a followed log's line still being
+/// written waits for its end as a short one does).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LineEnd {
     Newline,
     EndOfFile,
     Overlong,
+    OverlongAtEnd,
+}
+
+impl LineEnd {
+    /// Past the longest line kept: its bytes were skipped.
+    pub fn overlong(self) -> bool {
+        matches!(self, LineEnd::Overlong | LineEnd::OverlongAtEnd)
+    }
 }
 
 /// One line of a `Block`: its number, its stream offset, where its bytes are in the block (without
@@ -401,14 +424,16 @@ impl<R: Read> LineBlocks<R> {
         let offset = self.offset;
         self.offset += total as u64;
         if total > self.max_line + 2 {
-            lines.push(Span { number: self.number, offset, start, end: start, how: LineEnd::Overlong });
+            let how = if terminated { LineEnd::Overlong } else { LineEnd::OverlongAtEnd };
+            lines.push(Span { number: self.number, offset, start, end: start, how });
             return;
         }
         let (mut e, how) = if terminated { (end - 1, LineEnd::Newline) } else { (end, LineEnd::EndOfFile) };
         if terminated && e > start && buf[e - 1] == b'\r' {
             e -= 1;
         }
-        lines.push(Span { number: self.number, offset, start, end: e, how });
+        let bom = bom_len(offset, &buf[start..e]);
+        lines.push(Span { number: self.number, offset: offset + bom as u64, start: start + bom, end: e, how });
     }
 
     /// Read past the end of an overlong line whose first `held` bytes are at `buf[start..]`,
@@ -422,9 +447,9 @@ impl<R: Read> LineBlocks<R> {
         lines: &mut Vec<Span>,
     ) -> io::Result<Option<usize>> {
         let mut total = held as u64;
-        let push = |me: &mut Self, lines: &mut Vec<Span>, total: u64| {
+        let push = |me: &mut Self, lines: &mut Vec<Span>, total: u64, how: LineEnd| {
             me.number += 1;
-            lines.push(Span { number: me.number, offset: me.offset, start, end: start, how: LineEnd::Overlong });
+            lines.push(Span { number: me.number, offset: me.offset, start, end: start, how });
             me.offset += total;
         };
         loop {
@@ -437,13 +462,13 @@ impl<R: Read> LineBlocks<R> {
                 }
             };
             if n == 0 {
-                push(self, lines, total);
+                push(self, lines, total, LineEnd::OverlongAtEnd);
                 self.done = true;
                 return Ok(None);
             }
             match memchr::memchr(b'\n', &buf[start..start + n]) {
                 Some(i) => {
-                    push(self, lines, total + i as u64 + 1);
+                    push(self, lines, total + i as u64 + 1, LineEnd::Overlong);
                     buf.copy_within(start + i + 1..start + n, start);
                     return Ok(Some(n - i - 1));
                 }
@@ -725,7 +750,8 @@ mod tests {
         let mut out = Vec::new();
         while let Some(l) = lines.next_line().unwrap() {
             let how = match (l.overlong, l.terminated) {
-                (true, _) => LineEnd::Overlong,
+                (true, true) => LineEnd::Overlong,
+                (true, false) => LineEnd::OverlongAtEnd,
                 (false, true) => LineEnd::Newline,
                 (false, false) => LineEnd::EndOfFile,
             };
@@ -798,6 +824,18 @@ mod tests {
         let l3 = lines.next_line().unwrap().unwrap();
         assert_eq!((l3.number, l3.offset, l3.terminated), (3, 10, false));
         assert!(lines.next_line().unwrap().is_none());
+    }
+
+    /// A byte-order mark before line 1 is not part of it, by either reader; one further on is.
+    #[test]
+    fn a_byte_order_mark_at_the_start_is_not_part_of_line_one() {
+        let data = b"\xEF\xBB\xBF{\"a\":1}\r\n\xEF\xBB\xBF{}\n";
+        let want = vec![
+            (1, 3, b"{\"a\":1}".to_vec(), LineEnd::Newline),
+            (2, 12, b"\xEF\xBB\xBF{}".to_vec(), LineEnd::Newline),
+        ];
+        assert_eq!(by_lines(data, 100), want);
+        assert_eq!(by_blocks(&data[..], 4, 8, 100), (want, data.len() as u64));
     }
 
     #[test]

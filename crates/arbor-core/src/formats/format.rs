@@ -215,6 +215,14 @@ fn route_lines<M: Machine>(
                 read_to: offset + bytes.len() as u64,
             });
         }
+        if hold_tail && how == LineEnd::OverlongAtEnd {
+            // Held with none of its bytes: what is appended is skipped from its start again.
+            return Some(Block {
+                bytes: Vec::new(),
+                lines: vec![reader::Span { number, offset, start: 0, end: 0, how }],
+                read_to: chunk.read_to,
+            });
+        }
         let at = Loc { file, line: number };
         match line {
             Some(line) => {
@@ -222,8 +230,8 @@ fn route_lines<M: Machine>(
                 cx.graph.set_place(at);
                 state.line(cx, line, at, offset);
             }
-            None if how != LineEnd::Overlong && bytes.iter().all(|b| b.is_ascii_whitespace()) => {}
-            None if how == LineEnd::Overlong => {
+            None if !how.overlong() && bytes.iter().all(|b| b.is_ascii_whitespace()) => {}
+            None if how.overlong() => {
                 counts.bad_lines += 1;
                 cx.findings.add(
                     Code::MalformedLine,

@@ -141,7 +141,7 @@ pub(crate) fn parse_chunk_guarded<'a, L: Default>(
             // Validated once here (SIMD); the parser is then given a &str and does not check each
             // string again.
             let text = match l.how {
-                LineEnd::Overlong => None,
+                LineEnd::Overlong | LineEnd::OverlongAtEnd => None,
                 _ => simdutf8::basic::from_utf8(&chunk.bytes[l.start..l.end]).ok(),
             };
             // Each line is parsed where it stays.

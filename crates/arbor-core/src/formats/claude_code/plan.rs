@@ -55,7 +55,10 @@ fn own_files(input: &InputFile) -> Vec<InputFile> {
         None => String::new(),
     };
     let subagents = dir.join(stem).join("subagents");
-    if subagents.is_dir() {
+    // Folders are not followed through symbolic links (SECURITY.md): a link at `<stem>` or at
+    // `subagents` could point anywhere, and its files are not what the user opened.
+    let real_dir = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
+    if real_dir(&dir.join(stem)) && real_dir(&subagents) {
         let (found, _) = crate::reader::expand(std::slice::from_ref(&subagents));
         for f in found {
             files.push(InputFile {
