@@ -103,6 +103,18 @@ impl<'a> Scanner<'a> {
         p.i == p.b.len()
     }
 
+    /// Where the scanner is: with `since`, the raw text of a value it has read.
+    #[inline]
+    pub(crate) fn pos(&self) -> usize {
+        self.i
+    }
+
+    /// The text from `start` (a `pos`) to where the scanner is.
+    #[inline]
+    pub(crate) fn since(&self, start: usize) -> &'a str {
+        &self.s[start..self.i]
+    }
+
     #[inline]
     pub(crate) fn peek(&self) -> Option<u8> {
         self.b.get(self.i).copied()
