@@ -202,3 +202,36 @@ proptest! {
         }
     }
 }
+
+/// A Codex `token_count` belongs to the model it names, else to the latest `turn_context`'s: a
+/// turn that switches models books each call to its own model (SPEC 2.5 Usage).
+#[test]
+fn a_codex_count_books_to_the_model_it_names_else_the_turn_contexts() {
+    let dir = tempfile::tempdir().unwrap();
+    let count = |model: Option<&str>, input: u32, total: u32| {
+        let named = model.map_or(String::new(), |m| format!(r#""model":"{m}","#));
+        format!(
+            r#"{{"timestamp":"2026-09-12T00:00:02.000Z","type":"event_msg","payload":{{"type":"token_count","info":{{{named}"last_token_usage":{{"input_tokens":{input},"cached_input_tokens":0,"output_tokens":1,"total_tokens":{}}},"total_token_usage":{{"input_tokens":{total},"cached_input_tokens":0,"output_tokens":0,"total_tokens":{total}}}}}}}}}"#,
+            input + 1
+        )
+    };
+    let lines = [
+        r#"{"timestamp":"2026-09-12T00:00:00.000Z","type":"session_meta","payload":{"id":"M","source":"cli"}}"#.to_owned(),
+        r#"{"timestamp":"2026-09-12T00:00:01.000Z","type":"event_msg","payload":{"type":"task_started","turn_id":"t"}}"#.to_owned(),
+        r#"{"timestamp":"2026-09-12T00:00:01.100Z","type":"turn_context","payload":{"model":"gpt-5","cwd":"/w"}}"#.to_owned(),
+        count(None, 100, 101),
+        count(Some("gpt-5-mini"), 20, 122),
+        r#"{"timestamp":"2026-09-12T00:00:03.000Z","type":"turn_context","payload":{"model":"gpt-5-nano","cwd":"/w"}}"#.to_owned(),
+        count(None, 3, 126),
+        r#"{"timestamp":"2026-09-12T00:00:04.000Z","type":"event_msg","payload":{"type":"task_complete","turn_id":"t","last_agent_message":"ok"}}"#.to_owned(),
+    ];
+    write(dir.path(), "rollout.jsonl", &lines.iter().map(String::as_str).collect::<Vec<_>>());
+    let r = report(dir.path());
+    let summary = r.usage.unwrap();
+    let of = |m: &str| summary.models.iter().find(|u| u.model == m).map(|u| u.usage.input);
+    assert_eq!(of("gpt-5"), Some(100));
+    assert_eq!(of("gpt-5-mini"), Some(20), "the count names its model");
+    assert_eq!(of("gpt-5-nano"), Some(3), "the latest turn_context's model");
+    assert_eq!(summary.models.len(), 3);
+    assert_eq!(counts(r.turns[0].usage), Some((123, 3, 0, 0)));
+}
