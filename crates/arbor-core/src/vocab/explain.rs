@@ -431,8 +431,7 @@ fn texts(code: Code) -> Texts {
             "2.4, 2.5",
         ),
         DuplicateUuid => (
-            "Lines that share a uuid with a different line of another file, each read in its own session (once \
-             per file, with the count)",
+            "Lines that reuse the uuid of another file's different line (once per file, with the count)",
             "A resumed session replays its prefix as the same lines (same type, timestamp, parentUuid and message) \
              under a new sessionId. These lines reuse a uuid but are not the same line: fixture folders, \
              id-normalizing tools and hand-made examples reuse ids across unrelated sessions.",
