@@ -145,9 +145,9 @@ mod corpus_trees {
         assert_eq!(codes(&r), ["subagent-link-inferred@1"]);
         // Tokens: every root has some, and a sidechain's are its own, not its parent's.
         let fe_root = session(&r, "fe5e1c67-53e7-4862-81ae-d0e013e3270b");
-        let own = fe_root.usage.unwrap();
-        let subtree = fe_root.subtree_usage.unwrap();
-        let kids_out: u64 = fe.iter().map(|k| k.usage.unwrap().output).sum();
+        let own = fe_root.usage.clone().unwrap();
+        let subtree = fe_root.subtree_usage.clone().unwrap();
+        let kids_out: u64 = fe.iter().map(|k| k.usage.as_ref().unwrap().output).sum();
         assert_eq!(subtree.output, own.output + kids_out);
         assert!(r.usage.as_ref().unwrap().models.iter().any(|m| m.model == "claude-sonnet-4-20250514"));
         // Every turn's reply is read back from its line.
@@ -178,7 +178,7 @@ mod corpus_trees {
                 *e = (*e).max(out);
             }
         }
-        assert_eq!(session(&r, root).usage.unwrap().output, best.values().sum::<u64>());
+        assert_eq!(session(&r, root).usage.as_ref().unwrap().output, best.values().sum::<u64>());
     }
 }
 
@@ -569,7 +569,7 @@ mod repeated_uuids {
         let alone = analyze(std::slice::from_ref(&original)).1;
         let sid = &alone.sessions[0].id;
         let events = alone.sessions[0].events;
-        let tokens = alone.sessions[0].usage.unwrap();
+        let tokens = alone.sessions[0].usage.clone().unwrap();
         assert!(events > 20 && tokens.output > 0, "{events} {tokens:?}");
 
         write(dir.path(), "b-resumed.jsonl", &copy("resumed", false));
@@ -577,7 +577,7 @@ mod repeated_uuids {
         let (a, r) = analyze(&[dir.path().to_path_buf()]);
         assert_every_line_counted(&a);
         let own = session(&r, sid);
-        assert_eq!((own.events, own.usage), (events, Some(tokens)), "the original is read as alone");
+        assert_eq!((own.events, &own.usage), (events, &Some(tokens.clone())), "the original is read as alone");
         // The same lines: read once, the first time; nothing of them is the resume's own (its
         // four file-history-snapshot lines have no uuid: they are its own).
         let resumed = session(&r, "resumed");

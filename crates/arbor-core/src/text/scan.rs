@@ -678,6 +678,7 @@ impl<'a> Scanner<'a> {
                         cache_read: n(&c.cache_read),
                         cache_write: n(&c.cache_write),
                         cost: None,
+                        unpriced: None,
                     };
                     self.rare().usage = Some(usage);
                 }
@@ -799,6 +800,7 @@ fn model_metrics(text: &str) -> Option<Vec<(String, crate::report::Usage)>> {
                 cache_read: n(&u, "cacheReadTokens"),
                 cache_write: n(&u, "cacheWriteTokens"),
                 cost: None,
+                unpriced: None,
             };
             Some((model, usage))
         })

@@ -414,6 +414,7 @@ fn max_usage(a: &Usage, b: &Usage) -> Usage {
         cache_read: a.cache_read.max(b.cache_read),
         cache_write: a.cache_write.max(b.cache_write),
         cost: None,
+        unpriced: None,
     }
 }
 

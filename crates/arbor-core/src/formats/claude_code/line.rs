@@ -256,6 +256,7 @@ impl TokenCounts {
             cache_read: n(self.cache_read_input_tokens),
             cache_write: n(self.cache_creation_input_tokens),
             cost: None,
+            unpriced: None,
         }
     }
 }

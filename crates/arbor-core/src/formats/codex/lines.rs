@@ -211,6 +211,7 @@ pub(super) fn usage_of(c: [u64; 4]) -> Usage {
         cache_read: cached,
         cache_write: write,
         cost: None,
+        unpriced: None,
     }
 }
 
