@@ -70,12 +70,35 @@ fn count(n: u64) -> String {
     out
 }
 
+/// "950", "12.3k", "4.56M": a token count said short.
+fn short(n: u64) -> String {
+    let trim = |s: String| if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_owned() } else { s };
+    let n = n as f64;
+    match n {
+        n if n < 1e3 => format!("{n}"),
+        n if n < 1e6 => trim(format!("{:.*}", if n < 1e4 { 2 } else { 1 }, n / 1e3)) + "k",
+        n => trim(format!("{:.*}", if n < 1e7 { 2 } else { 1 }, n / 1e6)) + "M",
+    }
+}
+
+/// What a count costs: the priced part in dollars, and the tokens of models without a price
+/// beside it ("$6.2700 + 1.2M tokens unpriced: mystery-model"), never a cost hidden by them.
+fn cost_text(u: &arbor_core::report::Usage) -> String {
+    let dollars = |c: f64| if c < 0.01 { format!("${c:.6}") } else { format!("${c:.4}") };
+    let unpriced = u.unpriced.as_ref().filter(|x| x.tokens > 0).map(|x| {
+        let models: Vec<String> = x.models.iter().map(|m| safe(m, 80)).collect();
+        format!("{} tokens unpriced: {}", short(x.tokens), models.join(", "))
+    });
+    match (u.cost, unpriced) {
+        (Some(c), Some(x)) => format!("{} + {x}", dollars(c)),
+        (Some(c), None) => dollars(c),
+        (None, Some(x)) => x,
+        (None, None) => "cost unknown".to_owned(),
+    }
+}
+
 fn tokens_line(u: &arbor_core::report::Usage) -> String {
-    let cost = match u.cost {
-        Some(c) if c < 0.01 => format!("${c:.6}"),
-        Some(c) => format!("${c:.4}"),
-        None => "cost unknown".to_owned(),
-    };
+    let cost = cost_text(u);
     format!(
         "in {}  out {}  cache read {}  cache write {}  {cost}",
         count(u.input),

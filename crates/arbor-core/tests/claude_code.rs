@@ -145,9 +145,9 @@ mod corpus_trees {
         assert_eq!(codes(&r), ["subagent-link-inferred@1"]);
         // Tokens: every root has some, and a sidechain's are its own, not its parent's.
         let fe_root = session(&r, "fe5e1c67-53e7-4862-81ae-d0e013e3270b");
-        let own = fe_root.usage.unwrap();
-        let subtree = fe_root.subtree_usage.unwrap();
-        let kids_out: u64 = fe.iter().map(|k| k.usage.unwrap().output).sum();
+        let own = fe_root.usage.clone().unwrap();
+        let subtree = fe_root.subtree_usage.clone().unwrap();
+        let kids_out: u64 = fe.iter().map(|k| k.usage.as_ref().unwrap().output).sum();
         assert_eq!(subtree.output, own.output + kids_out);
         assert!(r.usage.as_ref().unwrap().models.iter().any(|m| m.model == "claude-sonnet-4-20250514"));
         // Every turn's reply is read back from its line.
@@ -178,7 +178,7 @@ mod corpus_trees {
                 *e = (*e).max(out);
             }
         }
-        assert_eq!(session(&r, root).usage.unwrap().output, best.values().sum::<u64>());
+        assert_eq!(session(&r, root).usage.as_ref().unwrap().output, best.values().sum::<u64>());
     }
 }
 
@@ -560,5 +560,67 @@ mod precedence {
             let kinds = present.iter().filter(|p| **p).count();
             prop_assert_eq!(disagree, kinds.saturating_sub(1), "{:?}", common::findings(&r));
         }
+    }
+}
+
+/// A uuid read in another file marks a replay only on the same line (SPEC 2.4 Chains): a copy of
+/// a real session under another `sessionId` and `cwd` is its replay, read once; a copy whose
+/// every message differs (a fixture folder that reuses ids) is a session of its own, with all
+/// its events and tokens, and one `duplicate-uuid` with the count.
+mod repeated_uuids {
+    use super::*;
+
+    /// The corpus session as another file: its `sessionId` and `cwd` changed in place (a resume
+    /// writes the replayed lines as they were, its own fields aside), and with `change_text`,
+    /// every message changed too.
+    fn copy(sid: &str, change_text: bool) -> String {
+        let text = std::fs::read_to_string(corpus("agtrace_claude_session.jsonl")).unwrap();
+        let text = text
+            .replace("7f2abd2d-7cfc-4447-9ddd-3ca8d14e02e9", sid)
+            .replace(r#""cwd":"/Users/test_user"#, r#""cwd":"/elsewhere"#);
+        match change_text {
+            true => text.replace(r#""role":""#, r#""copied":true,"role":""#),
+            false => text,
+        }
+    }
+
+    #[test]
+    fn the_same_line_is_a_replay_and_a_different_one_is_read_in_its_own_session() {
+        let dir = tempfile::tempdir().unwrap();
+        // Read in name order: the original first.
+        let original = dir.path().join("a-original.jsonl");
+        std::fs::copy(corpus("agtrace_claude_session.jsonl"), &original).unwrap();
+        let alone = analyze(std::slice::from_ref(&original)).1;
+        let sid = &alone.sessions[0].id;
+        let events = alone.sessions[0].events;
+        let tokens = alone.sessions[0].usage.clone().unwrap();
+        assert!(events > 20 && tokens.output > 0, "{events} {tokens:?}");
+
+        write(dir.path(), "b-resumed.jsonl", &copy("resumed", false));
+        write(dir.path(), "c-fixture.jsonl", &copy("fixture", true));
+        let (a, r) = analyze(&[dir.path().to_path_buf()]);
+        assert_every_line_counted(&a);
+        let own = session(&r, sid);
+        assert_eq!((own.events, &own.usage), (events, &Some(tokens.clone())), "the original is read as alone");
+        // The same lines: read once, the first time; nothing of them is the resume's own (its
+        // four file-history-snapshot lines have no uuid: they are its own).
+        let resumed = session(&r, "resumed");
+        assert_eq!((resumed.events, &resumed.usage), (4, &None), "{resumed:?}");
+        // Different lines that reuse the uuids (and message ids): a session of their own.
+        let fixture = session(&r, "fixture");
+        assert_eq!(fixture.events, events);
+        assert_eq!(fixture.usage, Some(tokens), "tokens count once per session, so in each");
+        let dup: Vec<_> = r.diagnostics.iter().filter(|d| d.code == "duplicate-uuid").collect();
+        assert_eq!(dup.len(), 1, "{dup:?}");
+        assert!(dup[0].at.file.ends_with("fixture.jsonl"), "{:?}", dup[0].at);
+        assert!(dup[0].message.starts_with("22 lines"), "{}", dup[0].message);
+        let replayed: Vec<_> = r.diagnostics.iter().filter(|d| d.code == "replayed-history").collect();
+        assert_eq!(replayed.len(), 1, "{replayed:?}");
+        assert!(replayed[0].at.file.ends_with("resumed.jsonl"));
+        assert!(replayed[0].message.starts_with("22 lines"), "{}", replayed[0].message);
+        assert_eq!(
+            r.turns.iter().filter(|t| t.session == "fixture").count(),
+            r.turns.iter().filter(|t| &t.session == sid).count()
+        );
     }
 }

@@ -85,7 +85,7 @@ fn a_rollout_of_0_66_has_a_turn_per_user_message_with_its_reply_and_tokens_count
     );
     // Each token_count after a turn_context repeats the last one: counted once, the session's
     // tokens are the last cumulative total (26,740 in, 22,912 of them cached, 408 out).
-    let u = session(&r, id).usage.unwrap();
+    let u = session(&r, id).usage.clone().unwrap();
     assert_eq!((u.input, u.cache_read, u.output), (26_740 - 22_912, 22_912, 408));
     let models: Vec<&str> = r.usage.as_ref().unwrap().models.iter().map(|m| m.model.as_str()).collect();
     assert_eq!(models, ["gpt-5.1-codex-max"]);
@@ -94,7 +94,7 @@ fn a_rollout_of_0_66_has_a_turn_per_user_message_with_its_reply_and_tokens_count
 #[test]
 fn the_agent_sessions_rollouts_load_with_their_tokens() {
     let r = common::report(&[corpus("agent-sessions/codex_053_rate_limit.jsonl")]);
-    let u = session(&r, "test-ratelimit-session").usage.unwrap();
+    let u = session(&r, "test-ratelimit-session").usage.clone().unwrap();
     assert_eq!((u.input, u.cache_read, u.output), (12_091 - 10_880, 10_880, 182));
     assert!(r.diagnostics.is_empty());
     // 0.50's counts are `{prompt, completion}`, which no later build writes: no tokens, no finding.

@@ -97,7 +97,7 @@ fn a_dsh_session_child_shows_its_turns_with_tokens_once_per_message() {
     assert!(lines.iter().any(|l| l == "20 ToolResult DEPTH_REJECTED"), "{lines:#?}");
     assert!(lines.last().is_some_and(|l| l == "28 Text DEPTH_ONE_DONE"), "{lines:#?}");
     let tokens: Vec<(u64, u64)> =
-        page.rows.iter().flat_map(|r| &r.parts).filter_map(|p| p.usage.map(|u| (u.input, u.output))).collect();
+        page.rows.iter().flat_map(|r| &r.parts).filter_map(|p| p.usage.as_ref().map(|u| (u.input, u.output))).collect();
     assert_eq!(tokens, [(10, 5), (10, 2)]);
     // Rows sit in their turns and steps.
     let last = page.rows.last().unwrap();
@@ -167,7 +167,7 @@ fn tokens(page: &Page) -> Vec<(u64, u64, u64, u64, u64)> {
     page.rows
         .iter()
         .flat_map(|r| r.parts.iter().map(move |p| (r.at.line, p)))
-        .filter_map(|(line, p)| p.usage.map(|u| (line, u.input, u.output, u.cache_read, u.cache_write)))
+        .filter_map(|(line, p)| p.usage.as_ref().map(|u| (line, u.input, u.output, u.cache_read, u.cache_write)))
         .collect()
 }
 
@@ -348,7 +348,7 @@ fn a_claude_code_corpus_session_shows_its_thinking_tools_an_error_and_tokens_per
     ];
     assert_eq!(tokens(&page), want);
     let out: u64 = want.iter().map(|w| w.2).sum();
-    assert_eq!(a.report().sessions[0].usage.map(|u| u.output), Some(out));
+    assert_eq!(a.report().sessions[0].usage.as_ref().map(|u| u.output), Some(out));
 }
 
 /// A Codex rollout's transcript shows each model call's tokens as a `usage` part, with the
@@ -369,18 +369,18 @@ fn codex_usage_parts_add_up_to_the_report(path: PathBuf, session: &str) -> usize
         for p in row.parts.iter().filter(|p| p.usage.is_some()) {
             assert_eq!(p.kind, PartKind::Usage, "{}: only a model call's row carries tokens", row.at.line);
             assert!(p.model.is_some(), "{}: the turn's model names the call's", row.at.line);
-            by_turn.entry(key(&row.turn)).or_default().add(&p.usage.unwrap());
-            all.add(&p.usage.unwrap());
+            by_turn.entry(key(&row.turn)).or_default().add(p.usage.as_ref().unwrap());
+            all.add(p.usage.as_ref().unwrap());
             calls += 1;
         }
     }
     let strip = |u: Usage| (u.input, u.output, u.cache_read, u.cache_write);
     for t in report.turns.iter().filter(|t| t.session == session) {
         let shown = by_turn.remove(&key(&serde_json::to_value(&t.turn).unwrap())).map(strip);
-        assert_eq!(shown, t.usage.map(strip), "{}: turn {:?}", path.display(), t.turn);
+        assert_eq!(shown, t.usage.clone().map(strip), "{}: turn {:?}", path.display(), t.turn);
     }
     assert!(by_turn.is_empty(), "tokens outside the report's turns: {by_turn:?}");
-    let own = report.sessions.iter().find(|s| s.id == session).unwrap().usage;
+    let own = report.sessions.iter().find(|s| s.id == session).unwrap().usage.clone();
     assert_eq!(Some(strip(all)), own.map(strip), "{}", path.display());
     calls
 }

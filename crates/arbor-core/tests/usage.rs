@@ -15,8 +15,8 @@ fn report(dir: &Path) -> Report {
     arbor_core::analyze(&[dir.to_path_buf()], &mut ()).report()
 }
 
-fn counts(u: Option<Usage>) -> Option<(u64, u64, u64, u64)> {
-    u.map(|u| (u.input, u.output, u.cache_read, u.cache_write))
+fn counts(u: &Option<Usage>) -> Option<(u64, u64, u64, u64)> {
+    u.as_ref().map(|u| (u.input, u.output, u.cache_read, u.cache_write))
 }
 
 const ROOT: &str = r#"{"type":"session","version":0,"id":"r"}"#;
@@ -46,16 +46,16 @@ fn dsh_messages_count_once_per_turn_and_session_and_up_the_tree() {
     write(dir.path(), "child.jsonl", &child.iter().map(String::as_str).collect::<Vec<_>>());
     let r = report(dir.path());
     let s = |id: &str| r.sessions.iter().find(|s| s.id == id).unwrap().clone();
-    assert_eq!(counts(s("r").usage), Some((300, 30, 50, 0)));
-    assert_eq!(counts(s("c").usage), Some((7, 3, 1, 0)));
-    assert_eq!(counts(s("r").subtree_usage), Some((307, 33, 51, 0)));
-    let t = |sess: &str, n: i64| r.turns.iter().find(|t| t.session == sess && t.turn == n).unwrap().usage;
-    assert_eq!(counts(t("r", 1)), Some((100, 10, 50, 0)));
-    assert_eq!(counts(t("r", 2)), Some((200, 20, 0, 0)));
+    assert_eq!(counts(&s("r").usage), Some((300, 30, 50, 0)));
+    assert_eq!(counts(&s("c").usage), Some((7, 3, 1, 0)));
+    assert_eq!(counts(&s("r").subtree_usage), Some((307, 33, 51, 0)));
+    let t = |sess: &str, n: i64| r.turns.iter().find(|t| t.session == sess && t.turn == n).unwrap().usage.clone();
+    assert_eq!(counts(&t("r", 1)), Some((100, 10, 50, 0)));
+    assert_eq!(counts(&t("r", 2)), Some((200, 20, 0, 0)));
     let summary = r.usage.unwrap();
     assert_eq!(summary.models.len(), 1);
     assert_eq!(summary.models[0].model, "deepseek-chat");
-    assert_eq!(counts(Some(summary.total)), Some((307, 33, 51, 0)));
+    assert_eq!(counts(&Some(summary.total.clone())), Some((307, 33, 51, 0)));
     assert!(summary.total.cost.is_some(), "deepseek-chat has a price");
 }
 
@@ -73,12 +73,12 @@ fn a_recordings_tokens_give_way_to_the_durable_log_of_the_same_session() {
     write(dir.path(), "recording.jsonl", &rpc.iter().map(String::as_str).collect::<Vec<_>>());
     let r = report(dir.path());
     let s = r.sessions.iter().find(|s| s.id == "r").unwrap();
-    assert_eq!(counts(s.usage), Some((100, 10, 0, 0)), "counted once, not once per log");
+    assert_eq!(counts(&s.usage), Some((100, 10, 0, 0)), "counted once, not once per log");
     // The recording alone counts its own.
     let alone = tempfile::tempdir().unwrap();
     write(alone.path(), "recording.jsonl", &rpc.iter().map(String::as_str).collect::<Vec<_>>());
     let r = report(alone.path());
-    assert_eq!(counts(r.sessions.iter().find(|s| s.id == "r").unwrap().usage), Some((100, 10, 0, 0)));
+    assert_eq!(counts(&r.sessions.iter().find(|s| s.id == "r").unwrap().usage), Some((100, 10, 0, 0)));
 }
 
 #[test]
@@ -102,13 +102,13 @@ fn copilot_messages_count_their_output_tokens_per_agent_with_the_sessions_model(
     );
     let r = report(dir.path());
     let s = |id: &str| r.sessions.iter().find(|s| s.id == id).unwrap().clone();
-    assert_eq!(counts(s("a").usage), Some((0, 40, 0, 0)));
-    assert_eq!(counts(s("m").usage), Some((0, 12, 0, 0)));
-    assert_eq!(counts(s("m").subtree_usage), Some((0, 52, 0, 0)));
+    assert_eq!(counts(&s("a").usage), Some((0, 40, 0, 0)));
+    assert_eq!(counts(&s("m").usage), Some((0, 12, 0, 0)));
+    assert_eq!(counts(&s("m").subtree_usage), Some((0, 52, 0, 0)));
     let models: Vec<(String, u64)> = r.usage.unwrap().models.into_iter().map(|m| (m.model, m.usage.output)).collect();
     assert_eq!(models, [("claude-sonnet-4.5".to_owned(), 40), ("gpt-5".to_owned(), 12)]);
     let turn = r.turns.iter().find(|t| t.session == "m").unwrap();
-    assert_eq!(counts(turn.usage), Some((0, 12, 0, 0)));
+    assert_eq!(counts(&turn.usage), Some((0, 12, 0, 0)));
 }
 
 /// One runtime of a generated Copilot session: its messages' `outputTokens`, what only the
@@ -161,11 +161,12 @@ fn copilot_log(runtimes: &[Runtime], running: bool) -> (Vec<String>, Usage) {
             cache_read: r.cache_read,
             cache_write: r.cache_write,
             cost: None,
+            unpriced: None,
         };
         truth.add(&own);
         total.add(&own);
         if r.shutdown {
-            let m = if running { total } else { own };
+            let m = if running { total.clone() } else { own };
             let raw = m.input + m.cache_read + m.cache_write;
             lines.push(format!(
                 r#"{{"type":"session.shutdown","data":{{"shutdownType":"routine","modelMetrics":{{"gpt-5":{{"requests":{{"count":1,"cost":1}},"usage":{{"inputTokens":{raw},"outputTokens":{},"cacheReadTokens":{},"cacheWriteTokens":{}}}}}}}}},"id":"x{k}"}}"#,
@@ -190,15 +191,48 @@ proptest! {
         write(dir.path(), "events.jsonl", &lines.iter().map(String::as_str).collect::<Vec<_>>());
         let r = report(dir.path());
         let root = r.sessions.iter().find(|s| s.id == "p").unwrap();
-        let got = root.subtree_usage.unwrap_or_default();
+        let got = root.subtree_usage.clone().unwrap_or_default();
         prop_assert!(got.input <= truth.input && got.output <= truth.output, "{got:?} over {truth:?}");
         prop_assert!(got.cache_read <= truth.cache_read && got.cache_write <= truth.cache_write, "{got:?} over {truth:?}");
         let said: u64 = runtimes.iter().flat_map(|r| &r.messages).sum();
         prop_assert!(got.output >= said, "the messages' {said} outputs are counted, got {got:?}");
-        let turns: u64 = r.turns.iter().filter_map(|t| t.usage).map(|u| u.output).sum();
+        let turns: u64 = r.turns.iter().filter_map(|t| t.usage.as_ref()).map(|u| u.output).sum();
         prop_assert_eq!(turns, said, "turns hold the messages' outputs, the metrics' share is in none");
         if running && runtimes.iter().all(|r| r.shutdown) {
-            prop_assert_eq!(counts(Some(got)), counts(Some(truth)));
+            prop_assert_eq!(counts(&Some(got.clone())), counts(&Some(truth.clone())));
         }
     }
+}
+
+/// A Codex `token_count` belongs to the model it names, else to the latest `turn_context`'s: a
+/// turn that switches models books each call to its own model (SPEC 2.5 Usage).
+#[test]
+fn a_codex_count_books_to_the_model_it_names_else_the_turn_contexts() {
+    let dir = tempfile::tempdir().unwrap();
+    let count = |model: Option<&str>, input: u32, total: u32| {
+        let named = model.map_or(String::new(), |m| format!(r#""model":"{m}","#));
+        format!(
+            r#"{{"timestamp":"2026-09-12T00:00:02.000Z","type":"event_msg","payload":{{"type":"token_count","info":{{{named}"last_token_usage":{{"input_tokens":{input},"cached_input_tokens":0,"output_tokens":1,"total_tokens":{}}},"total_token_usage":{{"input_tokens":{total},"cached_input_tokens":0,"output_tokens":0,"total_tokens":{total}}}}}}}}}"#,
+            input + 1
+        )
+    };
+    let lines = [
+        r#"{"timestamp":"2026-09-12T00:00:00.000Z","type":"session_meta","payload":{"id":"M","source":"cli"}}"#.to_owned(),
+        r#"{"timestamp":"2026-09-12T00:00:01.000Z","type":"event_msg","payload":{"type":"task_started","turn_id":"t"}}"#.to_owned(),
+        r#"{"timestamp":"2026-09-12T00:00:01.100Z","type":"turn_context","payload":{"model":"gpt-5","cwd":"/w"}}"#.to_owned(),
+        count(None, 100, 101),
+        count(Some("gpt-5-mini"), 20, 122),
+        r#"{"timestamp":"2026-09-12T00:00:03.000Z","type":"turn_context","payload":{"model":"gpt-5-nano","cwd":"/w"}}"#.to_owned(),
+        count(None, 3, 126),
+        r#"{"timestamp":"2026-09-12T00:00:04.000Z","type":"event_msg","payload":{"type":"task_complete","turn_id":"t","last_agent_message":"ok"}}"#.to_owned(),
+    ];
+    write(dir.path(), "rollout.jsonl", &lines.iter().map(String::as_str).collect::<Vec<_>>());
+    let r = report(dir.path());
+    let summary = r.usage.unwrap();
+    let of = |m: &str| summary.models.iter().find(|u| u.model == m).map(|u| u.usage.input);
+    assert_eq!(of("gpt-5"), Some(100));
+    assert_eq!(of("gpt-5-mini"), Some(20), "the count names its model");
+    assert_eq!(of("gpt-5-nano"), Some(3), "the latest turn_context's model");
+    assert_eq!(summary.models.len(), 3);
+    assert_eq!(counts(&r.turns[0].usage), Some((123, 3, 0, 0)));
 }

@@ -29,7 +29,7 @@ fn check(seed: u64, fault_rate: f64) {
     assert_eq!(depth, s.max_depth, "{what}: depth");
     let windows = r.sessions.iter().flat_map(|x| &x.runs).filter(|run| run.link == Link::TimeWindow).count() as u64;
     assert_eq!(windows, tree.windows, "{what}: review windows");
-    let total = r.usage.as_ref().map(|u| u.total).unwrap_or_default();
+    let total = r.usage.as_ref().map(|u| u.total.clone()).unwrap_or_default();
     assert_eq!(
         (total.input, total.cache_read, total.output),
         (tree.input, tree.cache_read, tree.output),

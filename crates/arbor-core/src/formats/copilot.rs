@@ -280,7 +280,7 @@ impl Root {
     /// not count, the session's own, in no turn.
     fn count_metrics(&mut self, cx: &mut Ctx, data: &Data) {
         let Some(metrics) = data.rare.get().and_then(|r| r.model_metrics) else { return };
-        let now: Vec<(Box<str>, Usage)> = metrics.iter().map(|&(m, u)| (model_key(Some(m)).into(), u)).collect();
+        let now: Vec<(Box<str>, Usage)> = metrics.iter().map(|(m, u)| (model_key(Some(m)).into(), u.clone())).collect();
         for (i, u) in shutdown_share(self.last_metrics.as_deref(), &now, &self.since_metrics) {
             // Named as the metrics name it, so that it meets the messages' share of the same
             // model in the summary.
@@ -648,7 +648,7 @@ impl Copilot {
                     let usage = Usage { output: n, ..Default::default() };
                     let turn = root.open_turns.get(&agent).map(|&(_, ix)| ix);
                     let model = rare.model.filter(|m| !m.is_empty()).or(root.model.as_deref());
-                    cx.usage.add(agent, turn, model, usage);
+                    cx.usage.add(agent, turn, model, usage.clone());
                     // Looked up before it is made: this runs once a message.
                     match root.since_metrics.get_mut(model_key(model)) {
                         Some(u) => u.add(&usage),
@@ -742,6 +742,7 @@ fn minus(a: &Usage, b: &Usage) -> Usage {
         cache_read: a.cache_read.saturating_sub(b.cache_read),
         cache_write: a.cache_write.saturating_sub(b.cache_write),
         cost: None,
+        unpriced: None,
     }
 }
 
@@ -765,7 +766,7 @@ fn shutdown_share(
     counted: &HashMap<Box<str>, Usage>,
 ) -> Vec<(usize, Usage)> {
     fn find(list: &[(Box<str>, Usage)], m: &str) -> Option<Usage> {
-        list.iter().find(|(k, _)| &**k == m).map(|(_, u)| *u)
+        list.iter().find(|(k, _)| &**k == m).map(|(_, u)| u.clone())
     }
     let running = prev.is_some_and(|p| p.iter().all(|(m, u)| find(now, m).is_some_and(|n| covers(&n, u))));
     let mut leftover = Usage::default();
@@ -775,11 +776,11 @@ fn shutdown_share(
         .map(|(i, (m, u))| {
             let grew = match prev.filter(|_| running).and_then(|p| find(p, m)) {
                 Some(before) => minus(u, &before),
-                None => *u,
+                None => u.clone(),
             };
             // Input without the cache reads and writes `inputTokens` counts in, as everywhere.
             let grew = Usage { input: grew.input.saturating_sub(grew.cache_read).saturating_sub(grew.cache_write), ..grew };
-            let by_messages = counted.get(m).copied().unwrap_or_default();
+            let by_messages = counted.get(m).cloned().unwrap_or_default();
             leftover.add(&minus(&by_messages, &grew));
             (i, minus(&grew, &by_messages))
         })
@@ -797,6 +798,7 @@ fn shutdown_share(
             cache_read: u.cache_read.min(leftover.cache_read),
             cache_write: u.cache_write.min(leftover.cache_write),
             cost: None,
+            unpriced: None,
         };
         *u = minus(u, &taken);
         leftover = minus(&leftover, &taken);
@@ -810,15 +812,15 @@ mod tests {
     use super::*;
 
     fn u(input: u64, output: u64, cache_read: u64) -> Usage {
-        Usage { input, output, cache_read, cache_write: 0, cost: None }
+        Usage { input, output, cache_read, cache_write: 0, cost: None, unpriced: None }
     }
 
     fn metrics(list: &[(&str, Usage)]) -> Vec<(Box<str>, Usage)> {
-        list.iter().map(|(m, u)| (Box::from(*m), *u)).collect()
+        list.iter().map(|(m, u)| (Box::from(*m), u.clone())).collect()
     }
 
     fn counted(list: &[(&str, Usage)]) -> HashMap<Box<str>, Usage> {
-        list.iter().map(|(m, u)| (Box::from(*m), *u)).collect()
+        list.iter().map(|(m, u)| (Box::from(*m), u.clone())).collect()
     }
 
     #[test]

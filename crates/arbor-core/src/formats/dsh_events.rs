@@ -52,7 +52,7 @@ pub fn message_usage<'v>(view: &'v EventView<'v>) -> Option<(crate::report::Usag
         return None;
     }
     let rare = view.data.rare.get()?;
-    Some((rare.usage?, rare.dsh_model()))
+    Some((rare.usage.clone()?, rare.dsh_model()))
 }
 
 pub fn label_from(view: &EventView) -> Option<String> {

@@ -83,6 +83,7 @@ fn dsh_usage(v: Option<&Value>) -> Option<Usage> {
         cache_read: count(u, &["cacheReadTokens"]),
         cache_write: count(u, &["cacheWriteTokens", "cacheCreationTokens"]),
         cost: None,
+        unpriced: None,
     };
     (!usage.is_zero()).then_some(usage)
 }

@@ -293,6 +293,20 @@ impl Pretty for Usage {
         w.key("cache_write");
         w.u64(self.cache_write);
         w.opt_f64_field("cost", self.cost);
+        if let Some(u) = &self.unpriced {
+            w.key("unpriced");
+            w.open(b'{');
+            w.key("tokens");
+            w.u64(u.tokens);
+            w.key("models");
+            w.open(b'[');
+            for m in &u.models {
+                w.next();
+                w.str(m);
+            }
+            w.close(b']');
+            w.close(b'}');
+        }
         w.close(b'}');
     }
 }

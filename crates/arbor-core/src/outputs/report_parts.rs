@@ -226,13 +226,12 @@ impl<'a> ReportParts<'a> {
         for (_, model, u) in self.a.cx.usage.by_model() {
             models.entry(model).or_default().add(u);
         }
-        let mut total = Usage { cost: Some(0.0), ..Usage::default() };
+        let mut total = Usage::default();
         let models: Vec<report::ModelUsage> = models
             .into_iter()
-            .map(|(m, mut usage)| {
-                usage.cost = self.prices.price(m).map(|p| p.cost(&usage));
-                total.add(&usage);
-                total.cost = total.cost.zip(usage.cost).map(|(a, b)| a + b);
+            .map(|(m, usage)| {
+                let usage = self.prices.costed(m, usage);
+                total.add_costed(&usage);
                 report::ModelUsage { model: m.to_owned(), usage }
             })
             .collect();
@@ -325,8 +324,8 @@ impl<'a> ReportParts<'a> {
                 .collect(),
             events: n.events,
             inferred_parent: n.inferred_parent,
-            usage: self.own.get(&n.id).copied(),
-            subtree_usage: self.subtree.get(&n.id).copied(),
+            usage: self.own.get(&n.id).cloned(),
+            subtree_usage: self.subtree.get(&n.id).cloned(),
         })
     }
 
@@ -347,7 +346,7 @@ impl<'a> ReportParts<'a> {
 
     /// A session's own tokens and its subtree's.
     pub(crate) fn usage_of(&self, s: Sym) -> (Option<Usage>, Option<Usage>) {
-        (self.own.get(&s).copied(), self.subtree.get(&s).copied())
+        (self.own.get(&s).cloned(), self.subtree.get(&s).cloned())
     }
 
     fn turn_id(&self, t: &crate::turns::TurnRec) -> TurnIdRef<'a> {
@@ -404,8 +403,12 @@ impl<'a> ReportParts<'a> {
                     })
                 })
                 .collect(),
-            usage: cx.usage.turn(i).map(|mut u| {
-                u.cost = cx.usage.turn_model(i).and_then(|m| self.prices.price(m)).map(|p| p.cost(&u));
+            // Each model's share at its own price (a turn can switch models).
+            usage: cx.usage.turn(i).map(|_| {
+                let mut u = Usage::default();
+                for (m, share) in cx.usage.turn_models(i) {
+                    u.add_costed(&self.prices.costed(m, share));
+                }
                 u
             }),
         }
@@ -624,27 +627,21 @@ fn subtree_usage(
     let g = &a.cx.graph;
     // Report order puts every session after its ancestors: backwards, children come first, and
     // the order is fixed, so costs add up the same way each time.
-    let free = Usage { cost: Some(0.0), ..Usage::default() };
     for &s in order.iter().rev() {
-        let mine = own.get(&s).copied().unwrap_or(free);
         let total = {
-            let e = sums.entry(s).or_insert(free);
-            add_costed(e, &mine);
-            *e
+            let e = sums.entry(s).or_default();
+            if let Some(mine) = own.get(&s) {
+                e.add_costed(mine);
+            }
+            e.clone()
         };
         let placed = placements.get(&s).is_some_and(|p| p.root.is_some());
         if let (true, Some(p)) = (placed, g.get(s).and_then(|n| n.parent)) {
-            add_costed(sums.entry(p).or_insert(free), &total);
+            sums.entry(p).or_default().add_costed(&total);
         }
     }
     sums.retain(|_, u| !u.is_zero());
     sums
-}
-
-/// Adds counts and costs: a cost is known only while every part's is.
-fn add_costed(to: &mut Usage, u: &Usage) {
-    to.add(u);
-    to.cost = to.cost.zip(u.cost).map(|(a, b)| a + b);
 }
 
 /// Each session's own tokens, with their cost where every model behind them has a price (summed
@@ -652,15 +649,14 @@ fn add_costed(to: &mut Usage, u: &Usage) {
 fn own_usage(a: &Analysis, prices: &crate::prices::PriceTable) -> HashMap<Sym, Usage> {
     // One list sorted by session, then model name (a list for each session cost an allocation
     // each, for a quarter million sessions).
-    let mut rows: Vec<(Sym, &str, Usage)> = a.cx.usage.by_model().map(|(s, m, u)| (s, m, *u)).collect();
+    let mut rows: Vec<(Sym, &str, &Usage)> = a.cx.usage.by_model().collect();
     rows.sort_unstable_by(|x, y| x.0.cmp(&y.0).then_with(|| x.1.cmp(y.1)));
     let mut out: HashMap<Sym, Usage> = HashMap::default();
     out.reserve(rows.len());
     for group in rows.chunk_by(|x, y| x.0 == y.0) {
-        let mut total = Usage { cost: Some(0.0), ..Usage::default() };
-        for &(_, m, mut u) in group {
-            u.cost = prices.price(m).map(|p| p.cost(&u));
-            add_costed(&mut total, &u);
+        let mut total = Usage::default();
+        for &(_, m, u) in group {
+            total.add_costed(&prices.costed(m, u.clone()));
         }
         out.insert(group[0].0, total);
     }
@@ -838,7 +834,8 @@ mod tests {
         let mut a = crate::analyze(&[sample], &mut ());
         let id = |a: &Analysis, name: &str| a.cx.ids.get(name).unwrap_or_else(|| panic!("no {name}"));
         let (root, child) = (id(&a, "lead"), id(&a, "fact-checker"));
-        let tokens = |n: u64| Usage { input: n, output: 2 * n, cache_read: 3, cache_write: 0, cost: None };
+        let tokens =
+            |n: u64| Usage { input: n, output: 2 * n, cache_read: 3, cache_write: 0, cost: None, unpriced: None };
         a.cx.usage.add(root, Some(0), Some("model-a"), tokens(10));
         a.cx.usage.add(child, None, Some("model-b"), tokens(5));
         a.cx.usage.add(child, None, None, tokens(1));
@@ -858,20 +855,24 @@ mod tests {
         parts.write_pretty_in(&mut got, 2, 3).unwrap();
         assert_eq!(String::from_utf8(got).unwrap(), String::from_utf8(want).unwrap());
         let of = |name: &str| report.sessions.iter().find(|s| s.id == name).unwrap();
-        assert_eq!(of("fact-checker").usage.map(|u| u.input), Some(6));
-        assert_eq!(of("lead").subtree_usage.map(|u| (u.input, u.output, u.cache_read)), Some((16, 32, 9)));
+        assert_eq!(of("fact-checker").usage.as_ref().map(|u| u.input), Some(6));
+        assert_eq!(of("lead").subtree_usage.as_ref().map(|u| (u.input, u.output, u.cache_read)), Some((16, 32, 9)));
         let summary = report.usage.unwrap();
         let models: Vec<(&str, u64)> = summary.models.iter().map(|m| (m.model.as_str(), m.usage.input)).collect();
         assert_eq!(models, [(crate::usage::UNKNOWN_MODEL, 1), ("model-a", 10), ("model-b", 5)]);
         assert_eq!(summary.total.input, 16);
         assert!(of("fact-checker").runs.last().unwrap().received.is_some());
-        // Unknown models have no price: no cost, never a cost of zero.
-        assert_eq!(of("lead").usage.unwrap().cost, None);
+        // Unknown models have no price: no cost, never a cost of zero; their tokens are named.
+        assert_eq!(of("lead").usage.as_ref().unwrap().cost, None);
         assert_eq!(summary.total.cost, None);
+        let unpriced = summary.total.unpriced.as_ref().unwrap();
+        assert_eq!(unpriced.models, [crate::usage::UNKNOWN_MODEL, "model-a", "model-b"]);
+        assert_eq!(unpriced.tokens, summary.total.tokens());
     }
 
     /// A cost is each priced model's tokens at its price, summed up the tree; one unpriced model
-    /// below leaves the subtree without a cost.
+    /// below never hides it: the subtree's cost is the priced part's, and the unpriced tokens and
+    /// model are named beside it (SPEC 4). A turn that used two models prices each at its own.
     #[test]
     fn costs_are_reckoned_where_prices_are_known() {
         let dir = tempfile::tempdir().unwrap();
@@ -879,7 +880,14 @@ mod tests {
         let mut a = crate::analyze(&[sample], &mut ());
         let id = |a: &Analysis, name: &str| a.cx.ids.get(name).unwrap();
         let (lead, planner, fact) = (id(&a, "lead"), id(&a, "planner"), id(&a, "fact-checker"));
-        let u = |input: u64, output: u64| Usage { input, output, cache_read: 0, cache_write: 0, cost: None };
+        let u = |input: u64, output: u64| Usage {
+            input,
+            output,
+            cache_read: 0,
+            cache_write: 0,
+            cost: None,
+            unpriced: None,
+        };
         let price = crate::prices::PriceTable::bundled().price("claude-sonnet-4-5").unwrap();
         a.cx.usage.add(lead, None, Some("claude-sonnet-4-5"), u(1000, 100));
         a.cx.usage.add(planner, None, Some("claude-sonnet-4-5-20250929"), u(10, 10));
@@ -892,10 +900,28 @@ mod tests {
         a.cx.usage.add(fact, None, Some("an-unpriced-model"), u(5, 5));
         let report = ReportParts::new(&a).to_report();
         let of = |name: &str| report.sessions.iter().find(|s| s.id == name).unwrap().clone();
-        assert_eq!(of("lead").subtree_usage.unwrap().cost, None, "one unknown model below");
+        let subtree = of("lead").subtree_usage.unwrap();
+        assert!((subtree.cost.unwrap() - sum).abs() < 1e-12, "one unknown model below hides nothing");
+        let unpriced = subtree.unpriced.unwrap();
+        assert_eq!((unpriced.tokens, unpriced.models), (10, vec!["an-unpriced-model".to_owned()]));
         assert_eq!(of("lead").usage.unwrap().cost, Some(lead_cost), "its own tokens are still priced");
-        let models = report.usage.unwrap().models;
+        assert_eq!(of("lead").usage.unwrap().unpriced, None);
+        let models = report.usage.clone().unwrap().models;
         assert_eq!(models.iter().find(|m| m.model == "an-unpriced-model").unwrap().usage.cost, None);
         assert!(models.iter().find(|m| m.model == "claude-sonnet-4-5").unwrap().usage.cost.is_some());
+        let total = report.usage.as_ref().unwrap().total.clone();
+        assert!((total.cost.unwrap() - sum).abs() < 1e-12);
+        assert_eq!(total.unpriced.map(|x| x.tokens), Some(10));
+        // A turn of two models: each share at its own price.
+        let turn = a.cx.turns.list.iter().position(|t| t.session == lead).expect("the sample's lead has a turn");
+        a.cx.usage.add(lead, Some(turn), Some("claude-sonnet-4-5"), u(1000, 0));
+        a.cx.usage.add(lead, Some(turn), Some("gpt-5"), u(1000, 0));
+        a.cx.usage.add(lead, Some(turn), Some("an-unpriced-model"), u(7, 0));
+        let gpt5 = crate::prices::PriceTable::bundled().price("gpt-5").unwrap();
+        let parts = ReportParts::new(&a);
+        let t = parts.turn_ref(turn).usage.unwrap();
+        assert_eq!(t.input, 2007);
+        assert!((t.cost.unwrap() - price.cost(&u(1000, 0)) - gpt5.cost(&u(1000, 0))).abs() < 1e-12);
+        assert_eq!(t.unpriced.map(|x| (x.tokens, x.models)), Some((7, vec!["an-unpriced-model".to_owned()])));
     }
 }

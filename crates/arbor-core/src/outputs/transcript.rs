@@ -205,7 +205,7 @@ impl Analysis {
                     usage: if repeated {
                         None
                     } else {
-                        d.message.as_ref().and_then(|m| tokens.get(m).copied()).or(d.usage)
+                        d.message.as_ref().and_then(|m| tokens.get(m).cloned()).or(d.usage.clone())
                     },
                 });
             }
@@ -224,7 +224,7 @@ impl Analysis {
     fn message_tokens(&self, index: &Index, drafts: &[Vec<Draft>], to: u32) -> crate::intern::HashMap<String, Usage> {
         const LOOK_AHEAD: usize = 256;
         fn fold(tokens: &mut crate::intern::HashMap<String, Usage>, m: &str, u: &Usage) {
-            let t = tokens.entry(m.to_owned()).or_insert(*u);
+            let t = tokens.entry(m.to_owned()).or_insert_with(|| u.clone());
             (t.input, t.output) = (t.input.max(u.input), t.output.max(u.output));
             (t.cache_read, t.cache_write) = (t.cache_read.max(u.cache_read), t.cache_write.max(u.cache_write));
         }
@@ -262,7 +262,7 @@ impl Analysis {
         // A model call's own line: the tokens its format counted there, with the model then.
         if let Some((usage, model)) = self.cx.usage.call(record) {
             for p in parts.iter_mut().filter(|p| p.kind == PartKind::Usage) {
-                p.usage = Some(usage);
+                p.usage = Some(usage.clone());
                 p.model = model.map(str::to_owned);
             }
         }

@@ -5,11 +5,14 @@
 //! prices (`prices.json`, with its source, date and license). A user's own table (the same shape,
 //! or LiteLLM's whole file) overrides it model by model. A model is found by its name as the log
 //! gives it, then without a provider prefix (`anthropic/`), with dots as dashes (`claude-sonnet-4.5`)
-//! and without a date suffix (`-20250929`); a model not found has no price, and whatever its
-//! tokens are part of has no cost (never a cost of zero).
+//! and without a date suffix (`-20250929`), then by its normal form, which the table's names are
+//! indexed by too (SPEC 4): no routing prefix (`bedrock/`, `us.`, `anthropic.`), no deployment
+//! suffix (`-v1:0`), `@` and dots as dashes, so `claude-sonnet-4-20250514` finds
+//! `anthropic.claude-sonnet-4-20250514-v1:0`. A model not found has no price (never a price of
+//! zero); what a sum over models does with it is the report's business.
 
 use crate::intern::HashMap;
-use crate::report::{PriceSource, Usage};
+use crate::report::{PriceSource, Unpriced, Usage};
 
 /// US dollars per token.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -35,6 +38,9 @@ impl Price {
 pub struct PriceTable {
     prices: HashMap<String, Price>,
     pub about: PriceSource,
+    /// Each name's normal form (`normal`) → the table's name it stands for: of several, the
+    /// shortest, then the first in name order (the plain name before a region's copy of it).
+    normals: HashMap<String, String>,
     /// The prices found for names the table has only in a near form: finding one looks at every
     /// name of the table, and a report asks for each session's models (a quarter million times
     /// for a 1 GiB Copilot log).
@@ -72,6 +78,7 @@ impl PriceTable {
         EMPTY.get_or_init(|| PriceTable {
             prices: HashMap::default(),
             about: PriceSource { source: String::new(), date: String::new() },
+            normals: HashMap::default(),
             near: Near::default(),
         })
     }
@@ -115,9 +122,11 @@ impl PriceTable {
             }
         }
         let text = |k: &str| obj.get(k).and_then(|s| s.as_str()).unwrap_or("").to_owned();
+        let normals = normals(&prices);
         Ok(PriceTable {
             prices,
             about: PriceSource { source: text("source"), date: text("date") },
+            normals,
             near: Near::default(),
         })
     }
@@ -126,6 +135,7 @@ impl PriceTable {
     pub fn overridden_by(mut self, other: PriceTable) -> PriceTable {
         let n = other.prices.len();
         self.prices.extend(other.prices);
+        self.normals = normals(&self.prices);
         self.near = Near::default();
         let theirs = if other.about.source.is_empty() { "a price file".to_owned() } else { other.about.source };
         self.about.source = format!("{theirs} ({n} models), over {}", self.about.source);
@@ -141,6 +151,22 @@ impl PriceTable {
 
     pub fn is_empty(&self) -> bool {
         self.prices.is_empty()
+    }
+
+    /// `u`, one model's tokens, with what they cost at this table's price; a model it has no
+    /// price for leaves them `unpriced` (never a cost of zero).
+    pub fn costed(&self, model: &str, mut u: Usage) -> Usage {
+        match self.price(model) {
+            Some(p) => {
+                u.cost = Some(p.cost(&u));
+                u.unpriced = None;
+            }
+            None => {
+                u.cost = None;
+                u.unpriced = (!u.is_zero()).then(|| Unpriced { tokens: u.tokens(), models: vec![model.to_owned()] });
+            }
+        }
+        u
     }
 
     /// The price of `model`, by its name as the log gives it or a near form of it.
@@ -185,7 +211,67 @@ impl PriceTable {
             under.sort_by(|x, y| x.0.cmp(y.0));
             under.first().map(|(_, p)| **p)
         })
+        .or_else(|| {
+            // Both sides in their normal form: a deployment's name for a plain one, or the
+            // other way round; then the normal form without its date.
+            let n = normal(m);
+            let bare_date = without_date(&n);
+            let found =
+                [n.as_str(), bare_date].into_iter().find_map(|k| self.normals.get(k).and_then(|name| exact(name)));
+            found
+        })
     }
+}
+
+/// Region prefixes of cross-region deployments (`us.anthropic.claude-…`).
+const REGIONS: &[&str] = &["us.", "eu.", "apac.", "au.", "jp.", "ca.", "global.", "us-gov."];
+/// Vendor prefixes of hosted deployments (`anthropic.claude-…` on Bedrock).
+const VENDORS: &[&str] =
+    &["anthropic.", "openai.", "meta.", "amazon.", "mistral.", "cohere.", "deepseek.", "qwen.", "google."];
+
+/// A model name in the form its deployments share: lower case, the part after the last `/`,
+/// without a region and vendor prefix (`us.anthropic.`) or a version suffix (`-v1:0`, `-v2`),
+/// `@` and `.` as `-` (`claude-sonnet-4@20250514` → `claude-sonnet-4-20250514`).
+fn normal(name: &str) -> String {
+    let lower = name.trim().to_ascii_lowercase();
+    let mut s = lower.rsplit('/').next().unwrap_or(&lower);
+    if let Some(r) = REGIONS.iter().find_map(|p| s.strip_prefix(p)) {
+        s = r;
+    }
+    if let Some(r) = VENDORS.iter().find_map(|p| s.strip_prefix(p)) {
+        s = r;
+    }
+    // `-v1:0`, `-v1`, `:0`: the deployment's version, not the model's.
+    if let Some(i) = s.rfind(':').filter(|&i| s[i + 1..].bytes().all(|c| c.is_ascii_digit())) {
+        s = &s[..i];
+    }
+    if let Some(i) = s.rfind("-v").filter(|&i| i + 2 < s.len() && s[i + 2..].bytes().all(|c| c.is_ascii_digit())) {
+        s = &s[..i];
+    }
+    s.replace(['@', '.'], "-")
+}
+
+/// A normal name without a trailing date (`-20250514`).
+fn without_date(n: &str) -> &str {
+    n.rfind('-')
+        .filter(|&i| n[i + 1..].len() == 8 && n[i + 1..].bytes().all(|c| c.is_ascii_digit()))
+        .map_or(n, |i| &n[..i])
+}
+
+/// The normal form of every name of a table → the name it stands for.
+fn normals(prices: &HashMap<String, Price>) -> HashMap<String, String> {
+    let mut out: HashMap<String, String> = HashMap::default();
+    for name in prices.keys() {
+        let n = normal(name);
+        let better = |old: &String| (name.len(), name.as_str()) < (old.len(), old.as_str());
+        match out.get(&n) {
+            Some(old) if !better(old) => {}
+            _ => {
+                out.insert(n, name.clone());
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -206,9 +292,36 @@ mod tests {
     }
 
     #[test]
+    fn names_are_matched_in_their_normal_form_both_ways() {
+        let t = PriceTable::bundled();
+        let bedrock = t.price("anthropic.claude-sonnet-4-20250514-v1:0").expect("in the table as written");
+        assert_eq!(t.price("claude-sonnet-4-20250514"), Some(bedrock), "the plain name finds the deployment's");
+        assert_eq!(t.price("claude-sonnet-4@20250514"), Some(bedrock), "a Vertex version suffix");
+        assert!(
+            t.price("bedrock/ca.anthropic.claude-sonnet-4-20250514-v2:0").is_some(),
+            "a region and version it lacks"
+        );
+        assert_eq!(normal("us.anthropic.claude-sonnet-4-20250514-v1:0"), "claude-sonnet-4-20250514");
+        assert_eq!(normal("vertex_ai/claude-opus-4@20250514"), "claude-opus-4-20250514");
+        assert_eq!(normal("gpt-5.1-codex"), "gpt-5-1-codex");
+        // An exact entry wins over a near one.
+        let mine =
+            PriceTable::parse(r#"{"prices":{"claude-x-20250101":[1,1],"anthropic.claude-x-20250101-v1:0":[2,2]}}"#)
+                .unwrap();
+        assert_eq!(mine.price("claude-x-20250101").map(|p| p.input), Some(1.0));
+        assert_eq!(mine.price("anthropic.claude-x-20250101-v1:0").map(|p| p.input), Some(2.0));
+        assert_eq!(
+            mine.price("eu.anthropic.claude-x-20250101-v1:0").map(|p| p.input),
+            Some(1.0),
+            "the shortest name of a normal form"
+        );
+        assert_eq!(mine.price("claude-y"), None);
+    }
+
+    #[test]
     fn a_cost_counts_each_kind_of_token_at_its_price() {
         let p = Price { input: 1e-6, output: 4e-6, cache_read: Some(1e-7), cache_write: None };
-        let u = Usage { input: 1000, output: 100, cache_read: 10_000, cache_write: 200, cost: None };
+        let u = Usage { input: 1000, output: 100, cache_read: 10_000, cache_write: 200, cost: None, unpriced: None };
         let want = 1000.0 * 1e-6 + 100.0 * 4e-6 + 10_000.0 * 1e-7 + 200.0 * 1e-6;
         assert!((p.cost(&u) - want).abs() < 1e-12);
     }

@@ -13,6 +13,8 @@ pub struct UsageBook {
     by_session: HashMap<Sym, Usage>,
     /// By turn index (`Turns::list`), with the turn's model (`MIXED` when it used several).
     by_turn: HashMap<u32, (Usage, Sym)>,
+    /// The turns that used several models: each model's share, so each is priced at its own.
+    mixed: HashMap<u32, Vec<(Sym, Usage)>>,
     /// By session and model (a model symbol of `models`).
     by_model: HashMap<(Sym, Sym), Usage>,
     models: Interner,
@@ -32,9 +34,18 @@ impl UsageBook {
         let m = self.models.intern(model.filter(|m| !m.is_empty()).unwrap_or(UNKNOWN_MODEL));
         if let Some(t) = turn.and_then(|t| u32::try_from(t).ok()) {
             let e = self.by_turn.entry(t).or_insert((Usage::default(), m));
-            e.0.add(&usage);
-            if e.1 != m {
+            if e.1 != m && e.1 != MIXED {
+                // What the turn counted so far was all its first model's.
+                self.mixed.insert(t, vec![(e.1, e.0.clone())]);
                 e.1 = MIXED;
+            }
+            e.0.add(&usage);
+            if e.1 == MIXED {
+                let shares = self.mixed.entry(t).or_default();
+                match shares.iter_mut().find(|(s, _)| *s == m) {
+                    Some((_, u)) => u.add(&usage),
+                    None => shares.push((m, usage.clone())),
+                }
             }
         }
         self.by_model.entry((session, m)).or_default().add(&usage);
@@ -43,16 +54,16 @@ impl UsageBook {
     /// `add`, for a model call whose tokens are the line `record` of their own: the transcript
     /// shows them there (`call`).
     pub fn add_call(&mut self, record: u32, session: Sym, turn: Option<usize>, model: Option<&str>, usage: Usage) {
-        self.add(session, turn, model, usage);
+        self.add(session, turn, model, usage.clone());
         let m = self.models.intern(model.filter(|m| !m.is_empty()).unwrap_or(UNKNOWN_MODEL));
         self.calls.insert(record, (usage, m));
     }
 
     /// The tokens a model call's line `record` counted, and the model when the log names it.
     pub fn call(&self, record: u32) -> Option<(Usage, Option<&str>)> {
-        let &(u, m) = self.calls.get(&record)?;
-        let name = self.models.name(m);
-        Some((u, (name != UNKNOWN_MODEL).then_some(name)))
+        let (u, m) = self.calls.get(&record)?;
+        let name = self.models.name(*m);
+        Some((u.clone(), (name != UNKNOWN_MODEL).then_some(name)))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -60,17 +71,23 @@ impl UsageBook {
     }
 
     pub fn session(&self, s: Sym) -> Option<Usage> {
-        self.by_session.get(&s).copied()
+        self.by_session.get(&s).cloned()
     }
 
     pub fn turn(&self, turn: usize) -> Option<Usage> {
-        self.by_turn.get(&u32::try_from(turn).ok()?).map(|e| e.0)
+        self.by_turn.get(&u32::try_from(turn).ok()?).map(|e| e.0.clone())
     }
 
-    /// The one model a turn's tokens came from (`None` when several, or none).
-    pub fn turn_model(&self, turn: usize) -> Option<&str> {
-        let (_, m) = self.by_turn.get(&u32::try_from(turn).ok()?)?;
-        (*m != MIXED).then(|| self.models.name(*m))
+    /// A turn's tokens by model, each model once, in name order (to be priced each at its own).
+    pub fn turn_models(&self, turn: usize) -> Vec<(&str, Usage)> {
+        let Some(t) = u32::try_from(turn).ok() else { return Vec::new() };
+        let mut out: Vec<(&str, Usage)> = match (self.by_turn.get(&t), self.mixed.get(&t)) {
+            (Some((u, m)), _) if *m != MIXED => vec![(self.models.name(*m), u.clone())],
+            (_, Some(shares)) => shares.iter().map(|(m, u)| (self.models.name(*m), u.clone())).collect(),
+            _ => Vec::new(),
+        };
+        out.sort_by(|a, b| a.0.cmp(b.0));
+        out
     }
 
     /// Every (session, model, usage), in no order.

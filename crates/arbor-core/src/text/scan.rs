@@ -103,6 +103,18 @@ impl<'a> Scanner<'a> {
         p.i == p.b.len()
     }
 
+    /// Where the scanner is: with `since`, the raw text of a value it has read.
+    #[inline]
+    pub(crate) fn pos(&self) -> usize {
+        self.i
+    }
+
+    /// The text from `start` (a `pos`) to where the scanner is.
+    #[inline]
+    pub(crate) fn since(&self, start: usize) -> &'a str {
+        &self.s[start..self.i]
+    }
+
     #[inline]
     pub(crate) fn peek(&self) -> Option<u8> {
         self.b.get(self.i).copied()
@@ -666,6 +678,7 @@ impl<'a> Scanner<'a> {
                         cache_read: n(&c.cache_read),
                         cache_write: n(&c.cache_write),
                         cost: None,
+                        unpriced: None,
                     };
                     self.rare().usage = Some(usage);
                 }
@@ -787,6 +800,7 @@ fn model_metrics(text: &str) -> Option<Vec<(String, crate::report::Usage)>> {
                 cache_read: n(&u, "cacheReadTokens"),
                 cache_write: n(&u, "cacheWriteTokens"),
                 cost: None,
+                unpriced: None,
             };
             Some((model, usage))
         })

@@ -679,7 +679,7 @@ impl<'a> Rare<'a> {
 /// (`inputTokens`, `outputTokens`, `cacheReadTokens`, `cacheWriteTokens`) and the model of its
 /// message's `source` or its `provenance`; Copilot's `outputTokens`, `model`, `selectedModel`
 /// (`session.start`), `newModel` (`session.model_change`) and `modelMetrics` (`session.shutdown`).
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub struct RareFields<'a> {
     pub usage: Option<crate::report::Usage>,
     /// Copilot's `session.shutdown` `data.modelMetrics`: per model (by name order) its

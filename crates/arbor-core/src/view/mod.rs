@@ -688,8 +688,8 @@ pub(crate) mod tests {
         let wire = rows(&view);
         let key = |id: &str, subtree: bool| {
             let s = report.sessions.iter().find(|s| s.id == id).unwrap();
-            let u = if subtree { s.subtree_usage } else { s.usage };
-            u.map(|u| u.input + u.output)
+            let u = if subtree { &s.subtree_usage } else { &s.usage };
+            u.as_ref().map(|u| u.input + u.output)
         };
         for (order, subtree) in [(TreeOrder::OwnTokens, false), (TreeOrder::SubtreeTokens, true)] {
             view.set_tree_order(order);

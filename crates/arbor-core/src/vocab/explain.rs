@@ -430,6 +430,16 @@ fn texts(code: Code) -> Texts {
             "Nothing: Arbor reads each line once and does not count a fork's copy as the child's own.",
             "2.4, 2.5",
         ),
+        DuplicateUuid => (
+            "Lines that reuse the uuid of another file's different line (once per file, with the count)",
+            "A resumed session replays its prefix as the same lines (same type, timestamp, parentUuid and message) \
+             under a new sessionId. These lines reuse a uuid but are not the same line: fixture folders, \
+             id-normalizing tools and hand-made examples reuse ids across unrelated sessions.",
+            "It takes every repeated uuid for a resume's replay and drops the line, with its text and tokens.",
+            "Nothing, if the files are test data or normalized; otherwise find what rewrote the ids. Arbor reads \
+             each such line in its own session.",
+            "2.4",
+        ),
         SubagentReplyDiffers => (
             "What the parent received differs from the sub-agent's last reply",
             "The parent acted on what it received (the spawn call's result, or the `FINAL_ANSWER` message), not \

@@ -46,6 +46,7 @@ pub enum Code {
     SubagentTranscriptMissing,
     DanglingParentUuid,
     ReplayedHistory,
+    DuplicateUuid,
     SubagentReplyDiffers,
     /// Not in the catalog: a path that could not be read at all (reported with line 0).
     UnreadableInput,
@@ -94,6 +95,7 @@ impl Code {
         Code::SubagentTranscriptMissing,
         Code::DanglingParentUuid,
         Code::ReplayedHistory,
+        Code::DuplicateUuid,
         Code::SubagentReplyDiffers,
         Code::UnreadableInput,
         Code::FileRewritten,
@@ -139,6 +141,7 @@ impl Code {
             Code::SubagentTranscriptMissing => "subagent-transcript-missing",
             Code::DanglingParentUuid => "dangling-parent-uuid",
             Code::ReplayedHistory => "replayed-history",
+            Code::DuplicateUuid => "duplicate-uuid",
             Code::SubagentReplyDiffers => "subagent-reply-differs",
             Code::UnreadableInput => "unreadable-input",
             Code::FileRewritten => "file-rewritten",

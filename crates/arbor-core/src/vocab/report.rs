@@ -98,8 +98,10 @@ impl Link {
 }
 
 /// Token counts (SPEC 4 `usage`), as the log records them, each counted once by its format's
-/// rules; `cost` in US dollars only where every model behind the counts has a known price.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, TS)]
+/// rules. `cost` in US dollars is what the priced models' tokens cost (`None` when no model
+/// behind the counts has a price); the tokens of models without a price are `unpriced`, so one
+/// such model never hides the others' cost.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
 pub struct Usage {
     #[ts(type = "number")]
     pub input: u64,
@@ -112,6 +114,18 @@ pub struct Usage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub cost: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub unpriced: Option<Unpriced>,
+}
+
+/// The part of a count whose models have no price: how many tokens, and the models, in name
+/// order ("$6.27 + 1.2M tokens unpriced").
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+pub struct Unpriced {
+    #[ts(type = "number")]
+    pub tokens: u64,
+    pub models: Vec<String>,
 }
 
 impl Usage {
@@ -125,6 +139,30 @@ impl Usage {
 
     pub fn is_zero(&self) -> bool {
         self.input == 0 && self.output == 0 && self.cache_read == 0 && self.cache_write == 0
+    }
+
+    /// Every token it counts.
+    pub fn tokens(&self) -> u64 {
+        self.input.saturating_add(self.output).saturating_add(self.cache_read).saturating_add(self.cache_write)
+    }
+
+    /// Adds `other`'s counts and what they cost: the priced parts' costs add up, the unpriced
+    /// parts' tokens and models join.
+    pub fn add_costed(&mut self, other: &Usage) {
+        self.add(other);
+        self.cost = match (self.cost, other.cost) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+        if let Some(o) = &other.unpriced {
+            let mine = self.unpriced.get_or_insert_with(Unpriced::default);
+            mine.tokens = mine.tokens.saturating_add(o.tokens);
+            for m in &o.models {
+                if let Err(i) = mine.models.binary_search(m) {
+                    mine.models.insert(i, m.clone());
+                }
+            }
+        }
     }
 }
 

@@ -57,7 +57,7 @@ export type Link = "start-edge" | "header" | "agent-id" | "tool-call" | "parent-
 
 export type Received = { text: string, at: Place, };
 
-export type Usage = { input: number, output: number, cache_read: number, cache_write: number, cost?: number, };
+export type Usage = { input: number, output: number, cache_read: number, cache_write: number, cost?: number, unpriced?: Unpriced, };
 
 export type ModelUsage = { model: string, usage: Usage, };
 

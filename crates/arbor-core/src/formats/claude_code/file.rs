@@ -35,6 +35,8 @@ pub(super) struct ClaudeFile {
     last_uuid: Option<u64>,
     /// Lines read before in another file, and forked copies: how many, and the first.
     replayed: (u64, Option<Loc>),
+    /// Lines whose `uuid` another file's different line has: how many, and the first.
+    duplicates: (u64, Option<Loc>),
     forked: (u64, Option<Loc>),
     clock: crate::text::time::Rfc3339,
 }
@@ -121,6 +123,7 @@ impl ClaudeFile {
             after_boundary: false,
             last_uuid: None,
             replayed: (0, None),
+            duplicates: (0, None),
             forked: (0, None),
             clock: Default::default(),
         };
@@ -249,14 +252,14 @@ impl ClaudeFile {
         cx.ext::<State>().sidecars.push(rec);
     }
 
-    /// The end of a message in session `i`: its tokens are added, once per `(message.id,
-    /// requestId)` across every file.
+    /// The end of a message in session `i`: its tokens are added, once per session and
+    /// `(message.id, requestId)` across every file.
     fn commit_usage(&mut self, cx: &mut Ctx, i: usize) {
         let Some(p) = self.sessions[i].pending.take() else { return };
         let sym = self.sessions[i].sym;
         let st = cx.ext::<State>();
         if let Some(key) = p.key {
-            if !st.counted.insert(key) {
+            if !st.count_once(sym, key) {
                 return;
             }
         }
@@ -411,6 +414,7 @@ fn max_usage(a: &Usage, b: &Usage) -> Usage {
         cache_read: a.cache_read.max(b.cache_read),
         cache_write: a.cache_write.max(b.cache_write),
         cost: None,
+        unpriced: None,
     }
 }
 
@@ -461,15 +465,21 @@ impl Machine for ClaudeFile {
         }
         let time = l.timestamp.as_str().and_then(|t| self.clock.ms(t));
         let uuid = l.uuid.non_empty().map(|u| cx.ext::<State>().hash(u));
-        // A line read before in another file (a resumed session replays its prefix) is read once.
+        let same = if uuid.is_some() { cx.ext::<State>().sameness(l) } else { 0 };
+        // A line read before in another file (a resumed session replays its prefix) is read
+        // once; another line that reuses its uuid is read in its own session, and counted.
         if let Some(h) = uuid {
             let first = cx.ext::<State>().lines.get(h);
-            if first.is_some_and(|r| cx.file_of(r as usize) != Some(at.file)) {
-                self.main(cx, at);
-                cx.record(at, offset, None, classify(l).1, time);
-                self.replayed.0 += 1;
-                self.replayed.1.get_or_insert(at);
-                return;
+            if let Some(r) = first.filter(|&r| cx.file_of(r as usize) != Some(at.file)) {
+                if cx.ext::<State>().lines.same_of(r) == same {
+                    self.main(cx, at);
+                    cx.record(at, offset, None, classify(l).1, time);
+                    self.replayed.0 += 1;
+                    self.replayed.1.get_or_insert(at);
+                    return;
+                }
+                self.duplicates.0 += 1;
+                self.duplicates.1.get_or_insert(at);
             }
         }
         // A forked child's copy of its parent's history: shown, not counted as the child's.
@@ -478,7 +488,7 @@ impl Machine for ClaudeFile {
             cx.record(at, offset, None, classify(l).1, time);
             let rec = cx.last_record();
             if let Some(h) = uuid {
-                cx.ext::<State>().lines.insert_first(h, rec);
+                cx.ext::<State>().lines.insert_first(h, rec, same);
             }
             self.forked.0 += 1;
             self.forked.1.get_or_insert(at);
@@ -494,7 +504,7 @@ impl Machine for ClaudeFile {
         {
             let st = cx.ext::<State>();
             if let Some(h) = uuid {
-                st.lines.insert_first(h, rec);
+                st.lines.insert_first(h, rec, same);
             }
             // Most lines continue the line before them in their file: no look-up for those.
             if let Some(p) = parent.filter(|&p| Some(p) != self.last_uuid) {
@@ -557,6 +567,19 @@ impl Machine for ClaudeFile {
                 compaction: compaction && !s.inline,
             };
             cx.ext::<State>().agents.push(rec);
+        }
+        if let (n, Some(at)) = self.duplicates {
+            cx.findings.add(
+                Code::DuplicateUuid,
+                at,
+                file_root,
+                format!(
+                    "{n} line{} share{} a uuid with a different line of another file: not a resume's replay, read in {} own session",
+                    if n == 1 { "" } else { "s" },
+                    if n == 1 { "s" } else { "" },
+                    if n == 1 { "its" } else { "their" },
+                ),
+            );
         }
         let (replayed, forked) = (self.replayed, self.forked);
         if replayed.0 + forked.0 > 0 {

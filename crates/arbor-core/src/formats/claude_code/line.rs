@@ -59,7 +59,14 @@ fn read_line<'a>(p: &mut Scanner<'a>, l: &mut Line<'a>) -> R<()> {
             "timestamp" => field!(seen, 9, l.timestamp, p.str_field()),
             "requestId" => field!(seen, 10, l.request_id, p.str_field()),
             "forkedFrom" => field!(seen, 11, l.forked_from, p.present_field()),
-            "message" => crate::scan::field_in!(seen, 12, p.obj_in(&mut l.message, read_message)),
+            "message" => crate::scan::field_in!(seen, 12, {
+                let start = p.pos();
+                p.obj_in(&mut l.message, read_message)?;
+                if let Some(m) = l.message.0.as_mut() {
+                    m.raw = Some(Raw(p.since(start)));
+                }
+                Ok(())
+            }),
             "toolUseResult" => field!(seen, 13, l.tool_use_result, p.obj_field(read_tool_use_result)),
             "content" => field!(seen, 14, l.content, p.raw_field()),
             "attachment" => field!(seen, 15, l.attachment, p.obj_field(read_attachment)),
@@ -180,7 +187,7 @@ pub struct Line<'a> {
     /// A forked child's copy of a line of its parent's history (`{sessionId, messageUuid}`).
     #[serde(rename = "forkedFrom")]
     pub forked_from: Option<IgnoredAny>,
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "message_with_raw")]
     pub message: Obj<Message<'a>>,
     #[serde(borrow, rename = "toolUseResult")]
     pub tool_use_result: Obj<ToolUseResult<'a>>,
@@ -214,6 +221,20 @@ pub struct Message<'a> {
     pub usage: Obj<TokenCounts>,
     #[serde(borrow)]
     pub stop_reason: Str<'a>,
+    /// The message object's text as written: what tells a resume's replay (the same line) from
+    /// another line that reuses its `uuid`.
+    #[serde(skip)]
+    pub raw: Option<Raw<'a>>,
+}
+
+/// `message` as `Obj<Message>` reads it, with the object's own text kept beside it.
+fn message_with_raw<'de: 'a, 'a, D: serde::Deserializer<'de>>(d: D) -> Result<Obj<Message<'a>>, D::Error> {
+    let raw = <&'a serde_json::value::RawValue>::deserialize(d)?;
+    let mut m: Obj<Message<'a>> = serde_json::from_str(raw.get()).map_err(serde::de::Error::custom)?;
+    if let Some(m) = m.0.as_mut() {
+        m.raw = Some(Raw(raw.get()));
+    }
+    Ok(m)
 }
 
 /// `message.usage` as the API reports it.
@@ -235,6 +256,7 @@ impl TokenCounts {
             cache_read: n(self.cache_read_input_tokens),
             cache_write: n(self.cache_creation_input_tokens),
             cost: None,
+            unpriced: None,
         }
     }
 }

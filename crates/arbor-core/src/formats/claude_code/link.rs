@@ -21,7 +21,7 @@ pub(super) struct State {
     hasher: ahash::RandomState,
     /// Every line's `uuid` (hashed) → its record (which says its session and file).
     pub lines: LineIndex,
-    /// The `(message.id, requestId)` pairs whose tokens are counted.
+    /// The (session, `(message.id, requestId)`) pairs whose tokens are counted.
     pub counted: HashSet<u64>,
     /// `parentUuid`s that named no line read before them, and where: checked again in `settle`.
     pub pending_parents: Vec<(u64, Loc)>,
@@ -59,6 +59,23 @@ impl State {
         self.hasher.hash_one((a, b))
     }
 
+    /// What makes a line the same line as another with its `uuid` (SPEC 2.4 Chains): its `type`,
+    /// `timestamp`, `parentUuid` and `message` (else `content`) as written. `sessionId` and the
+    /// resume's own fields (`cwd`, `version`, `gitBranch`, `slug`) are left out: a resume changes
+    /// them on the lines it replays. Never 0, which marks a record with no uuid.
+    pub fn sameness(&self, l: &super::line::Line) -> u64 {
+        let body = l.message.0.as_ref().and_then(|m| m.raw).or(l.content).map(|r| r.0);
+        let h = self.hasher.hash_one((l.kind.as_str(), l.timestamp.as_str(), l.parent_uuid.as_str(), body));
+        h.max(1)
+    }
+
+    /// Whether a message's tokens are still to be counted in `session`: once per session and
+    /// `(message.id, requestId)` (`key`), however many lines or files repeat it.
+    pub fn count_once(&mut self, session: Sym, key: u64) -> bool {
+        let k = self.hasher.hash_one((session, key));
+        self.counted.insert(k)
+    }
+
     pub fn add_spawn(&mut self, spawn: Spawn) {
         let ix = self.spawns.len() as u32;
         self.spawn_ix.entry(spawn.id.clone()).or_insert(ix);
@@ -91,6 +108,9 @@ pub(super) struct LineIndex {
     table: hashbrown::HashTable<u32>,
     /// By record index: the hash of the uuid its line was indexed by (0 for a line that was not).
     hashes: Vec<u64>,
+    /// By record index: the hash of what makes a line the same line (`Line::sameness`), which
+    /// tells a resume's replay from another line that reuses the uuid.
+    same: Vec<u64>,
 }
 
 impl LineIndex {
@@ -103,12 +123,20 @@ impl LineIndex {
         self.get(h).is_some()
     }
 
-    /// Keeps the first record of a uuid; a record is indexed by its own line's uuid only.
-    pub fn insert_first(&mut self, h: u64, record: u32) {
+    /// The sameness hash of the line first read with this uuid.
+    pub fn same_of(&self, record: u32) -> u64 {
+        self.same.get(record as usize).copied().unwrap_or(0)
+    }
+
+    /// Keeps the first record of a uuid, and what its line is (`same`); a record is indexed by
+    /// its own line's uuid only.
+    pub fn insert_first(&mut self, h: u64, record: u32, same: u64) {
         let i = record as usize;
         if self.hashes.len() <= i {
             self.hashes.resize(i + 1, 0);
+            self.same.resize(i + 1, 0);
         }
+        self.same[i] = same;
         debug_assert!(self.hashes[i] == 0 || self.hashes[i] == h, "one uuid a record");
         // Set before the record is in the table (a record that is not put in is never looked at).
         self.hashes[i] = h;

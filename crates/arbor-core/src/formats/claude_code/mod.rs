@@ -6,11 +6,13 @@
 //! This module owns what those files mean: which session each line is (a sub-agent is its
 //! `agentId`, never its `sessionId`, which every sub-agent line shares with the root), turns and
 //! steps (a prompt to the next prompt; one step per API message, which is split over lines that
-//! share `message.id`), replies, token usage counted once per `(message.id, requestId)`,
-//! replayed history, and every piece of evidence that ties a sub-agent to the call that spawned
-//! it. Parent links are resolved once every file is read (`settle`), strongest evidence first,
-//! each run keeping how it was linked; what the parent received from each run is read back from
-//! its line when the report is built. It does not own the record index, the graph or the report.
+//! share `message.id`), replies, token usage counted once per session and `(message.id,
+//! requestId)`, replayed history (only the same line read again is a replay; another line that
+//! reuses a uuid is read in its own session), and every piece of evidence that ties a sub-agent
+//! to the call that spawned it. Parent links are resolved once every file is read (`settle`),
+//! strongest evidence first, each run keeping how it was linked; what the parent received from
+//! each run is read back from its line when the report is built. It does not own the record
+//! index, the graph or the report.
 //!
 //! Files: `line` (the line shape and text tools), `file` (one file's state machine), `link` (the
 //! cross-file evidence and `settle`), `plan` (the files that come with an opened session), `transcript` (what a line says, read

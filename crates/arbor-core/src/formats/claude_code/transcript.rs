@@ -168,6 +168,7 @@ fn usage(u: &Value) -> Usage {
         cache_read: n("cache_read_input_tokens"),
         cache_write: n("cache_creation_input_tokens"),
         cost: None,
+        unpriced: None,
     }
 }
 

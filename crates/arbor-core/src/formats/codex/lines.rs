@@ -90,7 +90,7 @@ pub(super) struct Payload<'a> {
     pub(super) turn_id: Str<'a>,
     pub(super) last_agent_message: Option<Raw<'a>>,
     // usage
-    pub(super) info: Obj<Info>,
+    pub(super) info: Obj<Info<'a>>,
     pub(super) response_id: Str<'a>,
     pub(super) usage: Obj<Tokens>,
     // sub-agents
@@ -171,7 +171,10 @@ impl<'de: 'a, 'a> Deserialize<'de> for Subagent<'a> {
 
 #[derive(Debug, Default, Deserialize, Clone)]
 #[serde(default)]
-pub(super) struct Info {
+pub(super) struct Info<'a> {
+    /// The model the call was made to, when the count names it (newer versions).
+    #[serde(borrow)]
+    pub(super) model: Str<'a>,
     pub(super) total_token_usage: Obj<Tokens>,
     pub(super) last_token_usage: Obj<Tokens>,
 }
@@ -208,6 +211,7 @@ pub(super) fn usage_of(c: [u64; 4]) -> Usage {
         cache_read: cached,
         cache_write: write,
         cost: None,
+        unpriced: None,
     }
 }
 

@@ -477,9 +477,11 @@ impl Rollout {
         }
     }
 
-    pub(super) fn add_usage(&mut self, cx: &mut Ctx, s: Sym, c: [u64; 4], rec: u32) {
+    /// A model call's tokens, booked to `model` (the one its record names), else to the model of
+    /// the latest `turn_context`: a turn that switches models books each call at its own price.
+    pub(super) fn add_usage(&mut self, cx: &mut Ctx, s: Sym, model: Option<&str>, c: [u64; 4], rec: u32) {
         let turn = self.turn.as_ref().map(|o| o.ix);
-        cx.usage.add_call(rec, s, turn, self.model.as_deref(), usage_of(c));
+        cx.usage.add_call(rec, s, turn, model.or(self.model.as_deref()), usage_of(c));
         // The call's line is a transcript row, with the tokens it counted.
         cx.set_kind(rec, Kind::Usage);
         self.step_counted(cx, rec);
@@ -512,7 +514,8 @@ impl Rollout {
             self.last_total = Some(t.key());
         }
         if let Some(c) = counts {
-            self.add_usage(cx, s, c, rec);
+            let model = info.model.non_empty().or(p.model.non_empty());
+            self.add_usage(cx, s, model, c, rec);
         }
     }
 
@@ -524,7 +527,7 @@ impl Rollout {
                 return;
             }
         }
-        self.add_usage(cx, s, u.counts(), rec);
+        self.add_usage(cx, s, p.model.non_empty(), u.counts(), rec);
     }
 
     pub(super) fn finish(&mut self, cx: &mut Ctx) {
