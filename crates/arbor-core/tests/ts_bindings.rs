@@ -103,6 +103,7 @@ fn bindings() -> String {
         Link::decl(&cfg),
         Received::decl(&cfg),
         Usage::decl(&cfg),
+        Unpriced::decl(&cfg),
         ModelUsage::decl(&cfg),
         UsageSummary::decl(&cfg),
         arbor_core::report::PriceSource::decl(&cfg),

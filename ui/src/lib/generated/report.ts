@@ -59,6 +59,8 @@ export type Received = { text: string, at: Place, };
 
 export type Usage = { input: number, output: number, cache_read: number, cache_write: number, cost?: number, unpriced?: Unpriced, };
 
+export type Unpriced = { tokens: number, models: Array<string>, };
+
 export type ModelUsage = { model: string, usage: Usage, };
 
 export type UsageSummary = { models: Array<ModelUsage>, total: Usage, 
