@@ -5,7 +5,7 @@
 use crate::ctx::Ctx;
 use crate::finding::{Code, Loc};
 use crate::reader::{self, Block, InputFile, LineEnd};
-use crate::text::shape::{ahead, erase, take_ahead, AheadParsed, ChunkArena, ParseAhead, Shape};
+use crate::text::shape::{ahead, with_shape, AheadParsed, ChunkArena, ParseAhead, Shape};
 
 /// A format the engine reads: its id (as reports name it), a sentence for people, and its reader.
 #[derive(Debug, Clone, Copy, serde::Serialize, ts_rs::TS)]
@@ -161,10 +161,10 @@ impl<M: Machine> Routed for Held<M> {
         parsed: Box<dyn AheadParsed>,
         hold_tail: bool,
     ) -> (Box<dyn AheadParsed>, Option<Block>) {
-        let parsed = take_ahead::<M::Shape>(parsed);
-        let chunk = &M::Shape::owner(&parsed).chunk;
-        let tail = route_lines(&mut self.0, cx, counts, file, chunk, M::Shape::lines(&parsed), hold_tail);
-        (erase::<M::Shape>(parsed), tail)
+        with_shape::<M::Shape, _>(parsed, |p| {
+            let chunk = &M::Shape::owner(p).chunk;
+            route_lines(&mut self.0, cx, counts, file, chunk, M::Shape::lines(p), hold_tail)
+        })
     }
 
     fn feed(&mut self, cx: &mut Ctx, counts: &mut LineCounts, file: u32, block: Block) -> Block {

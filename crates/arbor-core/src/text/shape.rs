@@ -46,17 +46,20 @@ impl<S: Shape> AheadParsed for Ahead<S> {
     }
 }
 
-/// A chunk parsed ahead, as shape `S` reads it: as it was parsed when that was `S`, else parsed
-/// again here (a format whose machine reads another shape than it said).
-pub(crate) fn take_ahead<S: Shape>(parsed: Box<dyn AheadParsed>) -> S::Parsed {
-    if parsed.as_any().is::<Ahead<S>>() {
-        if let Ok(done) = parsed.into_any().downcast::<Ahead<S>>() {
-            return done.0;
+/// `f` of a chunk parsed ahead, read as shape `S`: in place when it was parsed as `S` (the box is
+/// given back as it came: nothing is moved or allocated), else after it is parsed again here (a
+/// format whose machine reads another shape than it said).
+pub(crate) fn with_shape<S: Shape, R>(
+    mut parsed: Box<dyn AheadParsed>,
+    f: impl FnOnce(&S::Parsed) -> R,
+) -> (Box<dyn AheadParsed>, R) {
+    loop {
+        if let Some(done) = parsed.as_any().downcast_ref::<Ahead<S>>() {
+            let r = f(&done.0);
+            return (parsed, r);
         }
-        // Not reached: the type was just checked.
-        return S::parse(ChunkArena { chunk: Block::default(), arena: bumpalo::Bump::new() });
+        parsed = erase::<S>(S::parse(parsed.into_owner()));
     }
-    S::parse(parsed.into_owner())
 }
 
 /// What a format's lines are parsed into, on the worker threads (see `line_shape!`).
