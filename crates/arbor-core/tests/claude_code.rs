@@ -90,7 +90,8 @@ mod corpus_trees {
         assert_eq!((child.parent.as_deref(), child.root.as_deref(), child.depth), (Some(root), Some(root), Some(1)));
         assert_eq!(child.runs[0].link, Link::Inferred, "its Task call has no id and no prompt");
         assert_eq!(child.runs[0].outcome, Outcome::Open);
-        assert_eq!(codes(&r), ["subagent-transcript-missing@3", "subagent-link-inferred@1"]);
+        // Its Task call is answered by it, hung under the root by inference: no transcript is missing.
+        assert_eq!(codes(&r), ["subagent-link-inferred@1"]);
         assert_eq!(r.turns.iter().filter(|t| t.session == root).count(), 1);
         let reply = r.replies.iter().find(|x| x.session == root).unwrap();
         assert_eq!(reply.text, "Spawning a subagent.");
@@ -219,6 +220,43 @@ mod semantics {
         std::fs::write(&p, &text).unwrap();
         let (_, r) = analyze(&[p]);
         assert_eq!((r.replies[0].text.as_str(), r.replies[0].at.line, r.turns[0].steps), ("", 6, 2));
+    }
+
+    /// `subagent-transcript-missing` is for a call no loaded sub-agent answers by any evidence,
+    /// `inferred` included (SPEC 2.4 Missing transcripts): of two Task calls no evidence pairs
+    /// with a file, one is answered by the sub-agent hung under the root by inference, the other
+    /// has no transcript; a call the weaker of two disagreeing links names is answered too.
+    #[test]
+    fn a_transcript_is_missing_only_for_a_call_no_loaded_subagent_answers() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = "root";
+        let call = |uuid: &str, parent: &str, id: &str, tool: &str, prompt: &str| {
+            line(assistant(
+                uuid,
+                parent,
+                s,
+                id,
+                json!([{"type": "tool_use", "id": tool, "name": "Task", "input": {"prompt": prompt}}]),
+            ))
+        };
+        let mut text = line(user("u1", None, s, json!("go")));
+        text += &call("a1", "u1", "m1", "toolu_1", "first task");
+        text += &call("a2", "a1", "m2", "toolu_2", "second task");
+        let root = write(dir.path(), "root.jsonl", &text);
+        // The child's prompt matches neither call, and nothing else names it.
+        let child = line(agent_line(user("c1", None, s, json!("something else")), "c1"))
+            + &line(agent_line(assistant("c2", "c1", s, "mc", json!([{"type": "text", "text": "done"}])), "c1"));
+        write(dir.path(), "root/subagents/agent-c1.jsonl", &child);
+        let (_, r) = analyze(std::slice::from_ref(&root));
+        assert_eq!(session(&r, "c1").runs[0].link, Link::Inferred);
+        assert_eq!(codes(&r), ["subagent-transcript-missing@3", "subagent-link-inferred@1"], "{}", common::tree(&r));
+        // Matched by its prompt, the child answers the second call; the first has no transcript.
+        let child = line(agent_line(user("c1", None, s, json!("second task")), "c1"))
+            + &line(agent_line(assistant("c2", "c1", s, "mc", json!([{"type": "text", "text": "done"}])), "c1"));
+        write(dir.path(), "root/subagents/agent-c1.jsonl", &child);
+        let (_, r) = analyze(&[root]);
+        assert_eq!(session(&r, "c1").runs[0].link, Link::Prompt);
+        assert_eq!(codes(&r), ["subagent-transcript-missing@2"], "{}", common::tree(&r));
     }
 
     /// Settling keeps its evidence: run again (as following a live log will), it writes the same

@@ -348,7 +348,10 @@ fn link_agents(cx: &mut Ctx, st: &mut State) {
     }
 
     let mut ancestry = Ancestry::default();
-    let mut linked: HashSet<u32> = HashSet::default();
+    // The calls some evidence ties a loaded sub-agent to, the weaker evidence of a disagreement
+    // included; and per parent, how many sub-agents hang under it by inference alone.
+    let mut linked: HashSet<u32> = found.iter().flatten().filter_map(|e| e.call).collect();
+    let mut inferred_under: HashMap<Sym, u32> = HashMap::default();
     for (a, evs) in agents.iter().zip(&found) {
         let name = cx.ids.name(a.id).to_owned();
         let winner = evs.first().copied();
@@ -377,7 +380,13 @@ fn link_agents(cx: &mut Ctx, st: &mut State) {
         }
         let (parent, link, at) = match winner {
             Some(w) => (Some(w.parent), w.link, w.at),
-            None => (inferred_parent(cx, a, &name), Link::Inferred, a.first),
+            None => {
+                let parent = inferred_parent(cx, a, &name);
+                if let Some(p) = parent {
+                    *inferred_under.entry(p).or_default() += 1;
+                }
+                (parent, Link::Inferred, a.first)
+            }
         };
         if let Some(p) = parent {
             if ancestry.would_cycle(a.id, p) {
@@ -436,8 +445,15 @@ fn link_agents(cx: &mut Ctx, st: &mut State) {
         }
     }
 
+    // A call no evidence links is answered by a sub-agent hung under its session by inference,
+    // when there is one left (the first such calls, in the order they were made); the others
+    // have no transcript among the loaded files.
     for (i, s) in st.spawns.iter().enumerate() {
         if linked.contains(&(i as u32)) || s.result.as_ref().is_some_and(|r| r.is_error) {
+            continue;
+        }
+        if let Some(n) = inferred_under.get_mut(&s.session).filter(|n| **n > 0) {
+            *n -= 1;
             continue;
         }
         cx.findings.add(
