@@ -80,12 +80,31 @@ fn run() -> Result<(), String> {
             other => return Err(format!("unknown argument `{other}`")),
         }
     }
+    // With --live, every format's log is generated whole beside nothing the reader sees, then
+    // written out to -o at the rate.
+    let live = match live {
+        Some(rate) => {
+            let dst = out.take().ok_or("--live needs -o FILE|DIR")?;
+            let scratch = tempfile_dir()?;
+            out = Some(scratch.join("log"));
+            Some((rate, dst, scratch))
+        }
+        None => None,
+    };
+    let replay = |live: Option<(f64, PathBuf, PathBuf)>| -> Result<(), String> {
+        let Some((rate, dst, scratch)) = live else { return Ok(()) };
+        let lines =
+            arbor_gen::live::replay(&scratch.join("log"), &dst, rate).map_err(|e| format!("{}: {e}", dst.display()));
+        let _ = std::fs::remove_dir_all(&scratch);
+        eprintln!("arbor-gen: wrote {} lines to {}", lines?, dst.display());
+        Ok(())
+    };
     if let Some(layout) = claude {
         let dir = out.ok_or("a claude-code project needs -o DIR")?;
         let stats =
             claude_code::generate_project(&opts, layout, &dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         eprintln!("{}", stats.to_json(&opts, layout));
-        return Ok(());
+        return replay(live);
     }
     if codex {
         let dir = out.ok_or("codex needs -o DIR")?;
@@ -93,13 +112,10 @@ fn run() -> Result<(), String> {
         let mut json = stats_json(&opts, &tree.stats);
         json = json.replacen(&format!("\"format\":\"{}\"", opts.format.id()), "\"format\":\"codex\"", 1);
         eprintln!("{json}");
-        return Ok(());
+        return replay(live);
     }
-    if let Some(rate) = live {
-        // Generated whole beside nothing the reader sees, then written out at the rate.
-        let dst = out.ok_or("--live needs -o FILE|DIR")?;
-        let scratch = tempfile_dir()?;
-        let src = scratch.join("log");
+    if live.is_some() {
+        let src = out.clone().expect("the scratch log");
         let stats = if folder {
             generate_dsh_session_folder(&opts, &src).map_err(|e| e.to_string())?
         } else {
@@ -107,10 +123,7 @@ fn run() -> Result<(), String> {
             generate(&opts, &mut f).map_err(|e| e.to_string())?
         };
         eprintln!("{}", stats_json(&opts, &stats));
-        let lines = arbor_gen::live::replay(&src, &dst, rate).map_err(|e| format!("{}: {e}", dst.display()))?;
-        let _ = std::fs::remove_dir_all(&scratch);
-        eprintln!("arbor-gen: wrote {lines} lines to {}", dst.display());
-        return Ok(());
+        return replay(live);
     }
     let stats = if let Some(n) = sessions {
         let dir = out.ok_or("--sessions needs -o DIR")?;
