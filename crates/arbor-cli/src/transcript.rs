@@ -72,6 +72,7 @@ fn label(kind: PartKind) -> &'static str {
         PartKind::Compaction => "compaction",
         PartKind::Notice => "notice",
         PartKind::Usage => "model call",
+        PartKind::Image => "image",
     }
 }
 
@@ -96,6 +97,12 @@ fn text_row(out: &mut impl Write, row: &Row) -> std::io::Result<()> {
         }
         if let (PartKind::Usage, Some(model)) = (part.kind, &part.model) {
             head.push_str(&format!(" {model}"));
+        }
+        if let Some(m) = &part.media {
+            head.push_str(&format!(" {}", m.media_type.as_deref().unwrap_or("(type unknown)")));
+            if let Some(b) = m.bytes {
+                head.push_str(&format!(", {b} bytes"));
+            }
         }
         if let Some(u) = &part.usage {
             head.push_str(&format!(

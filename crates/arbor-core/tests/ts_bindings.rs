@@ -37,6 +37,7 @@ fn engine_bindings() -> String {
         Hit::decl(&cfg),
         FormatInfo::decl(&cfg),
         arbor_core::transcript::PartKind::decl(&cfg),
+        arbor_core::transcript::Media::decl(&cfg),
         arbor_core::transcript::Part::decl(&cfg),
         arbor_core::transcript::Row::decl(&cfg),
         arbor_core::transcript::Page::decl(&cfg),

@@ -54,6 +54,18 @@ pub async fn transcript_part(
     with_transcript(&opened, session, move |a, i| a.transcript_part(i, row, part as usize)).await
 }
 
+/// The data of image part `part` of row `row` of a session's transcript, as a `data:` URL (an
+/// image type only); `null` when the part is not an inline image.
+#[tauri::command]
+pub async fn transcript_media(
+    session: String,
+    row: u32,
+    part: u32,
+    opened: State<'_, Opened>,
+) -> Result<Option<String>, CommandError> {
+    with_transcript(&opened, session, move |a, i| a.transcript_media(i, row, part as usize)).await
+}
+
 /// Where a place opens in a transcript: the session of the record there (else `session`), and the
 /// row of that record or of the last one before it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]

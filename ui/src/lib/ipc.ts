@@ -87,6 +87,7 @@ interface Commands {
   set_follow: { args: { on: boolean }; answer: FollowState };
   transcript_page: { args: { session: string; from: number; limit: number }; answer: TranscriptPage };
   transcript_part: { args: { session: string; row: number; part: number }; answer: string | null };
+  transcript_media: { args: { session: string; row: number; part: number }; answer: string | null };
   transcript_locate: { args: { session: string | null; place: Place }; answer: TranscriptSpot | null };
   export_otel: { args: { path: string }; answer: Exported };
 }
@@ -336,6 +337,11 @@ export function transcriptPage(session: string, from: number, limit: number): Pr
 /** The whole text of one part of one transcript row. */
 export function transcriptPart(session: string, row: number, part: number): Promise<string | null> {
   return call("transcript_part", { session, row, part });
+}
+
+/** An image part's data, as a `data:` URL of an image type; `null` when it is not an inline image. */
+export function transcriptMedia(session: string, row: number, part: number): Promise<string | null> {
+  return call("transcript_media", { session, row, part });
 }
 
 /** The transcript item a place opens: its record's session (else `session`) and row. */

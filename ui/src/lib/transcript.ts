@@ -3,7 +3,7 @@
 // costs are written. The rows themselves stay on the Rust side (`transcript_page`).
 
 import { renderMarkdown } from "./markdown";
-import type { Part, PartKind, Row } from "./generated/engine";
+import type { Media, Part, PartKind, Row } from "./generated/engine";
 import type { Link, Usage, UsageSummary } from "./generated/report";
 
 export type { Part, PartKind, Row };
@@ -134,7 +134,17 @@ export const PART_LABEL: Record<PartKind, string> = {
   compaction: "compaction",
   notice: "notice",
   usage: "model call",
+  image: "image",
 };
+
+/** An image part's type and size, "image/png · 12.3 KB", for its marker. */
+export function mediaLabel(m: Media | null): string {
+  const type = m?.media_type ?? "image, type unknown";
+  if (m?.bytes == null) return type;
+  const b = m.bytes;
+  const size = b < 1024 ? `${b} B` : b < 1024 * 1024 ? `${(b / 1024).toFixed(1)} KB` : `${(b / 1024 / 1024).toFixed(1)} MB`;
+  return `${type} · ${size}`;
+}
 
 /** The turn and step of a row, "turn 3 · step 2", or "" when the log names neither. */
 export function turnStep(r: Row): string {

@@ -21,3 +21,40 @@ pub(crate) fn stem(display: &str) -> String {
     let name = display.rsplit('/').next().unwrap_or(display);
     name.split('.').next().unwrap_or(name).to_owned()
 }
+
+/// The blocks harnesses add to a prompt as context (the file open in the IDE, its selection,
+/// reminders, hooks' and local commands' output, Codex's environment): not what the user typed
+/// (SPEC 2.4 Text).
+const CONTEXT_TAGS: &[&str] = &[
+    "ide_opened_file",
+    "ide_selection",
+    "ide_diagnostics",
+    "system-reminder",
+    "user-prompt-submit-hook",
+    "local-command-caveat",
+    "local-command-stdout",
+    "local-command-stderr",
+    "command-message",
+    "task-notification",
+    "environment_context",
+    "user_instructions",
+];
+
+/// `text` without the context blocks it starts with (`<ide_opened_file>…</ide_opened_file>` and
+/// the like, each with the whitespace after it), and, when nothing else is left, empty.
+pub(crate) fn without_context(text: &str) -> &str {
+    let mut rest = text.trim_start();
+    'strip: loop {
+        for name in CONTEXT_TAGS {
+            let Some(after) = rest.strip_prefix('<').and_then(|r| r.strip_prefix(name)) else { continue };
+            if !after.starts_with(['>', ' ']) {
+                continue;
+            }
+            let close = format!("</{name}>");
+            let Some(end) = memchr::memmem::find(after.as_bytes(), close.as_bytes()) else { return "" };
+            rest = after[end + close.len()..].trim_start();
+            continue 'strip;
+        }
+        return rest;
+    }
+}

@@ -20,7 +20,7 @@ mod format;
 
 pub(crate) use crate::text::shape::line_shape;
 pub use crate::text::shape::{ahead, AheadParsed, ChunkArena, ParseAhead, Shape};
-pub(crate) use common::{about_str, copilot_like_type, dsh_like_type, stem};
+pub(crate) use common::{about_str, copilot_like_type, dsh_like_type, stem, without_context};
 pub use format::{
     routed, About, FileStart, Format, FormatInfo, Head, HeadLine, LineCounts, Machine, Plan, Planned, Routed, Skip,
     DETECT_LINES,

@@ -14,7 +14,7 @@ use crate::intern::Sym;
 use crate::report::{Place, Usage};
 use crate::turns::TurnId;
 
-pub use crate::vocab::transcript::{Draft, Item, Page, Part, PartKind, Row};
+pub use crate::vocab::transcript::{Draft, Item, Media, Page, Part, PartKind, Row};
 
 /// The kinds of record that are transcript rows.
 pub fn is_row(kind: Kind) -> bool {
@@ -202,6 +202,7 @@ impl Analysis {
                     is_error: d.is_error,
                     child,
                     model: d.model,
+                    media: d.media,
                     usage: if repeated {
                         None
                     } else {
@@ -254,6 +255,13 @@ impl Analysis {
     pub fn transcript_part(&self, index: &Index, row: u32, part: usize) -> Option<String> {
         let record = *index.rows.get(row as usize)?;
         self.read_drafts(&[record]).pop()?.into_iter().nth(part).map(|d| d.text)
+    }
+
+    /// The data of image part `part` of row `row`, as a `data:` URL, read back from its line when
+    /// it is shown; `None` when the part is not an inline image of a type an image element draws.
+    pub fn transcript_media(&self, index: &Index, row: u32, part: usize) -> Option<String> {
+        let record = *index.rows.get(row as usize)?;
+        self.read_drafts(&[record]).pop()?.into_iter().nth(part).and_then(|d| d.data_url)
     }
 
     fn row(&self, index: &Index, row: u32, record: u32, mut parts: Vec<Part>) -> Row {

@@ -29,6 +29,46 @@ pub enum PartKind {
     /// A model call's tokens (`usage`) and `model`, where the log records them on a line of their
     /// own (Codex), rather than on the message the call produced.
     Usage,
+    /// An image (or another attachment) in a message or a tool result: its `media` (type and
+    /// size), `text` its address when it is not inline. The data are read back only when shown
+    /// (`Analysis::transcript_media`).
+    Image,
+}
+
+/// What an image part holds, without its data.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+pub struct Media {
+    /// The media type the log gives (`image/png`), when it gives one.
+    pub media_type: Option<String>,
+    /// The decoded size of inline data, in bytes.
+    #[ts(type = "number | null")]
+    pub bytes: Option<u64>,
+}
+
+impl Media {
+    /// An inline image's media type and size from its base64 `data`.
+    pub fn inline(media_type: Option<&str>, data: &str) -> Media {
+        let data = data.trim_end();
+        let pad = data.bytes().rev().take_while(|&b| b == b'=').count();
+        let bytes = (data.len() / 4 * 3 + (data.len() % 4).saturating_sub(1)).saturating_sub(pad.min(2));
+        Media { media_type: media_type.filter(|m| !m.is_empty()).map(str::to_owned), bytes: Some(bytes as u64) }
+    }
+
+    /// Whether an image element may draw data of this type from a `data:` URL: an `image/` type
+    /// of plain characters only (a type from the log never breaks out of the URL).
+    pub fn drawable(&self) -> bool {
+        self.media_type.as_deref().is_some_and(|m| {
+            m.starts_with("image/") && m.bytes().all(|c| c.is_ascii_alphanumeric() || b"/+.-".contains(&c))
+        })
+    }
+
+    /// A `data:<type>;base64,<data>` URL's media type and size; `None` for any other address.
+    pub fn of_data_url(url: &str) -> Option<Media> {
+        let rest = url.strip_prefix("data:")?;
+        let (head, data) = rest.split_once(',')?;
+        let media_type = head.strip_suffix(";base64")?;
+        Some(Media::inline(Some(media_type), data))
+    }
 }
 
 /// One part of a row, as a format reads it from the row's line (`Format::transcript`).
@@ -53,6 +93,11 @@ pub struct Draft {
     /// output): the child's reply comes later, on a line of its own, so this is shown as the
     /// tool result it is, never as what the parent received from the child.
     pub acknowledges: bool,
+    /// An image part's type and size.
+    pub media: Option<Media>,
+    /// An image part's data as a `data:` URL, when it is inline: kept out of pages, read back
+    /// one part at a time when the part is shown.
+    pub data_url: Option<String>,
 }
 
 impl Draft {
@@ -78,6 +123,8 @@ pub struct Part {
     pub model: Option<String>,
     /// Tokens of the message, shown on the first line of a message that spans several.
     pub usage: Option<Usage>,
+    /// An image part's type and size (its data: `transcript_media`).
+    pub media: Option<Media>,
 }
 
 /// One row of a session's transcript: a record and what it says.

@@ -27,7 +27,17 @@ export type Hit = { "type": "session", id: string, label: string | null, } | { "
 
 export type FormatInfo = { id: string, description: string, };
 
-export type PartKind = "prompt" | "text" | "reasoning" | "tool-call" | "tool-result" | "spawn" | "received" | "compaction" | "notice" | "usage";
+export type PartKind = "prompt" | "text" | "reasoning" | "tool-call" | "tool-result" | "spawn" | "received" | "compaction" | "notice" | "usage" | "image";
+
+export type Media = { 
+/**
+ * The media type the log gives (`image/png`), when it gives one.
+ */
+media_type: string | null, 
+/**
+ * The decoded size of inline data, in bytes.
+ */
+bytes: number | null, };
 
 export type Part = { kind: PartKind, 
 /**
@@ -37,7 +47,11 @@ text: string, text_len: number, cut: boolean, json: boolean, tool: string | null
 /**
  * Tokens of the message, shown on the first line of a message that spans several.
  */
-usage: Usage | null, };
+usage: Usage | null, 
+/**
+ * An image part's type and size (its data: `transcript_media`).
+ */
+media: Media | null, };
 
 export type Row = { 
 /**

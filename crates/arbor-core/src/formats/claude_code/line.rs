@@ -680,6 +680,9 @@ pub fn cut_appended(text: &str) -> &str {
 }
 
 /// The line types of a transcript (SPEC 1's detection line).
+/// What a message's text blocks are joined by: kept apart, never glued (SPEC 2.4 Text).
+pub const BLOCK_SEPARATOR: &str = "\n\n";
+
 pub const TYPES: &[&str] =
     &["user", "assistant", "system", "summary", "progress", "attachment", "queue-operation", "file-history-snapshot"];
 

@@ -75,8 +75,9 @@ impl super::Format for ClaudeCode {
         transcript::transcript(line, out);
     }
 
-    /// A `summary`, `custom-title` or `ai-title` line, else a user line's typed prompt (a string
-    /// content; a list of blocks is a tool result or an attachment).
+    /// A `summary`, `custom-title` or `ai-title` line, else a user line's typed prompt: its first
+    /// text that is not a context block the harness added (SPEC 2.4 Text), a slash command as
+    /// typed; a line of tool results, a meta line or a compaction summary has none.
     fn about(&self, line: &[u8]) -> Option<super::About> {
         use super::{about_str, About};
         let v: serde_json::Value = serde_json::from_slice(line).ok()?;
@@ -86,8 +87,8 @@ impl super::Format for ClaudeCode {
                 .or_else(|| about_str(&v, "/aiTitle"))
                 .or_else(|| about_str(&v, "/title"))
                 .map(About::Title),
-            "user" if v.get("isSidechain").and_then(|s| s.as_bool()) != Some(true) => {
-                about_str(&v, "/message/content").map(|c| About::Prompt(slash_command(&c).unwrap_or(c)))
+            "user" if !["isSidechain", "isMeta", "isCompactSummary"].iter().any(|k| v.get(*k) == Some(&true.into())) => {
+                typed_prompt(v.pointer("/message/content")?).map(About::Prompt)
             }
             _ => None,
         }
@@ -124,6 +125,24 @@ impl super::Format for ClaudeCode {
             None => text,
         }
     }
+}
+
+/// What the user typed in a prompt's content (a string or text blocks): the first text that is
+/// something once the context blocks it starts with are taken off, a slash command as typed.
+fn typed_prompt(content: &serde_json::Value) -> Option<String> {
+    use serde_json::Value;
+    let texts: Vec<&str> = match content {
+        Value::String(s) => vec![s.as_str()],
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect(),
+        _ => return None,
+    };
+    texts.into_iter().find_map(|t| {
+        slash_command(t).or_else(|| Some(super::without_context(t)).filter(|t| !t.trim().is_empty()).map(str::to_owned))
+    })
 }
 
 /// A slash command a user typed, as Claude Code records it (`<command-name>/init</command-name>`
@@ -188,19 +207,20 @@ struct BackBlock<'a> {
     content: Option<Raw<'a>>,
 }
 
-/// A content value's text: a string, or its text blocks concatenated without a separator.
+/// A content value's text: a string, or its text blocks in order, each kept apart (SPEC 2.4 Text).
 fn text_of(content: Option<Raw>) -> String {
     let decode = |raw: &str| serde_json::from_str::<std::borrow::Cow<str>>(raw).map(|t| t.into_owned()).ok();
     match content.map(|c| c.0) {
         Some(raw) if raw.starts_with('"') => decode(raw).unwrap_or_default(),
         Some(raw) if raw.starts_with('[') => serde_json::from_str::<List<BackBlock>>(raw)
             .map(|blocks| {
-                blocks
+                let texts: Vec<String> = blocks
                     .0
                     .iter()
                     .filter(|b| b.kind.as_str() == Some("text"))
                     .filter_map(|b| b.text.and_then(|t| decode(t.0)))
-                    .collect()
+                    .collect();
+                texts.join(line::BLOCK_SEPARATOR)
             })
             .unwrap_or_default(),
         _ => String::new(),
@@ -230,9 +250,26 @@ mod tests {
     }
 
     #[test]
+    fn a_title_is_what_the_user_typed_not_the_context_blocks_before_it() {
+        let about = |l: &str| match ClaudeCode.about(l.as_bytes()) {
+            Some(super::super::About::Prompt(p)) => Some(p),
+            _ => None,
+        };
+        let glued = r#"{"type":"user","message":{"content":[{"type":"text","text":"<ide_opened_file>The user opened foo.go in the IDE.</ide_opened_file>"},{"type":"text","text":"real title here"}]}}"#;
+        assert_eq!(about(glued).as_deref(), Some("real title here"));
+        let one = r#"{"type":"user","message":{"content":"<system-reminder>\nbe brief\n</system-reminder>\n<ide_selection a=\"1\">x</ide_selection>  fix the parser"}}"#;
+        assert_eq!(about(one).as_deref(), Some("fix the parser"));
+        assert_eq!(about(r#"{"type":"user","message":{"content":"<command-name>/review</command-name><command-args>all</command-args>"}}"#).as_deref(), Some("/review all"));
+        assert_eq!(about(r#"{"type":"user","message":{"content":"<ide_opened_file>only context</ide_opened_file>"}}"#), None);
+        assert_eq!(about(r#"{"type":"user","isMeta":true,"message":{"content":"Caveat: the messages below"}}"#), None);
+        assert_eq!(about(r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":"ok"}]}}"#), None);
+        assert_eq!(about(r#"{"type":"user","message":{"content":"<b>bold</b> typed"}}"#).as_deref(), Some("<b>bold</b> typed"));
+    }
+
+    #[test]
     fn received_text_is_the_result_of_the_call_or_the_notification() {
         let line = br#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t0","content":"no"},{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"A"},{"type":"text","text":"B"}]}]}}"#;
-        assert_eq!(ClaudeCode.received_text(line, Some("t1")), "AB");
+        assert_eq!(ClaudeCode.received_text(line, Some("t1")), "A\n\nB", "blocks kept apart");
         assert_eq!(ClaudeCode.received_text(line, Some("t0")), "no");
         let n = br#"{"type":"user","message":{"content":"<task-notification><tool-use-id>t2</tool-use-id><result>\nDONE\n</result></task-notification>"}}"#;
         assert_eq!(ClaudeCode.received_text(n, Some("t2")), "DONE");

@@ -9,9 +9,9 @@
 //! each part carries its line's snapshot and the message key `(message.id, requestId)` the reader
 //! counts it by, and the transcript keeps the largest of each count, as the reader does.
 
-use super::line::{self, is_spawn_tool};
+use super::line::{self, is_spawn_tool, BLOCK_SEPARATOR};
 use crate::report::Usage;
-use crate::vocab::transcript::{Draft, PartKind};
+use crate::vocab::transcript::{Draft, Media, PartKind};
 use serde_json::Value;
 
 /// The parts of one line.
@@ -69,16 +69,12 @@ fn user(v: &Value, content: Option<&Value>, out: &mut Vec<Draft>) {
     }
     let blocks = content.and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
     let results: Vec<&Value> = blocks.iter().filter(|b| kind(b) == Some("tool_result")).collect();
-    if !text.is_empty() || results.is_empty() {
+    let images: Vec<&Value> = blocks.iter().filter(|b| kind(b) == Some("image")).collect();
+    if !text.is_empty() || (results.is_empty() && images.is_empty()) {
         let what = if flag(v, "isMeta") { PartKind::Notice } else { PartKind::Prompt };
-        let images = blocks.iter().filter(|b| kind(b) == Some("image")).count();
-        let shown = match images {
-            0 => text,
-            n if text.is_empty() => format!("[{n} image{}]", if n == 1 { "" } else { "s" }),
-            _ => text,
-        };
-        out.push(Draft::new(what, shown));
+        out.push(Draft::new(what, text));
     }
+    out.extend(images.into_iter().map(image));
     // A line's toolUseResult describes its result only when it holds one (as the reader reads it).
     let agent = v
         .pointer("/toolUseResult/agentId")
@@ -97,7 +93,32 @@ fn user(v: &Value, content: Option<&Value>, out: &mut Vec<Draft>) {
         d.is_error = Some(flag(r, "is_error"));
         d.child = agent.map(str::to_owned);
         out.push(d);
+        if let Some(Value::Array(inner)) = r.get("content") {
+            out.extend(inner.iter().filter(|b| kind(b) == Some("image")).map(image));
+        }
     }
+}
+
+/// An `image` block (SPEC 2.4 Text): inline base64 data (its type and decoded size; the data as
+/// a `data:` URL, read back when shown), or an address, never fetched.
+fn image(b: &Value) -> Draft {
+    let source = b.get("source");
+    let s = |k: &str| source.and_then(|s| s.get(k)).and_then(Value::as_str);
+    let mut d = Draft::new(PartKind::Image, "");
+    match (s("type"), s("data"), s("url")) {
+        (_, Some(data), _) => {
+            let media = Media::inline(s("media_type"), data);
+            // A media type that is not one an image element draws is not put in a URL.
+            d.data_url = media.drawable().then(|| format!("data:{};base64,{}", media.media_type.as_deref().unwrap_or_default(), data.trim()));
+            d.media = Some(media);
+        }
+        (_, None, Some(url)) => {
+            d.text = url.to_owned();
+            d.media = Some(Media { media_type: s("media_type").map(str::to_owned), bytes: None });
+        }
+        _ => d.media = Some(Media::default()),
+    }
+    d
 }
 
 /// An assistant line: its blocks in order, each with the line's model, message key and usage.
@@ -172,15 +193,19 @@ fn usage(u: &Value) -> Usage {
     }
 }
 
-/// A content value's text: a string, or its text blocks joined without a separator.
+/// A content value's text: a string, or its text blocks in order, each kept apart (SPEC 2.4
+/// Text: joined by a blank line, never glued).
 fn text_of(content: Option<&Value>) -> String {
     match content {
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .filter(|b| kind(b) == Some("text"))
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
-            .collect(),
+        Some(Value::Array(blocks)) => {
+            let texts: Vec<&str> = blocks
+                .iter()
+                .filter(|b| kind(b) == Some("text"))
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .collect();
+            texts.join(BLOCK_SEPARATOR)
+        }
         _ => String::new(),
     }
 }
@@ -234,6 +259,31 @@ mod tests {
         let c = parts(r#"{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"manual","preTokens":9,"postTokens":2}}"#);
         assert_eq!(c[0].text, "Conversation compacted (manual, 9 tokens before, 2 after)");
         assert!(parts(r#"{"type":"user","message":{"content":7}}"#).iter().all(|d| d.text.is_empty()));
+    }
+
+    #[test]
+    fn text_blocks_are_kept_apart_and_an_image_is_a_part_of_its_own() {
+        let p = parts(
+            r#"{"type":"user","message":{"content":[{"type":"text","text":"<ide_opened_file>foo.go</ide_opened_file>"},{"type":"text","text":"real title here"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}]}}"#,
+        );
+        assert_eq!(p.len(), 2);
+        assert_eq!((p[0].kind, p[0].text.as_str()), (Some(PartKind::Prompt), "<ide_opened_file>foo.go</ide_opened_file>\n\nreal title here"));
+        assert_eq!(p[1].kind, Some(PartKind::Image));
+        assert_eq!(p[1].media, Some(Media { media_type: Some("image/png".into()), bytes: Some(8) }));
+        assert_eq!(p[1].data_url.as_deref(), Some("data:image/png;base64,iVBORw0KGgo="));
+        // An image alone is the line's one part; an address is kept as text, never fetched; a
+        // media type that could break out of a URL is not put in one.
+        let only = parts(r#"{"type":"user","message":{"content":[{"type":"image","source":{"type":"url","url":"https://x/y.png"}}]}}"#);
+        assert_eq!((only.len(), only[0].kind, only[0].text.as_str(), only[0].data_url.is_none()), (1, Some(PartKind::Image), "https://x/y.png", true));
+        let odd = parts(r#"{"type":"user","message":{"content":[{"type":"image","source":{"type":"base64","media_type":"image/png\" onload=\"x","data":"AAAA"}}]}}"#);
+        assert_eq!((odd[0].data_url.as_deref(), odd[0].media.as_ref().and_then(|m| m.bytes)), (None, Some(3)));
+        let result = parts(
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"shot"},{"type":"image","source":{"type":"base64","media_type":"image/jpeg","data":"/9j/4A=="}}]}]}}"#,
+        );
+        assert_eq!(result.iter().map(|d| d.kind).collect::<Vec<_>>(), [Some(PartKind::ToolResult), Some(PartKind::Image)]);
+        assert_eq!(result[1].media.as_ref().and_then(|m| m.bytes), Some(4));
+        let two = parts(r#"{"type":"assistant","message":{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}}"#);
+        assert_eq!(two.iter().map(|d| d.text.as_str()).collect::<Vec<_>>(), ["a", "b"], "assistant blocks are parts of their own");
     }
 
     #[test]

@@ -115,7 +115,8 @@ impl super::Format for CodexFormat {
             }
             _ => None,
         };
-        text.map(super::About::Prompt)
+        // An IDE's context block before the prompt is not what the user typed.
+        text.map(|t| super::without_context(&t).to_owned()).filter(|t| !t.trim().is_empty()).map(super::About::Prompt)
     }
 
     fn parse_ahead(&self) -> Option<crate::formats::ParseAhead> {

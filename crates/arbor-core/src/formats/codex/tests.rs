@@ -96,3 +96,16 @@
         assert!(parse_line("[1]").is_none());
         assert!(parse_line(r#"{"type":"event_msg","payload":"x"}"#).unwrap().payload().is_none());
     }
+
+    #[test]
+    fn a_title_skips_the_ides_context_block_before_the_prompt() {
+        use crate::formats::{Format, About};
+        let about = |l: &str| match CodexFormat.about(l.as_bytes()) {
+            Some(About::Prompt(p)) => Some(p),
+            _ => None,
+        };
+        let line = r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<ide_opened_file>secret.rs</ide_opened_file>\nreal request"}]}}"#;
+        assert_eq!(about(line).as_deref(), Some("real request"));
+        let env = r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n<cwd>/x</cwd>\n</environment_context>"}]}}"#;
+        assert_eq!(about(env), None);
+    }

@@ -12,7 +12,7 @@
 //! (`UsageBook::call`: a count with only the running total counts a difference no line holds),
 //! so a turn's usage parts add up to the turn's usage in the report.
 
-use crate::vocab::transcript::{Draft, PartKind};
+use crate::vocab::transcript::{Draft, Media, PartKind};
 use serde_json::Value;
 
 /// User-role messages the harness writes (context, instructions), not the user.
@@ -43,16 +43,44 @@ fn str_at<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
     v.get(key).and_then(Value::as_str)
 }
 
-/// The texts of a content list (or a plain string), joined without a separator.
+/// The texts of a content list (or a plain string), each kept apart by a blank line.
 fn content_text(content: Option<&Value>) -> String {
     match content {
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .filter(|b| matches!(str_at(b, "type"), Some("input_text" | "output_text" | "text") | None))
-            .filter_map(|b| str_at(b, "text"))
-            .collect(),
+        Some(Value::Array(blocks)) => {
+            let texts: Vec<&str> = blocks
+                .iter()
+                .filter(|b| matches!(str_at(b, "type"), Some("input_text" | "output_text" | "text") | None))
+                .filter_map(|b| str_at(b, "text"))
+                .collect();
+            texts.join("\n\n")
+        }
         _ => String::new(),
+    }
+}
+
+fn images_in(content: Option<&Value>) -> usize {
+    content.and_then(Value::as_array).map_or(0, |b| b.iter().filter(|b| str_at(b, "type") == Some("input_image")).count())
+}
+
+/// The `input_image` blocks of a content list, each a part of its own: a `data:` URL's type and
+/// size (its data read back when shown), or an address, never fetched.
+fn images(content: Option<&Value>, out: &mut Vec<Draft>) {
+    let blocks = content.and_then(Value::as_array).into_iter().flatten();
+    for b in blocks.filter(|b| str_at(b, "type") == Some("input_image")) {
+        let url = str_at(b, "image_url").unwrap_or_default();
+        let mut d = Draft::new(PartKind::Image, "");
+        match Media::of_data_url(url) {
+            Some(media) => {
+                d.data_url = media.drawable().then(|| url.to_owned());
+                d.media = Some(media);
+            }
+            None => {
+                d.text = url.to_owned();
+                d.media = Some(Media::default());
+            }
+        }
+        out.push(d);
     }
 }
 
@@ -74,7 +102,12 @@ fn item(p: &Value, t: &str, out: &mut Vec<Draft>) {
             let text = content_text(p.get("content"));
             match str_at(p, "role") {
                 Some("assistant") => out.push(Draft::new(PartKind::Text, text)),
-                Some("user") => out.push(user_message(text)),
+                Some("user") => {
+                    if !text.is_empty() || images_in(p.get("content")) == 0 {
+                        out.push(user_message(text));
+                    }
+                    images(p.get("content"), out);
+                }
                 _ => {}
             }
         }
@@ -211,4 +244,23 @@ fn activity(p: &Value) -> Draft {
     let mut d = Draft::new(PartKind::Notice, format!("{who}: {}", str_at(p, "kind").unwrap_or("started")));
     d.child = str_at(p, "agent_thread_id").map(str::to_owned);
     d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_user_message_keeps_its_blocks_apart_and_each_image_is_a_part() {
+        let mut out = Vec::new();
+        line(
+            br#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"look"},{"type":"input_text","text":"at this"},{"type":"input_image","image_url":"data:image/png;base64,AAAA"},{"type":"input_image","image_url":"https://x/y.png"}]}}"#,
+            &mut out,
+        );
+        assert_eq!(out.iter().map(|d| d.kind).collect::<Vec<_>>(), [Some(PartKind::Prompt), Some(PartKind::Image), Some(PartKind::Image)]);
+        assert_eq!(out[0].text, "look\n\nat this");
+        assert_eq!(out[1].media, Some(Media { media_type: Some("image/png".into()), bytes: Some(3) }));
+        assert_eq!(out[1].data_url.as_deref(), Some("data:image/png;base64,AAAA"));
+        assert_eq!((out[2].text.as_str(), out[2].data_url.as_deref()), ("https://x/y.png", None));
+    }
 }
