@@ -8,6 +8,7 @@
 //! behalf of the user happens here; the engine only reads what it is given.
 
 mod batch;
+mod changes;
 mod check;
 mod export;
 mod github;
@@ -93,6 +94,24 @@ enum Command {
         /// Cut each text to this many characters (0: never cut)
         #[arg(long, value_name = "CHARS", default_value_t = 0)]
         width: usize,
+        /// Log files or folders (folders are read recursively)
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
+    },
+    /// Print what each agent changed: every file a tool call wrote or edited, per session, with
+    /// whether it applied and the diff of the edited parts (SPEC 6.5)
+    Changes {
+        /// Only this session (or sub-agent) and its subtree, as the report names it
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
+        /// One JSON object a line: each edit's session, path, place, turn, step, tool, kind,
+        /// whether it applied, and its diff
+        #[arg(long, conflicts_with = "patch")]
+        json: bool,
+        /// The edits as one unified diff a person can read (each edit's session and place on a
+        /// line of its own before it)
+        #[arg(long)]
+        patch: bool,
         /// Log files or folders (folders are read recursively)
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
@@ -248,6 +267,7 @@ fn main() -> ExitCode {
             run(&paths, Output::Check { format, fail_on, root }, None)
         }
         Command::Transcript { session, json, width, paths } => transcript::print(&paths, &session, json, width),
+        Command::Changes { session, json, patch, paths } => changes::print(&paths, session.as_deref(), json, patch),
         Command::Watch { json, idle, fail_on, paths } => watch::run(&paths, json, idle, fail_on),
         Command::Export {
             otlp_json,

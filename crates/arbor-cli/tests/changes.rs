@@ -1,0 +1,61 @@
+//! `arbor changes` (SPEC 6.5) on real logs: every Write, Edit and MultiEdit call of the Claude
+//! Code corpus is an edit, with the session that made it and whether it applied; Codex's
+//! apply_patch is an edit per file it names; `--session` keeps one subtree; `--patch` is a diff.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn corpus(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus").join(rel)
+}
+
+fn arbor(args: &[&str], path: &Path) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_arbor")).args(args).arg(path).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+fn edits(args: &[&str], path: &Path) -> Vec<serde_json::Value> {
+    let (code, out) = arbor(&[&["changes", "--json"], args].concat(), path);
+    assert_eq!(code, 0, "{out}");
+    out.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+#[test]
+fn every_write_and_edit_of_the_claude_code_corpus_is_listed_with_its_outcome() {
+    let dir = corpus("claude-code");
+    let all = edits(&[], &dir);
+    // As many as the corpus has calls of these tools (grep '"name":"Write"' and the others).
+    let count = |tool: &str| all.iter().filter(|e| e["tool"] == tool).count();
+    assert_eq!((count("Write"), count("Edit"), count("MultiEdit")), (35, 9, 4));
+    // The call the tool refused ("File has not been read yet") did not apply.
+    let refused = all
+        .iter()
+        .find(|e| {
+            e["at"]["line"] == 77
+                && e["at"]["file"].as_str().unwrap().ends_with("fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl")
+        })
+        .expect("the Edit at line 77");
+    assert_eq!((refused["tool"].as_str(), refused["applied"].as_bool()), (Some("Edit"), Some(false)));
+    assert!(all.iter().all(|e| e["diff"].as_str().unwrap().starts_with("--- a/")));
+    // One sub-agent alone: only its edits.
+    let one = edits(&["--session", "sidechain-6690d10e-f521-4ac0-800d-e5eb7a2d8072"], &dir);
+    assert_eq!(one.len(), 5);
+    assert!(one.iter().all(|e| e["session"] == "sidechain-6690d10e-f521-4ac0-800d-e5eb7a2d8072"));
+    let (code, _) = arbor(&["changes", "--session", "nobody"], &dir);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn a_codex_patch_is_an_edit_of_each_file_it_names_and_prints_as_a_diff() {
+    let log = corpus("codex-cli/agtrace_codex_session.jsonl");
+    let e = edits(&[], &log);
+    assert_eq!(e.len(), 1);
+    assert_eq!(
+        (e[0]["path"].as_str(), e[0]["kind"].as_str(), e[0]["applied"].as_bool()),
+        (Some("myapp/hoge.py"), Some("add"), Some(true))
+    );
+    let (_, patch) = arbor(&["changes", "--patch"], &log);
+    assert!(patch.contains("--- a/myapp/hoge.py\n+++ b/myapp/hoge.py\n@@ -0,0 +1,1 @@\n+print(1 + 1)\n"), "{patch}");
+    let (_, text) = arbor(&["changes"], &log);
+    assert!(text.contains("myapp/hoge.py  +1 -0") && text.contains("apply_patch add +1 -0 (applied)"), "{text}");
+}
