@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+pub use arbor_core::changes::ChangesPage;
 pub use arbor_core::live::Live;
 pub use arbor_core::report::{Diagnostic, Place};
 pub use arbor_core::transcript::{Index as TranscriptIndex, Page as TranscriptPage};

@@ -38,6 +38,8 @@ fn engine_bindings() -> String {
         FormatInfo::decl(&cfg),
         arbor_core::transcript::PartKind::decl(&cfg),
         arbor_core::transcript::Media::decl(&cfg),
+        arbor_core::changes::Edit::decl(&cfg),
+        arbor_core::changes::ChangesPage::decl(&cfg),
         arbor_core::transcript::Part::decl(&cfg),
         arbor_core::transcript::Row::decl(&cfg),
         arbor_core::transcript::Page::decl(&cfg),

@@ -7,7 +7,7 @@ use tauri::State;
 use ts_rs::TS;
 
 use super::opened::Opened;
-use crate::engine::{Analysis, Place, TranscriptIndex, TranscriptPage};
+use crate::engine::{Analysis, ChangesPage, Place, TranscriptIndex, TranscriptPage};
 use crate::open::CommandError;
 
 /// How many characters of one part a transcript page carries; `transcript_part` gives the rest.
@@ -64,6 +64,26 @@ pub async fn transcript_media(
     opened: State<'_, Opened>,
 ) -> Result<Option<String>, CommandError> {
     with_transcript(&opened, session, move |a, i| a.transcript_media(i, row, part as usize)).await
+}
+
+/// How many characters of one edit's diff a page of changes carries.
+const CHANGES_DIFF: usize = 20_000;
+
+/// Edits `from..from + limit` (at most 200) of what `session`'s subtree changed (every session's:
+/// `null`), each diff cut to 20,000 characters.
+#[tauri::command]
+pub async fn changes_page(
+    session: Option<String>,
+    from: u32,
+    limit: u32,
+    opened: State<'_, Opened>,
+) -> Result<ChangesPage, CommandError> {
+    let open = opened.current()?;
+    tauri::async_runtime::spawn_blocking(move || {
+        open.analysis.changes_page(session.as_deref(), from, limit.min(200), CHANGES_DIFF)
+    })
+    .await
+    .map_err(CommandError::stopped)
 }
 
 /// Where a place opens in a transcript: the session of the record there (else `session`), and the

@@ -4,7 +4,7 @@ import { Channel, invoke } from "@tauri-apps/api/core";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open, save } from "@tauri-apps/plugin-dialog";
 import type { CommandError, EngineInfo, Exported, FollowState, FoundLog, LoadEvent, RecentEntry, SettingsView, Theme, TranscriptSpot, TreeOf, ViewState } from "./generated/app";
-import type { Page as TranscriptPage, RecordPage, RecordView } from "./generated/engine";
+import type { ChangesPage, Page as TranscriptPage, RecordPage, RecordView } from "./generated/engine";
 import type {
   Axis,
   FindingsFilter,
@@ -32,7 +32,7 @@ import type { Diagnostic, Place } from "./report";
 // engine's in generated/engine.ts, generated/report.ts and generated/view.ts (what the page asks
 // of the open log: it holds only what it draws, and asks for the rest a page or a window at a time).
 export type { EngineInfo, Exported, FollowState, Followed, FoundLog, RecentEntry, SettingsView, Theme, TranscriptSpot, TreeOf, ViewState } from "./generated/app";
-export type { FormatInfo, Page as TranscriptPage, RecordView } from "./generated/engine";
+export type { ChangesPage, Edit, FormatInfo, Page as TranscriptPage, RecordView } from "./generated/engine";
 export type * from "./generated/view";
 
 /** How every command error reaches the UI (`open::CommandError`): a code and a sentence. */
@@ -89,6 +89,7 @@ interface Commands {
   transcript_part: { args: { session: string; row: number; part: number }; answer: string | null };
   transcript_media: { args: { session: string; row: number; part: number }; answer: string | null };
   transcript_locate: { args: { session: string | null; place: Place }; answer: TranscriptSpot | null };
+  changes_page: { args: { session: string | null; from: number; limit: number }; answer: ChangesPage };
   export_otel: { args: { path: string }; answer: Exported };
 }
 
@@ -342,6 +343,11 @@ export function transcriptPart(session: string, row: number, part: number): Prom
 /** An image part's data, as a `data:` URL of an image type; `null` when it is not an inline image. */
 export function transcriptMedia(session: string, row: number, part: number): Promise<string | null> {
   return call("transcript_media", { session, row, part });
+}
+
+/** Edits `from..from + limit` (at most 200) of what a session's subtree (every session: `null`) changed. */
+export function changesPage(session: string | null, from: number, limit: number): Promise<ChangesPage> {
+  return call("changes_page", { session, from, limit });
 }
 
 /** The transcript item a place opens: its record's session (else `session`) and row. */

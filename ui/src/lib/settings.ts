@@ -16,7 +16,7 @@ export function recentLabel(paths: string[]): string {
 export const SAMPLE_KEY = ["arbor:sample"];
 
 /** The side pane's tabs; a saved tab that is not one of them is ignored. */
-export const TABS = ["findings", "replies", "search"] as const;
+export const TABS = ["findings", "replies", "search", "changes"] as const;
 export type Tab = (typeof TABS)[number];
 
 export function parseTab(raw: string | undefined | null): Tab | null {

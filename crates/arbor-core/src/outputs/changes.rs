@@ -16,7 +16,7 @@ use crate::Analysis;
 use serde_json::Value;
 
 /// One edit of one file.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
 pub struct Edit {
     pub session: String,
     /// The file as the call names it.
@@ -26,8 +26,10 @@ pub struct Edit {
     /// The call's transcript row.
     pub row: u32,
     #[serde(skip_serializing_if = "serde_json::Value::is_null")]
+    #[ts(type = "number | string | null", optional)]
     pub turn: Value,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub step: Option<u32>,
     pub tool: String,
     /// What the edit does: `write` (the whole file), `edit` (texts replaced), `add`, `delete` or
@@ -40,6 +42,21 @@ pub struct Edit {
     pub removed: u32,
     /// The unified diff of the edited parts (`---`/`+++` headers and `@@` hunks).
     pub diff: String,
+}
+
+/// A page of the edits of a session's subtree (or of the whole log), as the app's Changes tab
+/// shows them: each diff cut to a budget of characters (`cut` then).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
+pub struct ChangesPage {
+    pub session: Option<String>,
+    /// Edits in all.
+    pub total: u32,
+    /// Files changed in all.
+    pub files: u32,
+    pub from: u32,
+    pub edits: Vec<Edit>,
+    /// By edit on the page: its diff was cut.
+    pub cut: Vec<bool>,
 }
 
 /// Rows read back per page.
@@ -72,6 +89,33 @@ impl Analysis {
             }
         }
         out
+    }
+
+    /// Edits `from..from + limit` of `session`'s subtree (of every session: `None`), each diff cut
+    /// to `max_diff` characters.
+    pub fn changes_page(&self, session: Option<&str>, from: u32, limit: u32, max_diff: usize) -> ChangesPage {
+        let all = self.changes(session);
+        let mut files: Vec<&str> = all.iter().map(|e| e.path.as_str()).collect();
+        files.sort_unstable();
+        files.dedup();
+        let files = files.len() as u32;
+        let total = all.len() as u32;
+        let from = from.min(total);
+        let mut cut = Vec::new();
+        let edits: Vec<Edit> = all
+            .into_iter()
+            .skip(from as usize)
+            .take(limit as usize)
+            .map(|mut e| {
+                let long = e.diff.chars().count() > max_diff;
+                if long {
+                    e.diff = e.diff.chars().take(max_diff).collect();
+                }
+                cut.push(long);
+                e
+            })
+            .collect();
+        ChangesPage { session: session.map(str::to_owned), total, files, from, edits, cut }
     }
 
     fn session_edits(&self, index: &Index, out: &mut Vec<Edit>) {

@@ -39,6 +39,51 @@ media_type: string | null,
  */
 bytes: number | null, };
 
+export type Edit = { session: string, 
+/**
+ * The file as the call names it.
+ */
+path: string, 
+/**
+ * The line of the call.
+ */
+at: Place, 
+/**
+ * The call's transcript row.
+ */
+row: number, turn?: number | string | null, step?: number, tool: string, 
+/**
+ * What the edit does: `write` (the whole file), `edit` (texts replaced), `add`, `delete` or
+ * `update` (a patch's file), `notebook` (a cell).
+ */
+kind: string, 
+/**
+ * Whether it applied: its result's error flag (`null` while no result is read).
+ */
+applied: boolean | null, 
+/**
+ * Lines added and removed by the diff.
+ */
+added: number, removed: number, 
+/**
+ * The unified diff of the edited parts (`---`/`+++` headers and `@@` hunks).
+ */
+diff: string, };
+
+export type ChangesPage = { session: string | null, 
+/**
+ * Edits in all.
+ */
+total: number, 
+/**
+ * Files changed in all.
+ */
+files: number, from: number, edits: Array<Edit>, 
+/**
+ * By edit on the page: its diff was cut.
+ */
+cut: Array<boolean>, };
+
 export type Part = { kind: PartKind, 
 /**
  * The text, cut to the page's budget (`cut`), whose whole length is `text_len` characters.
