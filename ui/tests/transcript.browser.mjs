@@ -5,7 +5,9 @@
 // finding opens its item, a spawn opens the child's transcript, the child's header goes back to
 // where the parent received its reply, and a received item opens the child's last reply. Also the
 // tokens column of the tree (own / subtree, 12.3k), the inspector's usage and link provenance, the
-// per-model summary (an unknown price is "cost unknown"), the unknown depth shown as nothing, and
+// per-model summary (opened whole, not clipped by the strip, at 1280 and 1920 px; a model without a
+// price is "unpriced" and every cost gives the priced part with the tokens left unpriced), the
+// unknown depth shown as nothing, and
 // Export… (the save dialog mocked). Screenshots of the view, light and dark, go to
 // docs/screenshots. usage: node tests/transcript.browser.mjs   (from ui/)
 import assert from "node:assert/strict";
@@ -84,6 +86,64 @@ await browserTest("transcript browser test", async ({ ui, newPage }) => {
   await args.locator("summary").click();
   assert.equal(await args.locator("pre").textContent(), JSON.stringify({ path: "src/file2.rs", line: 2 }, null, 2));
 
+  // A tool call and its result are one card: the command visible without a click, the result
+  // under it with its error flag, folded to a few lines with "show all", in a monospace font.
+  // Rows drawn below a tall one: scrolled to, a little at a time.
+  const bring = async (row) => {
+    const inView = () =>
+      viewport.evaluate((el, row) => {
+        const e = el.querySelector(`.item[data-row="${row}"]`);
+        if (!e) return false;
+        const [v, r] = [el.getBoundingClientRect(), e.getBoundingClientRect()];
+        return r.top >= v.top && r.top < v.bottom - 40;
+      }, row);
+    for (let n = 0; n < 60 && !(await inView()); n++) {
+      await viewport.evaluate((el) => (el.scrollTop += 200));
+      await page.waitForTimeout(30);
+    }
+    await page.waitForFunction((row) => document.querySelector(`[data-testid=transcript] .item[data-row="${row + 1}"]`), row);
+  };
+  await bring(11);
+  const bash = item(11).getByTestId("tool-card");
+  assert.equal(await bash.getByTestId("tool-head").textContent(), "Bash: bd show spotter-4te");
+  const output = bash.getByTestId("tool-output");
+  assert.equal(await output.textContent(), Array.from({ length: 6 }, (_, i) => `output line ${i + 1}`).join("\n"));
+  assert.match(await output.evaluate((e) => getComputedStyle(e).fontFamily), /mono/i);
+  assert.equal(await bash.getByTestId("tool-result").locator(".ok").textContent(), "ok");
+  // The result's own row draws nothing: it is in the card.
+  assert.equal(await item(12).evaluate((e) => e.offsetHeight), 0, "the result's row is drawn in its call's card");
+  await bash.getByTestId("result-show-all").click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=transcript] .item[data-row="11"] [data-testid=tool-output]')?.textContent.split("\n").length === 30);
+  // An edit as a coloured diff (spans of text, no markup from the log), its failed result flagged.
+  await bring(13);
+  const edit = item(13).getByTestId("tool-card");
+  assert.equal(await edit.getByTestId("tool-head").textContent(), "Edit: src/x.rs");
+  assert.deepEqual(await edit.locator("[data-testid=tool-diff] > span").evaluateAll((ls) => ls.map((l) => [l.className.replace(/ .*/, ""), l.textContent])), [
+    ["d-ctx", " fn a() {"],
+    ["d-del", "-    old();"],
+    ["d-add", "+    new();"],
+    ["d-ctx", " }"],
+  ]);
+  const colour = (sel) => edit.locator(sel).evaluate((e) => getComputedStyle(e).color);
+  assert.notEqual(await colour(".d-add"), await colour(".d-del"), "added and removed lines differ in colour");
+  assert.equal(await edit.getByTestId("tool-error").textContent(), "error");
+  assert.ok(await edit.evaluate((e) => e.classList.contains("failed")), "the card is marked failed");
+  assert.equal(await edit.getByTestId("tool-output").textContent(), "String to replace not found in file.");
+  // A patch (Codex's apply_patch) names its file and is a diff too.
+  await bring(16);
+  const patch = item(16).getByTestId("tool-card");
+  assert.equal(await patch.getByTestId("tool-head").textContent(), "apply_patch: src/lib.rs");
+  assert.equal(await patch.locator(".d-add").textContent(), '+    println!("new");');
+  assert.ok((await patch.getByTestId("tool-output").textContent()).includes("M src/lib.rs"));
+  // A bidi override in log text is shown marked, not applied.
+  await bring(18);
+  const spoof = item(18).locator(".md");
+  assert.equal(await spoof.locator(".bidi").textContent(), "⟨U+202E⟩");
+  assert.ok(!(await spoof.textContent()).includes("\u202E"), "the control itself is not in the page");
+  console.log("ok: tool calls and results in one card (command shown, output folded and monospaced, edits and patches as diffs, errors flagged); bidi marked");
+
+  await viewport.evaluate((el) => (el.scrollTop = 0));
+  await item(7).waitFor();
   // A long text comes cut with its length; "show all" asks for the whole.
   const more = item(7).getByTestId("show-all");
   assert.equal(await more.textContent(), "cut at 4000 of 10000 characters · show all");
@@ -136,16 +196,41 @@ await browserTest("transcript browser test", async ({ ui, newPage }) => {
   await page.getByTestId("tab-inspector").click();
   await page.locator('.node[data-session="kid"]').click();
   assert.equal(await page.getByTestId("run-link").textContent(), "linked by meta sidecar");
-  assert.ok((await page.getByTestId("inspector-usage").textContent()).includes("own 11.1k tokens · cost unknown"));
+  assert.ok((await page.getByTestId("inspector-usage").textContent()).includes("own 11.1k tokens · 11.1k tokens unpriced"), await page.getByTestId("inspector-usage").textContent());
   await page.locator('.node[data-session="root"]').click();
   await page.getByTestId("inspector-usage").getByText("own 137k tokens · $1.50").waitFor();
-  assert.ok((await page.getByTestId("inspector-usage").textContent()).includes("subtree 148.1k tokens · cost unknown"), "a subtree with a model of unknown price");
-  // The per-model summary: an unknown price is unknown, never $0.
-  await page.getByTestId("usage-summary").locator("summary").click();
-  const models = await page.getByTestId("usage-model").allTextContents();
-  assert.ok(models[0].includes("gpt-known") && models[0].includes("$1.50"), models[0]);
-  assert.ok(models[1].includes("mystery-model") && models[1].includes("cost unknown"), models[1]);
-  await page.getByTestId("usage-summary").locator("summary").click();
+  assert.ok((await page.getByTestId("inspector-usage").textContent()).includes("subtree 148.1k tokens · $1.50 + 11.1k tokens unpriced"), "a subtree with a model of no price: the priced part and the unpriced tokens");
+  assert.ok(!(await page.locator("body").textContent()).includes("cost unknown"), "no cost is hidden as unknown");
+  // The per-model summary opens whole, above the panes (the strip it sits in hides overflow):
+  // its table is all on screen and on top at 1280 and 1920 px.
+  assert.equal(await page.getByTestId("usage-cost").textContent(), "$1.50 + 11.1k tokens unpriced");
+  assert.match(await page.getByTestId("usage-toggle").getAttribute("title"), /11.1k tokens of mystery-model/);
+  for (const width of [1280, 1920]) {
+    await page.setViewportSize({ width, height: 960 });
+    await page.getByTestId("usage-toggle").click();
+    const panel = page.getByTestId("usage-models");
+    await panel.waitFor();
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const seen = await panel.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      const rows = [...el.querySelectorAll("tr")].map((tr) => {
+        const b = tr.getBoundingClientRect();
+        const hit = document.elementFromPoint(b.left + 20, b.top + b.height / 2);
+        return el.contains(hit);
+      });
+      return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: r.height, rows, vw: innerWidth, vh: innerHeight };
+    });
+    assert.ok(seen.height > 60 && seen.left >= 0 && seen.right <= seen.vw && seen.bottom <= seen.vh, `the table is whole on screen at ${width} px: ${JSON.stringify(seen)}`);
+    assert.ok(seen.rows.length >= 4 && seen.rows.every(Boolean), `every row of the table is drawn on top at ${width} px: ${JSON.stringify(seen)}`);
+    if (width === 1280) await page.screenshot({ path: `${SHOTS}/usage-models-light.png` });
+    const models = await page.getByTestId("usage-model").allTextContents();
+    assert.ok(models[0].includes("gpt-known") && models[0].includes("$1.50"), models[0]);
+    assert.ok(models[1].includes("mystery-model") && models[1].includes("unpriced") && !models[1].includes("$0"), models[1]);
+    assert.equal(await page.getByTestId("usage-total").textContent(), "$1.50 + 11.1k tokens unpriced");
+    await page.keyboard.press("Escape");
+    await panel.waitFor({ state: "detached" });
+  }
+  await page.setViewportSize({ width: 1280, height: 960 });
   console.log("ok: tokens column, inspector usage and link provenance, per-model summary, no d0");
 
   // Export…: the save dialog's path goes to export_otel, and the app says what it wrote.
@@ -168,6 +253,16 @@ await browserTest("transcript browser test", async ({ ui, newPage }) => {
     await page.evaluate((t) => (document.documentElement.dataset.theme = t), theme);
     await frame();
     await page.screenshot({ path: `${SHOTS}/transcript-${theme}.png` });
+  }
+  // The tool cards.
+  await viewport.evaluate((el) => (el.scrollTop = 1560));
+  await item(11).waitFor();
+  await page.waitForTimeout(200);
+  await frame();
+  for (const theme of ["light", "dark"]) {
+    await page.evaluate((t) => (document.documentElement.dataset.theme = t), theme);
+    await frame();
+    await page.screenshot({ path: `${SHOTS}/transcript-cards-${theme}.png` });
   }
   console.log(`ok: screenshots in ${SHOTS}`);
 });

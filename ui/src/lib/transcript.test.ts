@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatCost, formatTokens, Heights, markdown, modelLines, prettyJson } from "./transcript";
+import { formatCost, formatTokens, Heights, markdown, modelLines, prettyJson, unpricedTitle, usageTitle } from "./transcript";
 
 describe("Heights", () => {
   it("grows for a followed session: measured rows keep their heights, new rows come estimated", () => {
@@ -75,23 +75,34 @@ describe("formatting", () => {
     expect(formatTokens(4_560_000)).toBe("4.56M");
   });
 
-  it("says a cost is unknown rather than zero", () => {
+  it("gives the priced part and names what is unpriced, never a cost hidden or $0", () => {
     const u = { input: 1, output: 2, cache_read: 0, cache_write: 0 };
-    expect(formatCost(u)).toBe("cost unknown");
+    // No price for anything: every token is unpriced (the engine names the models).
+    expect(formatCost(u)).toBe("3 tokens unpriced");
+    expect(formatCost({ ...u, unpriced: { tokens: 3, models: ["mystery"] } })).toBe("3 tokens unpriced");
     expect(formatCost({ ...u, cost: 0 })).toBe("$0.00");
     expect(formatCost({ ...u, cost: 1.234 })).toBe("$1.23");
+    expect(formatCost({ ...u, cost: 0.004 })).toBe("<$0.01");
+    // One unpriced model beside priced ones: "$6.27 + 1.2M tokens unpriced", the model in the tooltip.
+    const mixed = { input: 1_000_000, output: 400_000, cache_read: 0, cache_write: 0, cost: 6.27, unpriced: { tokens: 1_200_000, models: ["a-model", "mystery"] } };
+    expect(formatCost(mixed)).toBe("$6.27 + 1.2M tokens unpriced");
+    expect(unpricedTitle(mixed)).toContain("1.2M tokens of a-model, mystery");
+    expect(usageTitle(mixed)).toContain("$6.27 + 1.2M tokens unpriced");
+    expect(unpricedTitle({ ...u, cost: 1 })).toBe("");
+    expect(formatCost({ ...u, cost: 2, unpriced: { tokens: 0, models: [] } })).toBe("$2.00");
     const lines = modelLines({
       models: [
-        { model: "a", usage: u },
+        { model: "a", usage: { ...u, unpriced: { tokens: 3, models: ["a"] } } },
         { model: "b", usage: { ...u, output: 100, cost: 2 } },
       ],
-      total: u,
+      total: mixed,
       prices: { source: "s", date: "d" },
     });
-    expect(lines.map((l) => [l.model, l.cost])).toEqual([
-      ["b", "$2.00"],
-      ["a", "cost unknown"],
+    expect(lines.map((l) => [l.model, l.cost, l.unpriced])).toEqual([
+      ["b", "$2.00", false],
+      ["a", "unpriced", true],
     ]);
+    expect(lines.some((l) => l.cost.includes("unknown"))).toBe(false);
   });
 
   it("pretty-prints JSON and leaves other text", () => {
