@@ -98,6 +98,7 @@ await browserTest("follow browser test", async ({ ui, newPage, fail }) => {
     page: (...a) => synthetic.page(...a),
     part: (...a) => synthetic.part(...a),
     locate: (...a) => synthetic.locate(...a),
+    find: (...a) => synthetic.find(...a),
   };
   const grow = async (n) => {
     rows = n;

@@ -136,6 +136,22 @@ export function syntheticTranscript(rows) {
       known(session);
       return parts(session, r)[k]?.text ?? null;
     },
+    /** As `transcript_find`: the rows `show` keeps whose text (or tool) holds `query`, any case. */
+    find(session, query, show) {
+      known(session);
+      const q = query.toLowerCase();
+      const keeps = (ps) =>
+        show === "talk" ? ps.some((p) => ["prompt", "text", "received"].includes(p.kind))
+        : show === "errors" ? ps.some((p) => p.is_error === true || p.kind === "notice")
+        : show === "no-results" ? ps.some((p) => p.kind !== "tool-result")
+        : true;
+      const out = [];
+      for (let r = 0; r < totals[session]; r++) {
+        const ps = parts(session, r);
+        if (keeps(ps) && (q === "" || ps.some((p) => p.text.toLowerCase().includes(q) || (p.tool ?? "").toLowerCase().includes(q)))) out.push(r);
+      }
+      return out;
+    },
     locate(session, place) {
       const owner = place.file === "kid.jsonl" ? "kid" : place.file === "run.jsonl" ? "root" : session;
       if (!owner || !(owner in totals)) return null;

@@ -142,6 +142,95 @@ await browserTest("transcript browser test", async ({ ui, newPage }) => {
   assert.ok(!(await spoof.textContent()).includes("\u202E"), "the control itself is not in the page");
   console.log("ok: tool calls and results in one card (command shown, output folded and monospaced, edits and patches as diffs, errors flagged); bidi marked");
 
+  // Find: the rows whose text holds the query, over the whole transcript (asked of the Rust side),
+  // the match shown highlighted, Enter and Shift+Enter for the next and previous.
+  await viewport.evaluate((el) => (el.scrollTop = 0));
+  await item(0).waitFor();
+  const synthetic = syntheticTranscript(ROWS);
+  const hits = synthetic.find("root", "question 4000", "all");
+  assert.deepEqual(hits, [4000, 40000, 40005]);
+  const currentRow = () => page.evaluate(() => document.querySelector("[data-testid=transcript] .item.current")?.dataset.row);
+  const findBox = page.getByTestId("transcript-find");
+  await findBox.fill("QUESTION 4000");
+  await findBox.press("Enter");
+  await page.getByTestId("find-count").getByText("1 of 3").waitFor();
+  await page.waitForFunction(() => document.querySelector("[data-testid=transcript] .item.current")?.dataset.row === "4000");
+  const lit = () =>
+    page.waitForFunction(
+      (row) => {
+        const h = CSS.highlights.get("transcript-find-current");
+        if (!h || h.size === 0) return null;
+        const texts = [...h].map((r) => r.toString());
+        const inRow = [...h].every((r) => r.startContainer.parentElement.closest(".item")?.dataset.row === row);
+        return inRow && texts.every((t) => t.toLowerCase() === "question 4000") ? texts : null;
+      },
+      String(hits.indexOf(0) < 0 ? "4000" : "0"),
+    );
+  await lit();
+  await findBox.press("Enter");
+  await page.getByTestId("find-count").getByText("2 of 3").waitFor();
+  await page.waitForFunction(() => document.querySelector("[data-testid=transcript] .item.current")?.dataset.row === "40000");
+  await findBox.press("Shift+Enter");
+  await page.getByTestId("find-count").getByText("1 of 3").waitFor();
+  assert.equal(await currentRow(), "4000");
+  const finds = await calls("transcript_find");
+  assert.ok(finds.length >= 1 && finds.every((a) => a.session === "root" && a.show === "all"), JSON.stringify(finds));
+  await findBox.fill("");
+  await findBox.press("Escape");
+  console.log("ok: find goes to each hit of the whole transcript, highlighted, next and previous");
+
+  // Filters: only what was said, only errors, no tool results.
+  const drawnRows = () =>
+    page.evaluate(() =>
+      [...document.querySelectorAll("[data-testid=transcript] .item[data-drawn]")]
+        .filter((e) => e.offsetHeight > 0)
+        .map((e) => ({ text: e.textContent, cards: e.querySelectorAll("[data-testid=tool-card]").length, results: e.querySelectorAll("[data-testid=tool-result].standalone").length, errors: e.querySelectorAll(".bad").length, kinds: [...e.querySelectorAll(".part")].map((p) => p.className) })),
+    );
+  const filterTo = async (show) => {
+    await page.getByTestId("transcript-show").selectOption(show);
+    const n = synthetic.find("root", "", show).length;
+    await page.getByTestId("transcript-total").getByText(`${n} items kept by the filter`).waitFor({ timeout: 10_000 }).catch(async (e) => {
+      console.error("total:", await page.getByTestId("transcript-total").textContent(), "want", n);
+      throw e;
+    });
+    await page.waitForFunction(() => document.querySelectorAll("[data-testid=transcript] .item[data-drawn]").length > 3, null, { timeout: 10_000 }).catch(async (e) => {
+      console.error("drawn:", await page.evaluate(() => document.querySelector("[data-testid=transcript]").innerHTML.slice(0, 500)));
+      throw e;
+    });
+    await page.waitForTimeout(100);
+    return drawnRows();
+  };
+  let rows = await filterTo("errors");
+  assert.ok(rows.length > 3 && rows.every((r) => r.errors > 0), `every row kept has an error: ${JSON.stringify(rows.slice(0, 4))}`);
+  rows = await filterTo("talk");
+  assert.ok(rows.length > 3 && rows.every((r) => r.cards === 0 && !r.kinds.some((k) => /notice/.test(k))), `only prompts and replies: ${JSON.stringify(rows.slice(0, 4))}`);
+  rows = await filterTo("no-results");
+  assert.ok(rows.length > 3 && rows.every((r) => r.results === 0) && rows.some((r) => r.cards > 0), `calls kept, bare results gone: ${JSON.stringify(rows.slice(0, 4))}`);
+  await page.getByTestId("transcript-show").selectOption("all");
+  await page.getByTestId("transcript-total").getByText("100000 items").waitFor();
+  // Back to every row, the reader is near where they were (the find's hit at 4000; a filter
+  // that hides a row keeps the one before it).
+  await page.waitForFunction(() => Math.abs(Number(document.querySelector("[data-testid=transcript] .item.current")?.dataset.row ?? -99) - 4000) <= 10);
+  console.log("ok: filters to prompts and replies, to errors, and without tool results");
+
+  // Keys: ] and [ for the next and previous turn, } and { for spawns.
+  await viewport.evaluate((el) => (el.scrollTop = 0));
+  await item(0).waitFor();
+  // (A jump draws rows in brief until the list stays put: the place is a button once drawn whole.)
+  await page.locator('[data-testid=transcript] .item[data-row="0"][data-drawn] button.where').click();
+  await page.waitForFunction(() => document.querySelector("[data-testid=transcript] .item.current")?.dataset.row === "0").catch(async (e) => {
+    console.error("after the click, current is", await currentRow(), await viewport.evaluate((el) => el.scrollTop));
+    throw e;
+  });
+  await viewport.focus();
+  for (const [key, row] of [["]", "5"], ["]", "10"], ["[", "5"], ["]", "10"], ["{", "5"]]) {
+    await page.keyboard.press(key);
+    await page.waitForFunction((row) => document.querySelector("[data-testid=transcript] .item.current")?.dataset.row === row, row).catch(async () => {
+      throw new Error(`${key} should go to row ${row}, not ${await currentRow()}`);
+    });
+  }
+  console.log("ok: keys for the next and previous turn and spawn");
+
   await viewport.evaluate((el) => (el.scrollTop = 0));
   await item(7).waitFor();
   // A long text comes cut with its length; "show all" asks for the whole.

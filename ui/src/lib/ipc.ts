@@ -88,6 +88,7 @@ interface Commands {
   transcript_page: { args: { session: string; from: number; limit: number }; answer: TranscriptPage };
   transcript_part: { args: { session: string; row: number; part: number }; answer: string | null };
   transcript_locate: { args: { session: string | null; place: Place }; answer: TranscriptSpot | null };
+  transcript_find: { args: { session: string; query: string; show: TranscriptShow }; answer: number[] };
   export_otel: { args: { path: string }; answer: Exported };
 }
 
@@ -336,6 +337,16 @@ export function transcriptPage(session: string, from: number, limit: number): Pr
 /** The whole text of one part of one transcript row. */
 export function transcriptPart(session: string, row: number, part: number): Promise<string | null> {
   return call("transcript_part", { session, row, part });
+}
+
+/** Which rows a transcript's filter keeps: all, what was said (prompts, replies, what came back),
+ * errors (failed results, notices), or all but bare tool results. */
+export type TranscriptShow = "all" | "talk" | "errors" | "no-results";
+
+/** The rows of a session's transcript whose text holds `query` (any case; all when empty) among
+ * those `show` keeps, in order. */
+export function transcriptFind(session: string, query: string, show: TranscriptShow): Promise<number[]> {
+  return call("transcript_find", { session, query, show });
 }
 
 /** The transcript item a place opens: its record's session (else `session`) and row. */
