@@ -247,6 +247,26 @@ await browserTest("transcript browser test", async ({ ui, newPage }) => {
   await item(50_000).waitFor();
   await page.waitForFunction(() => document.querySelector('[data-testid=transcript] .item.current')?.dataset.row === "50000");
   assert.ok(await item(50_000).isVisible(), "the finding's item is on screen");
+  // …and it lands at the top of the list once the rows around it are drawn whole and measured
+  // (it stopped short by the growth of the rows just above it): held for 5 frames in a row.
+  const landsOn = (row) =>
+    page
+      .waitForFunction(
+        (row) => {
+          const v = document.querySelector("[data-testid=transcript]");
+          const c = v.querySelector(`.item[data-row="${row}"]`);
+          const top = v.getBoundingClientRect().top;
+          const settled = c && [...v.querySelectorAll(".item")].every((e) => e.dataset.drawn !== undefined) && Math.abs(c.getBoundingClientRect().top - top) <= 2;
+          window.__landed = settled ? (window.__landed ?? 0) + 1 : 0;
+          return window.__landed >= 5;
+        },
+        row,
+        { polling: "raf", timeout: 10_000 },
+      )
+      .catch(async () => {
+        throw new Error(`row ${row} should be at the top of the transcript: ${await viewport.evaluate((el, row) => Math.round(el.querySelector(`.item[data-row="${row}"]`)?.getBoundingClientRect().top - el.getBoundingClientRect().top), row)} px below it`);
+      });
+  await landsOn(50_000);
 
   // A search hit opens its item too.
   await page.getByTestId("tab-search").click();
@@ -254,6 +274,7 @@ await browserTest("transcript browser test", async ({ ui, newPage }) => {
   await page.locator('[data-hit="record"]').click();
   await page.waitForFunction(() => document.querySelector("[data-testid=transcript] .item.current")?.dataset.row === "70000");
   assert.ok((await item(70_000).textContent()).includes("question 70000"), "the hit's item is on screen");
+  await landsOn(70_000);
 
   // Spawn → the child's transcript; the child's header → where the parent received its reply;
   // the received item → the child's reply.
@@ -265,6 +286,8 @@ await browserTest("transcript browser test", async ({ ui, newPage }) => {
   await page.getByTestId("to-parent").click();
   await page.waitForFunction(() => document.querySelector(".node.selected")?.dataset.session === "root");
   await page.waitForFunction(() => document.querySelector("[data-testid=transcript] .item.current")?.dataset.row === "6");
+  // "↑ received by root at run.jsonl:7" opens the parent's transcript at the received row.
+  await landsOn(6);
   await item(6).getByTestId("to-child-reply").click();
   await page.waitForFunction(() => document.querySelector(".node.selected")?.dataset.session === "kid");
   await page.waitForFunction(() => document.querySelector("[data-testid=transcript] .item.current")?.dataset.row === "9");
