@@ -618,7 +618,8 @@ fn a_session_transcript_pages_its_items_and_a_place_opens_its_item() {
         ask("transcript_locate", json!({"session": "root", "place": {"file": "run.jsonl", "line": 25}})).unwrap();
     assert_eq!(spot, json!({"session": "root", "row": 3}));
     // Find: the rows whose text holds the query in any case; with none, every row a filter keeps.
-    let find = |query: &str, show: &str| ask("transcript_find", json!({"session": "root", "query": query, "show": show}));
+    let find =
+        |query: &str, show: &str| ask("transcript_find", json!({"session": "root", "query": query, "show": show}));
     assert_eq!(find("KID ANSWER", "all").expect("transcript_find is allowed"), json!([3]));
     assert_eq!(find("", "all").unwrap(), json!([0, 1, 2, 3, 4]));
     assert_eq!(find("no such text in any row", "all").unwrap(), json!([]));

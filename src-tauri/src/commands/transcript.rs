@@ -128,7 +128,8 @@ pub fn find_rows(a: &Analysis, index: &TranscriptIndex, query: &str, show: Trans
         for row in &page.rows {
             let text = needle.is_empty()
                 || row.parts.iter().any(|p| {
-                    p.text.to_lowercase().contains(&needle) || p.tool.as_deref().is_some_and(|t| t.to_lowercase().contains(&needle))
+                    p.text.to_lowercase().contains(&needle)
+                        || p.tool.as_deref().is_some_and(|t| t.to_lowercase().contains(&needle))
                 });
             if text && show.keeps(&row.parts) {
                 out.push(row.row);
