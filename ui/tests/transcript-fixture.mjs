@@ -68,6 +68,8 @@ function part(kind, text, extra = {}) {
 }
 
 const LONG = "long text ".repeat(1000);
+/** The time of row 0 (epoch ms). */
+export const T0 = Date.UTC(2026, 0, 1);
 
 /** The parts of row `row` of `session`, whole (the page cuts them). */
 function parts(session, row) {
@@ -111,7 +113,8 @@ export function syntheticTranscript(rows) {
     record: r,
     at: { file: file[session], line: r + 1 },
     kind: "event",
-    time: null,
+    // A row every 1.5 s from 2026-01-01T00:00:00Z.
+    time: T0 + r * 1500,
     turn: Math.floor(r / 5) + 1,
     step: (r % 5) + 1,
     parts: parts(session, r).map((p) => {

@@ -14,7 +14,7 @@ import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { browserTest, mockIpc, UI } from "./browser.mjs";
-import { syntheticTranscript, transcriptReport } from "./transcript-fixture.mjs";
+import { syntheticTranscript, T0, transcriptReport } from "./transcript-fixture.mjs";
 
 const ROWS = 100_000;
 const SHOTS = resolve(UI, "../docs/screenshots");
@@ -118,6 +118,12 @@ await browserTest("transcript browser test", async ({ ui, newPage }) => {
   await bring(13);
   const edit = item(13).getByTestId("tool-card");
   assert.equal(await edit.getByTestId("tool-head").textContent(), "Edit: src/x.rs");
+  // Time on every row: the clock, and since the turn began (turn 3 began at row 10); the
+  // call's duration (its result came a row, 1.5 s, later).
+  const clock = await page.evaluate((t) => { const d = new Date(t); return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, "0")).join(":"); }, T0 + 13 * 1500);
+  assert.equal(await item(13).getByTestId("row-time").textContent(), clock);
+  assert.equal(await item(13).getByTestId("row-since").textContent(), "+4.5s");
+  assert.equal(await edit.getByTestId("tool-duration").textContent(), "took 1.5s");
   assert.deepEqual(await edit.locator("[data-testid=tool-diff] > span").evaluateAll((ls) => ls.map((l) => [l.className.replace(/ .*/, ""), l.textContent])), [
     ["d-ctx", " fn a() {"],
     ["d-del", "-    old();"],
@@ -299,6 +305,8 @@ await browserTest("transcript browser test", async ({ ui, newPage }) => {
   assert.equal(await tokens("root"), "137k / 148.1k");
   assert.equal(await tokens("kid"), "11.1k");
   assert.equal(await tokens("stray"), "");
+  // A root with no turns in its log does not read "0 runs".
+  assert.ok(!(await page.locator('.node[data-session="root"]').textContent()).includes("0 runs"), await page.locator('.node[data-session="root"]').textContent());
   // An unknown depth shows nothing (not "d0"); an inferred link is marked.
   const stray = page.locator('.node[data-session="stray"]');
   assert.ok(!(await stray.textContent()).includes("d0"), await stray.textContent());

@@ -169,6 +169,17 @@ await browserTest("views browser test", async ({ ui, newPage }) => {
   await page.locator('.node[data-session="researcher"]').waitFor({ state: "detached" });
   await page.keyboard.press("Enter");
   await page.locator('.node[data-session="researcher"]').waitFor();
+  // At 1280 px every finding's line number is on screen whole, inside its row (the file name may be cut).
+  const cut = await page.locator(".findings .item").evaluateAll((rows) =>
+    rows
+      .map((row) => {
+        const line = row.querySelector("[data-testid=finding-place] .line");
+        const [r, l, p] = [row.getBoundingClientRect(), line.getBoundingClientRect(), line.parentElement.getBoundingClientRect()];
+        return { text: line.textContent, whole: l.width > 0 && l.right <= r.right && l.right <= p.right + 0.5 && line.scrollWidth <= line.clientWidth + 1 && getComputedStyle(line).textOverflow !== "ellipsis" };
+      })
+      .filter((x) => !x.whole || !/^:\d+$/.test(x.text)),
+  );
+  assert.deepEqual(cut, [], `line numbers cut: ${JSON.stringify(cut)}`);
   const warnings = () => page.locator(".findings .sev.warning").count();
   assert.ok((await warnings()) > 0, "the sample has warnings");
   await page.locator(".sev-switch.warning").click();

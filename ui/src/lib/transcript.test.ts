@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatCost, formatTokens, Heights, markdown, modelLines, prettyJson, unpricedTitle, usageTitle } from "./transcript";
+import { clockTime, formatCost, formatDuration, formatTokens, Heights, markdown, modelLines, prettyJson, turnStart, unpricedTitle, usageTitle } from "./transcript";
 
 describe("Heights", () => {
   it("grows for a followed session: measured rows keep their heights, new rows come estimated", () => {
@@ -108,5 +108,30 @@ describe("formatting", () => {
   it("pretty-prints JSON and leaves other text", () => {
     expect(prettyJson('{"a":1}')).toBe('{\n  "a": 1\n}');
     expect(prettyJson('{"a":')).toBe('{"a":');
+  });
+});
+
+describe("time on rows", () => {
+  it("writes durations short", () => {
+    expect(formatDuration(850)).toBe("850ms");
+    expect(formatDuration(1500)).toBe("1.5s");
+    expect(formatDuration(3000)).toBe("3s");
+    expect(formatDuration(42_400)).toBe("42s");
+    expect(formatDuration(123_000)).toBe("2m 03s");
+    expect(formatDuration(3_720_000)).toBe("1h 02m");
+    expect(formatDuration(-1)).toBe("");
+    expect(clockTime(new Date(2026, 0, 2, 3, 4, 5).getTime())).toBe("03:04:05");
+  });
+
+  it("finds when a row's turn began among the rows held", () => {
+    const row = (i: number, turn: number | null, time: number | null) => ({ row: i, record: i, at: { file: "f", line: i + 1 }, kind: "e", time, turn, step: null, parts: [] });
+    const rows = [row(0, 1, 100), row(1, 1, 200), row(2, 2, 1000), row(3, 2, null), row(4, 2, 1600)];
+    const get = (i: number) => rows[i];
+    expect(turnStart(1, get)).toBe(100);
+    expect(turnStart(4, get)).toBe(1000);
+    expect(turnStart(3, get)).toBe(1000);
+    // Not held: unknown, never a wrong start.
+    expect(turnStart(4, (i) => (i === 2 ? undefined : rows[i]))).toBeNull();
+    expect(turnStart(0, () => undefined)).toBeNull();
   });
 });

@@ -200,3 +200,42 @@ export const LINK_LABEL: Record<Link, string> = {
   "time-window": "linked by time (review window)",
   inferred: "inferred (nothing names the parent)",
 };
+
+const two = (n: number) => String(n).padStart(2, "0");
+
+/** "14:03:27": a row's clock time (epoch ms), in the local time zone. */
+export function clockTime(ms: number): string {
+  const d = new Date(ms);
+  return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+}
+
+/** "850ms", "1.5s", "42s", "2m 03s", "1h 02m": a span of time, short. */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return "";
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  const s = ms / 1000;
+  if (s < 10) return `${s.toFixed(1).replace(/\.0$/, "")}s`;
+  if (s < 60) return `${Math.floor(s)}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${two(Math.floor(s % 60))}s`;
+  return `${Math.floor(m / 60)}h ${two(m % 60)}m`;
+}
+
+/**
+ * When the turn of row `i` began: the time of its first row, found by going back through the
+ * rows held (`get`) to where the turn changes; null when the turn's start is not held (a turn
+ * longer than what is held) or a row on the way has no time.
+ */
+export function turnStart(i: number, get: (i: number) => Row | undefined, limit = 500): number | null {
+  const r = get(i);
+  if (!r || r.turn === null) return null;
+  let start = r.time;
+  for (let j = i - 1; j >= Math.max(-1, i - limit); j--) {
+    if (j < 0) return start;
+    const o = get(j);
+    if (!o) return null;
+    if (o.turn !== r.turn) return start;
+    if (o.time !== null) start = o.time;
+  }
+  return null;
+}
