@@ -289,6 +289,14 @@ await browserTest("transcript browser test", async ({ ui, newPage }) => {
   await page.waitForFunction(() => document.querySelector(".node.selected")?.dataset.session === "kid");
   await item(0).getByText("check the numbers").waitFor();
   assert.equal(await page.getByTestId("transcript-total").textContent(), "10 items");
+  // Read to the child's end first (where its reply is): the parent still opens at the received
+  // row, not pinned to its own end.
+  await viewport.evaluate((el) => (el.scrollTop = el.scrollHeight));
+  await item(9).waitFor();
+  await page.waitForFunction(() => {
+    const el = document.querySelector("[data-testid=transcript]");
+    return el.scrollTop > 0 && el.scrollTop + el.clientHeight >= el.scrollHeight - 2;
+  });
   await page.getByTestId("to-parent").click();
   await page.waitForFunction(() => document.querySelector(".node.selected")?.dataset.session === "root");
   await page.waitForFunction(() => document.querySelector("[data-testid=transcript] .item.current")?.dataset.row === "6");
