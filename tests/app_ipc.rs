@@ -620,12 +620,15 @@ fn a_session_transcript_pages_its_items_and_a_place_opens_its_item() {
     // Find: the rows whose text holds the query in any case; with none, every row a filter keeps.
     let find =
         |query: &str, show: &str| ask("transcript_find", json!({"session": "root", "query": query, "show": show}));
-    assert_eq!(find("KID ANSWER", "all").expect("transcript_find is allowed"), json!([3]));
+    // Row 2 is what root received from kid, row 3 the tool result it came in.
+    assert_eq!(find("KID ANSWER", "all").expect("transcript_find is allowed"), json!([2, 3]));
     assert_eq!(find("", "all").unwrap(), json!([0, 1, 2, 3, 4]));
     assert_eq!(find("no such text in any row", "all").unwrap(), json!([]));
-    // What came back from the child is what was said; it is no error.
-    assert!(find("", "talk").unwrap().as_array().unwrap().contains(&json!(3)));
-    assert_eq!(find("kid answer", "errors").unwrap(), json!([]));
+    // What was said: what came back from the child and root's own answer (not the call, the
+    // spawn or the bare result); without results, all but row 3; no errors.
+    assert_eq!(find("", "talk").unwrap(), json!([2, 4]));
+    assert_eq!(find("", "no-results").unwrap(), json!([0, 1, 2, 4]));
+    assert_eq!(find("kid", "errors").unwrap(), json!([]));
     assert!(find("", "nothing-of-the-kind").is_err(), "a filter it does not know");
 }
 
