@@ -617,6 +617,19 @@ fn a_session_transcript_pages_its_items_and_a_place_opens_its_item() {
     let spot =
         ask("transcript_locate", json!({"session": "root", "place": {"file": "run.jsonl", "line": 25}})).unwrap();
     assert_eq!(spot, json!({"session": "root", "row": 3}));
+    // Find: the rows whose text holds the query in any case; with none, every row a filter keeps.
+    let find =
+        |query: &str, show: &str| ask("transcript_find", json!({"session": "root", "query": query, "show": show}));
+    // Row 2 is what root received from kid, row 3 the tool result it came in.
+    assert_eq!(find("KID ANSWER", "all").expect("transcript_find is allowed"), json!([2, 3]));
+    assert_eq!(find("", "all").unwrap(), json!([0, 1, 2, 3, 4]));
+    assert_eq!(find("no such text in any row", "all").unwrap(), json!([]));
+    // What was said: what came back from the child and root's own answer (not the call, the
+    // spawn or the bare result); without results, all but row 3; no errors.
+    assert_eq!(find("", "talk").unwrap(), json!([2, 4]));
+    assert_eq!(find("", "no-results").unwrap(), json!([0, 1, 2, 4]));
+    assert_eq!(find("kid", "errors").unwrap(), json!([]));
+    assert!(find("", "nothing-of-the-kind").is_err(), "a filter it does not know");
 }
 
 #[test]

@@ -21,7 +21,7 @@ macro_rules! app_commands {
             timeline::{timeline_info, timeline_open, timeline_window, timeline_hit, timeline_locate},
             settings::{settings, remember_opened, set_theme, view_state, save_view_state},
             follow::{follow_state, set_follow},
-            transcript::{transcript_page, transcript_part, transcript_media, transcript_locate, changes_page},
+            transcript::{transcript_page, transcript_part, transcript_media, transcript_locate, transcript_find, changes_page},
             export::{export_otel},
         }
     };

@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 pub use arbor_core::changes::ChangesPage;
 pub use arbor_core::live::Live;
 pub use arbor_core::report::{Diagnostic, Place};
-pub use arbor_core::transcript::{Index as TranscriptIndex, Page as TranscriptPage};
+pub use arbor_core::transcript::{
+    Index as TranscriptIndex, Page as TranscriptPage, Part as TranscriptPart, PartKind as TranscriptPartKind,
+};
 pub use arbor_core::view::search::{Cursor, SearchEnd, SearchEvent};
 pub use arbor_core::view::{
     Axis, FindingsFilter, FindingsPage, Growing, HitQuery, Located, RepliesPage, SessionDetail, Summary, TimelineHit,

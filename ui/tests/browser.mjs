@@ -185,8 +185,8 @@ let pages = 0;
  * example the settings or the open dialog's choice; `{ reject: error }` makes the command fail
  * with that error. `transcript` answers the transcript commands in Node (the view host holds a
  * report, not the files a transcript is read back from): `{ page(session, from, limit),
- * part(session, row, part), locate(session, place) }`, as `transcript_page`, `transcript_part`
- * and `transcript_locate` answer (tests/transcript-fixture.mjs makes one).
+ * part(session, row, part), locate(session, place), find(session, query, show) }`, as
+ * `transcript_page`, `transcript_part`, `transcript_locate` and `transcript_find` answer (tests/transcript-fixture.mjs makes one).
  */
 export async function mockIpc(page, { report, build, files, launch, hits, dropped, answers, transcript }) {
   const key = `page-${++pages}`;
@@ -204,6 +204,10 @@ export async function mockIpc(page, { report, build, files, launch, hits, droppe
     try {
       if (cmd === "transcript_page") return JSON.stringify({ ok: await transcript.page(args.session, args.from, Math.min(args.limit, 500)) });
       if (cmd === "transcript_part") return JSON.stringify({ ok: await transcript.part(args.session, args.row, args.part) });
+      if (cmd === "transcript_find") {
+        if (!transcript.find) return JSON.stringify({ err: { code: "unknown-command", message: "this test's transcript has no find" } });
+        return JSON.stringify({ ok: await transcript.find(args.session, args.query, args.show) });
+      }
       return JSON.stringify({ ok: await transcript.locate(args.session, args.place) });
     } catch (e) {
       return JSON.stringify({ err: e && e.code ? e : { code: "internal", message: String(e) } });
@@ -295,6 +299,7 @@ export async function mockIpc(page, { report, build, files, launch, hits, droppe
         transcript_page: (a) => askTranscript("transcript_page", a),
         transcript_part: (a) => askTranscript("transcript_part", a),
         transcript_locate: (a) => askTranscript("transcript_locate", a),
+        transcript_find: (a) => askTranscript("transcript_find", a),
         settings: () => ({ recent: [], theme: "system", notice: null }),
         remember_opened: (a) => [{ paths: a.paths, openedAt: 0 }],
         set_theme: () => null,

@@ -98,16 +98,17 @@ await browserTest("follow browser test", async ({ ui, newPage, fail }) => {
     page: (...a) => synthetic.page(...a),
     part: (...a) => synthetic.part(...a),
     locate: (...a) => synthetic.locate(...a),
+    find: (...a) => synthetic.find(...a),
   };
   const grow = async (n) => {
     rows = n;
     synthetic = syntheticTranscript(rows);
-    const rev = await reader.evaluate((r) => window.__arborFollowGrow(r, ["run.jsonl"]), transcriptReport(rows));
+    const rev = await reader.evaluate((r) => window.__arborFollowGrow(r, ["run.jsonl"]), transcriptReport(rows, rows));
     await reader.waitForFunction((n) => document.querySelector("[data-testid=transcript-total]")?.textContent === `${n} items`, n, { timeout: 10_000 });
     return rev;
   };
   await mockIpc(reader, {
-    report: transcriptReport(rows),
+    report: transcriptReport(rows, rows),
     transcript: growing,
     launch: ["/logs/run.jsonl"],
     answers: {
@@ -133,7 +134,12 @@ await browserTest("follow browser test", async ({ ui, newPage, fail }) => {
   }, null, { polling: 100, timeout: 10_000 });
   await reader.waitForTimeout(300);
   assert.equal(await atBottom(), true, "at the bottom before the log grows");
+  const totals = () => reader.getByTestId("transcript-usage").textContent();
+  // The header's totals are the log's as it is now, not as it was first read.
+  assert.equal(await totals(), "subtree 152.5k tokens · $1.90 + 11.1k tokens unpriced");
   await grow(60);
+  await reader.waitForFunction(() => document.querySelector("[data-testid=transcript-usage]")?.textContent === "subtree 154.7k tokens · $2.10 + 11.1k tokens unpriced", null, { timeout: 10_000 })
+    .catch(async () => fail("the transcript's totals should follow the log", await totals()));
   await item(59).waitFor({ timeout: 10_000 });
   await reader.waitForFunction(() => {
     const el = document.querySelector("[data-testid=transcript]");

@@ -5,14 +5,16 @@
 // finding opens its item, a spawn opens the child's transcript, the child's header goes back to
 // where the parent received its reply, and a received item opens the child's last reply. Also the
 // tokens column of the tree (own / subtree, 12.3k), the inspector's usage and link provenance, the
-// per-model summary (an unknown price is "cost unknown"), the unknown depth shown as nothing, and
+// per-model summary (opened whole, not clipped by the strip, at 1280 and 1920 px; a model without a
+// price is "unpriced" and every cost gives the priced part with the tokens left unpriced), the
+// unknown depth shown as nothing, and
 // Export… (the save dialog mocked). Screenshots of the view, light and dark, go to
 // docs/screenshots. usage: node tests/transcript.browser.mjs   (from ui/)
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { browserTest, mockIpc, UI } from "./browser.mjs";
-import { syntheticTranscript, transcriptReport } from "./transcript-fixture.mjs";
+import { syntheticTranscript, T0, transcriptReport } from "./transcript-fixture.mjs";
 
 const ROWS = 100_000;
 const SHOTS = resolve(UI, "../docs/screenshots");
@@ -84,6 +86,159 @@ await browserTest("transcript browser test", async ({ ui, newPage }) => {
   await args.locator("summary").click();
   assert.equal(await args.locator("pre").textContent(), JSON.stringify({ path: "src/file2.rs", line: 2 }, null, 2));
 
+  // A tool call and its result are one card: the command visible without a click, the result
+  // under it with its error flag, folded to a few lines with "show all", in a monospace font.
+  // Rows drawn below a tall one: scrolled to, a little at a time.
+  const bring = async (row) => {
+    const inView = () =>
+      viewport.evaluate((el, row) => {
+        const e = el.querySelector(`.item[data-row="${row}"]`);
+        if (!e) return false;
+        const [v, r] = [el.getBoundingClientRect(), e.getBoundingClientRect()];
+        return r.top >= v.top && r.top < v.bottom - 40;
+      }, row);
+    for (let n = 0; n < 60 && !(await inView()); n++) {
+      await viewport.evaluate((el) => (el.scrollTop += 200));
+      await page.waitForTimeout(30);
+    }
+    await page.waitForFunction((row) => document.querySelector(`[data-testid=transcript] .item[data-row="${row + 1}"]`), row);
+  };
+  await bring(11);
+  const bash = item(11).getByTestId("tool-card");
+  assert.equal(await bash.getByTestId("tool-head").textContent(), "Bash: bd show spotter-4te");
+  const output = bash.getByTestId("tool-output");
+  assert.equal(await output.textContent(), Array.from({ length: 6 }, (_, i) => `output line ${i + 1}`).join("\n"));
+  assert.match(await output.evaluate((e) => getComputedStyle(e).fontFamily), /mono/i);
+  assert.equal(await bash.getByTestId("tool-result").locator(".ok").textContent(), "ok");
+  // The result's own row draws nothing: it is in the card.
+  assert.equal(await item(12).evaluate((e) => e.offsetHeight), 0, "the result's row is drawn in its call's card");
+  await bash.getByTestId("result-show-all").click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=transcript] .item[data-row="11"] [data-testid=tool-output]')?.textContent.split("\n").length === 30);
+  // An edit as a coloured diff (spans of text, no markup from the log), its failed result flagged.
+  await bring(13);
+  const edit = item(13).getByTestId("tool-card");
+  assert.equal(await edit.getByTestId("tool-head").textContent(), "Edit: src/x.rs");
+  // Time on every row: the clock, and since the turn began (turn 3 began at row 10); the
+  // call's duration (its result came a row, 1.5 s, later).
+  const clock = await page.evaluate((t) => { const d = new Date(t); return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, "0")).join(":"); }, T0 + 13 * 1500);
+  assert.equal(await item(13).getByTestId("row-time").textContent(), clock);
+  assert.equal(await item(13).getByTestId("row-since").textContent(), "+4.5s");
+  assert.equal(await edit.getByTestId("tool-duration").textContent(), "took 1.5s");
+  assert.deepEqual(await edit.locator("[data-testid=tool-diff] > span").evaluateAll((ls) => ls.map((l) => [l.className.replace(/ .*/, ""), l.textContent])), [
+    ["d-ctx", " fn a() {"],
+    ["d-del", "-    old();"],
+    ["d-add", "+    new();"],
+    ["d-ctx", " }"],
+  ]);
+  const colour = (sel) => edit.locator(sel).evaluate((e) => getComputedStyle(e).color);
+  assert.notEqual(await colour(".d-add"), await colour(".d-del"), "added and removed lines differ in colour");
+  assert.equal(await edit.getByTestId("tool-error").textContent(), "error");
+  assert.ok(await edit.evaluate((e) => e.classList.contains("failed")), "the card is marked failed");
+  assert.equal(await edit.getByTestId("tool-output").textContent(), "String to replace not found in file.");
+  // A patch (Codex's apply_patch) names its file and is a diff too.
+  await bring(16);
+  const patch = item(16).getByTestId("tool-card");
+  assert.equal(await patch.getByTestId("tool-head").textContent(), "apply_patch: src/lib.rs");
+  assert.equal(await patch.locator(".d-add").textContent(), '+    println!("new");');
+  assert.ok((await patch.getByTestId("tool-output").textContent()).includes("M src/lib.rs"));
+  // A bidi override in log text is shown marked, not applied.
+  await bring(18);
+  const spoof = item(18).locator(".md");
+  assert.equal(await spoof.locator(".bidi").textContent(), "⟨U+202E⟩");
+  assert.ok(!(await spoof.textContent()).includes("\u202E"), "the control itself is not in the page");
+  console.log("ok: tool calls and results in one card (command shown, output folded and monospaced, edits and patches as diffs, errors flagged); bidi marked");
+
+  // Find: the rows whose text holds the query, over the whole transcript (asked of the Rust side),
+  // the match shown highlighted, Enter and Shift+Enter for the next and previous.
+  await viewport.evaluate((el) => (el.scrollTop = 0));
+  await item(0).waitFor();
+  const synthetic = syntheticTranscript(ROWS);
+  const hits = synthetic.find("root", "question 4000", "all");
+  assert.deepEqual(hits, [4000, 40000, 40005]);
+  const currentRow = () => page.evaluate(() => document.querySelector("[data-testid=transcript] .item.current")?.dataset.row);
+  const findBox = page.getByTestId("transcript-find");
+  await findBox.fill("QUESTION 4000");
+  await findBox.press("Enter");
+  await page.getByTestId("find-count").getByText("1 of 3").waitFor();
+  await page.waitForFunction(() => document.querySelector("[data-testid=transcript] .item.current")?.dataset.row === "4000");
+  const lit = () =>
+    page.waitForFunction(
+      (row) => {
+        const h = CSS.highlights.get("transcript-find-current");
+        if (!h || h.size === 0) return null;
+        const texts = [...h].map((r) => r.toString());
+        const inRow = [...h].every((r) => r.startContainer.parentElement.closest(".item")?.dataset.row === row);
+        return inRow && texts.every((t) => t.toLowerCase() === "question 4000") ? texts : null;
+      },
+      String(hits.indexOf(0) < 0 ? "4000" : "0"),
+    );
+  await lit();
+  await findBox.press("Enter");
+  await page.getByTestId("find-count").getByText("2 of 3").waitFor();
+  await page.waitForFunction(() => document.querySelector("[data-testid=transcript] .item.current")?.dataset.row === "40000");
+  await findBox.press("Shift+Enter");
+  await page.getByTestId("find-count").getByText("1 of 3").waitFor();
+  assert.equal(await currentRow(), "4000");
+  const finds = await calls("transcript_find");
+  assert.ok(finds.length >= 1 && finds.every((a) => a.session === "root" && a.show === "all"), JSON.stringify(finds));
+  await findBox.fill("");
+  await findBox.press("Escape");
+  console.log("ok: find goes to each hit of the whole transcript, highlighted, next and previous");
+
+  // Filters: only what was said, only errors, no tool results.
+  const drawnRows = () =>
+    page.evaluate(() =>
+      [...document.querySelectorAll("[data-testid=transcript] .item[data-drawn]")]
+        .filter((e) => e.offsetHeight > 0)
+        .map((e) => ({ text: e.textContent, cards: e.querySelectorAll("[data-testid=tool-card]").length, results: e.querySelectorAll("[data-testid=tool-result].standalone").length, errors: e.querySelectorAll(".bad").length, kinds: [...e.querySelectorAll(".part")].map((p) => p.className) })),
+    );
+  const filterTo = async (show) => {
+    await page.getByTestId("transcript-show").selectOption(show);
+    const n = synthetic.find("root", "", show).length;
+    await page.getByTestId("transcript-total").getByText(`${n} items kept by the filter`).waitFor({ timeout: 10_000 }).catch(async (e) => {
+      console.error("total:", await page.getByTestId("transcript-total").textContent(), "want", n);
+      throw e;
+    });
+    await page.waitForFunction(() => document.querySelectorAll("[data-testid=transcript] .item[data-drawn]").length > 3, null, { timeout: 10_000 }).catch(async (e) => {
+      console.error("drawn:", await page.evaluate(() => document.querySelector("[data-testid=transcript]").innerHTML.slice(0, 500)));
+      throw e;
+    });
+    await page.waitForTimeout(100);
+    return drawnRows();
+  };
+  let rows = await filterTo("errors");
+  assert.ok(rows.length > 3 && rows.every((r) => r.errors > 0), `every row kept has an error: ${JSON.stringify(rows.slice(0, 4))}`);
+  rows = await filterTo("talk");
+  assert.ok(rows.length > 3 && rows.every((r) => r.cards === 0 && !r.kinds.some((k) => /notice/.test(k))), `only prompts and replies: ${JSON.stringify(rows.slice(0, 4))}`);
+  rows = await filterTo("no-results");
+  assert.ok(rows.length > 3 && rows.every((r) => r.results === 0) && rows.some((r) => r.cards > 0), `calls kept, bare results gone: ${JSON.stringify(rows.slice(0, 4))}`);
+  await page.getByTestId("transcript-show").selectOption("all");
+  await page.getByTestId("transcript-total").getByText("100000 items").waitFor();
+  // Back to every row, the reader is near where they were (the find's hit at 4000; a filter
+  // that hides a row keeps the one before it).
+  await page.waitForFunction(() => Math.abs(Number(document.querySelector("[data-testid=transcript] .item.current")?.dataset.row ?? -99) - 4000) <= 10);
+  console.log("ok: filters to prompts and replies, to errors, and without tool results");
+
+  // Keys: ] and [ for the next and previous turn, } and { for spawns.
+  await viewport.evaluate((el) => (el.scrollTop = 0));
+  await item(0).waitFor();
+  // (A jump draws rows in brief until the list stays put: the place is a button once drawn whole.)
+  await page.locator('[data-testid=transcript] .item[data-row="0"][data-drawn] button.where').click();
+  await page.waitForFunction(() => document.querySelector("[data-testid=transcript] .item.current")?.dataset.row === "0").catch(async (e) => {
+    console.error("after the click, current is", await currentRow(), await viewport.evaluate((el) => el.scrollTop));
+    throw e;
+  });
+  await viewport.focus();
+  for (const [key, row] of [["]", "5"], ["]", "10"], ["[", "5"], ["]", "10"], ["{", "5"]]) {
+    await page.keyboard.press(key);
+    await page.waitForFunction((row) => document.querySelector("[data-testid=transcript] .item.current")?.dataset.row === row, row).catch(async () => {
+      throw new Error(`${key} should go to row ${row}, not ${await currentRow()}`);
+    });
+  }
+  console.log("ok: keys for the next and previous turn and spawn");
+
+  await viewport.evaluate((el) => (el.scrollTop = 0));
+  await item(7).waitFor();
   // A long text comes cut with its length; "show all" asks for the whole.
   const more = item(7).getByTestId("show-all");
   assert.equal(await more.textContent(), "cut at 4000 of 10000 characters · show all");
@@ -98,6 +253,26 @@ await browserTest("transcript browser test", async ({ ui, newPage }) => {
   await item(50_000).waitFor();
   await page.waitForFunction(() => document.querySelector('[data-testid=transcript] .item.current')?.dataset.row === "50000");
   assert.ok(await item(50_000).isVisible(), "the finding's item is on screen");
+  // …and it lands at the top of the list once the rows around it are drawn whole and measured
+  // (it stopped short by the growth of the rows just above it): held for 5 frames in a row.
+  const landsOn = (row) =>
+    page
+      .waitForFunction(
+        (row) => {
+          const v = document.querySelector("[data-testid=transcript]");
+          const c = v.querySelector(`.item[data-row="${row}"]`);
+          const top = v.getBoundingClientRect().top;
+          const settled = c && [...v.querySelectorAll(".item")].every((e) => e.dataset.drawn !== undefined) && Math.abs(c.getBoundingClientRect().top - top) <= 2;
+          window.__landed = settled ? (window.__landed ?? 0) + 1 : 0;
+          return window.__landed >= 5;
+        },
+        row,
+        { polling: "raf", timeout: 10_000 },
+      )
+      .catch(async () => {
+        throw new Error(`row ${row} should be at the top of the transcript: ${await viewport.evaluate((el, row) => Math.round(el.querySelector(`.item[data-row="${row}"]`)?.getBoundingClientRect().top - el.getBoundingClientRect().top), row)} px below it`);
+      });
+  await landsOn(50_000);
 
   // A search hit opens its item too.
   await page.getByTestId("tab-search").click();
@@ -105,6 +280,7 @@ await browserTest("transcript browser test", async ({ ui, newPage }) => {
   await page.locator('[data-hit="record"]').click();
   await page.waitForFunction(() => document.querySelector("[data-testid=transcript] .item.current")?.dataset.row === "70000");
   assert.ok((await item(70_000).textContent()).includes("question 70000"), "the hit's item is on screen");
+  await landsOn(70_000);
 
   // Spawn → the child's transcript; the child's header → where the parent received its reply;
   // the received item → the child's reply.
@@ -113,9 +289,19 @@ await browserTest("transcript browser test", async ({ ui, newPage }) => {
   await page.waitForFunction(() => document.querySelector(".node.selected")?.dataset.session === "kid");
   await item(0).getByText("check the numbers").waitFor();
   assert.equal(await page.getByTestId("transcript-total").textContent(), "10 items");
+  // Read to the child's end first (where its reply is): the parent still opens at the received
+  // row, not pinned to its own end.
+  await viewport.evaluate((el) => (el.scrollTop = el.scrollHeight));
+  await item(9).waitFor();
+  await page.waitForFunction(() => {
+    const el = document.querySelector("[data-testid=transcript]");
+    return el.scrollTop > 0 && el.scrollTop + el.clientHeight >= el.scrollHeight - 2;
+  });
   await page.getByTestId("to-parent").click();
   await page.waitForFunction(() => document.querySelector(".node.selected")?.dataset.session === "root");
   await page.waitForFunction(() => document.querySelector("[data-testid=transcript] .item.current")?.dataset.row === "6");
+  // "↑ received by root at run.jsonl:7" opens the parent's transcript at the received row.
+  await landsOn(6);
   await item(6).getByTestId("to-child-reply").click();
   await page.waitForFunction(() => document.querySelector(".node.selected")?.dataset.session === "kid");
   await page.waitForFunction(() => document.querySelector("[data-testid=transcript] .item.current")?.dataset.row === "9");
@@ -127,6 +313,8 @@ await browserTest("transcript browser test", async ({ ui, newPage }) => {
   assert.equal(await tokens("root"), "137k / 148.1k");
   assert.equal(await tokens("kid"), "11.1k");
   assert.equal(await tokens("stray"), "");
+  // A root with no turns in its log does not read "0 runs".
+  assert.ok(!(await page.locator('.node[data-session="root"]').textContent()).includes("0 runs"), await page.locator('.node[data-session="root"]').textContent());
   // An unknown depth shows nothing (not "d0"); an inferred link is marked.
   const stray = page.locator('.node[data-session="stray"]');
   assert.ok(!(await stray.textContent()).includes("d0"), await stray.textContent());
@@ -136,16 +324,41 @@ await browserTest("transcript browser test", async ({ ui, newPage }) => {
   await page.getByTestId("tab-inspector").click();
   await page.locator('.node[data-session="kid"]').click();
   assert.equal(await page.getByTestId("run-link").textContent(), "linked by meta sidecar");
-  assert.ok((await page.getByTestId("inspector-usage").textContent()).includes("own 11.1k tokens · cost unknown"));
+  assert.ok((await page.getByTestId("inspector-usage").textContent()).includes("own 11.1k tokens · 11.1k tokens unpriced"), await page.getByTestId("inspector-usage").textContent());
   await page.locator('.node[data-session="root"]').click();
   await page.getByTestId("inspector-usage").getByText("own 137k tokens · $1.50").waitFor();
-  assert.ok((await page.getByTestId("inspector-usage").textContent()).includes("subtree 148.1k tokens · cost unknown"), "a subtree with a model of unknown price");
-  // The per-model summary: an unknown price is unknown, never $0.
-  await page.getByTestId("usage-summary").locator("summary").click();
-  const models = await page.getByTestId("usage-model").allTextContents();
-  assert.ok(models[0].includes("gpt-known") && models[0].includes("$1.50"), models[0]);
-  assert.ok(models[1].includes("mystery-model") && models[1].includes("cost unknown"), models[1]);
-  await page.getByTestId("usage-summary").locator("summary").click();
+  assert.ok((await page.getByTestId("inspector-usage").textContent()).includes("subtree 148.1k tokens · $1.50 + 11.1k tokens unpriced"), "a subtree with a model of no price: the priced part and the unpriced tokens");
+  assert.ok(!(await page.locator("body").textContent()).includes("cost unknown"), "no cost is hidden as unknown");
+  // The per-model summary opens whole, above the panes (the strip it sits in hides overflow):
+  // its table is all on screen and on top at 1280 and 1920 px.
+  assert.equal(await page.getByTestId("usage-cost").textContent(), "$1.50 + 11.1k tokens unpriced");
+  assert.match(await page.getByTestId("usage-toggle").getAttribute("title"), /11.1k tokens of mystery-model/);
+  for (const width of [1280, 1920]) {
+    await page.setViewportSize({ width, height: 960 });
+    await page.getByTestId("usage-toggle").click();
+    const panel = page.getByTestId("usage-models");
+    await panel.waitFor();
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const seen = await panel.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      const rows = [...el.querySelectorAll("tr")].map((tr) => {
+        const b = tr.getBoundingClientRect();
+        const hit = document.elementFromPoint(b.left + 20, b.top + b.height / 2);
+        return el.contains(hit);
+      });
+      return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: r.height, rows, vw: innerWidth, vh: innerHeight };
+    });
+    assert.ok(seen.height > 60 && seen.left >= 0 && seen.right <= seen.vw && seen.bottom <= seen.vh, `the table is whole on screen at ${width} px: ${JSON.stringify(seen)}`);
+    assert.ok(seen.rows.length >= 4 && seen.rows.every(Boolean), `every row of the table is drawn on top at ${width} px: ${JSON.stringify(seen)}`);
+    if (width === 1280) await page.screenshot({ path: `${SHOTS}/usage-models-light.png` });
+    const models = await page.getByTestId("usage-model").allTextContents();
+    assert.ok(models[0].includes("gpt-known") && models[0].includes("$1.50"), models[0]);
+    assert.ok(models[1].includes("mystery-model") && models[1].includes("unpriced") && !models[1].includes("$0"), models[1]);
+    assert.equal(await page.getByTestId("usage-total").textContent(), "$1.50 + 11.1k tokens unpriced");
+    await page.keyboard.press("Escape");
+    await panel.waitFor({ state: "detached" });
+  }
+  await page.setViewportSize({ width: 1280, height: 960 });
   console.log("ok: tokens column, inspector usage and link provenance, per-model summary, no d0");
 
   // Export…: the save dialog's path goes to export_otel, and the app says what it wrote.
@@ -168,6 +381,16 @@ await browserTest("transcript browser test", async ({ ui, newPage }) => {
     await page.evaluate((t) => (document.documentElement.dataset.theme = t), theme);
     await frame();
     await page.screenshot({ path: `${SHOTS}/transcript-${theme}.png` });
+  }
+  // The tool cards.
+  await viewport.evaluate((el) => (el.scrollTop = 1560));
+  await item(11).waitFor();
+  await page.waitForTimeout(200);
+  await frame();
+  for (const theme of ["light", "dark"]) {
+    await page.evaluate((t) => (document.documentElement.dataset.theme = t), theme);
+    await frame();
+    await page.screenshot({ path: `${SHOTS}/transcript-cards-${theme}.png` });
   }
   console.log(`ok: screenshots in ${SHOTS}`);
 });

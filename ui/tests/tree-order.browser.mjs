@@ -1,6 +1,6 @@
 // The tree pane's order in headless Chromium (IPC mocked, tests/browser.mjs; the rows come from
 // the engine's view in the view host): a log whose view state saved an order opens in it;
-// choosing subtree tokens, own tokens or the log's order shows the siblings (the roots among
+// choosing subtree tokens, own tokens, subtree cost or the log's order shows the siblings (the roots among
 // them) in that order, most first and sessions without tokens last, each under its parent, the
 // selected session still selected and in view; the choice is saved in the log's view state, and
 // the log's order saves none.
@@ -11,11 +11,11 @@ import { browserTest, mockIpc } from "./browser.mjs";
 const tokens = (n) => (n === null ? undefined : { input: n, output: 0, cache_read: 0, cache_write: 0 });
 
 /** A session with its own tokens and its subtree's (`null`: the log counts none). */
-function session(id, parent, depth, own, subtree) {
+function session(id, parent, depth, own, subtree, cost) {
   const runs = parent ? [{ parent, start: { file: "t.jsonl", line: depth + 1 }, end: null, outcome: "ok", link: "start-edge" }] : [];
   const s = { id, parent, root: parent ? "R" : id, depth, label: null, runs, events: 1 };
   if (own !== null) s.usage = tokens(own);
-  if (subtree !== null) s.subtree_usage = tokens(subtree);
+  if (subtree !== null) s.subtree_usage = cost === undefined ? tokens(subtree) : { ...tokens(subtree), cost };
   return s;
 }
 
@@ -23,12 +23,13 @@ const report = {
   report_version: 1,
   inputs: [{ file: "t.jsonl", format: "dsh-rpc", records: 10, bad_lines: 0, bytes: 1000 }],
   sessions: [
-    session("R", null, 0, 10, 310),
-    session("a", "R", 1, 100, 100),
-    session("b", "R", 1, 5, 200),
-    session("b1", "b", 2, 195, 195),
+    // The subtree's cost orders otherwise than its tokens: S has the most tokens and costs least.
+    session("R", null, 0, 10, 310, 4),
+    session("a", "R", 1, 100, 100, 1),
+    session("b", "R", 1, 5, 200, 3),
+    session("b1", "b", 2, 195, 195, 3),
     session("c", "R", 1, null, null),
-    session("S", null, 0, 1000, 1000),
+    session("S", null, 0, 1000, 1000, 0.1),
   ],
   turns: [],
   replies: [],
@@ -39,6 +40,7 @@ const report = {
 const WIRE = ["R", "a", "b", "b1", "c", "S"];
 const SUBTREE = ["S", "R", "b", "b1", "a", "c"];
 const OWN = ["S", "R", "a", "b", "b1", "c"];
+const COST = ["R", "b", "b1", "a", "c", "S"];
 
 await browserTest("tree order browser test", async ({ ui, newPage }) => {
   const page = await newPage({ viewport: { width: 1400, height: 900 } });
@@ -68,6 +70,10 @@ await browserTest("tree order browser test", async ({ ui, newPage }) => {
   assert.equal(saved.at(-1)?.order, "subtree-tokens", `the order is saved with the log's view state: ${JSON.stringify(saved.at(-1))}`);
   assert.equal(saved.at(-1)?.session, "b1");
   console.log("ok: ordered by subtree tokens, the selection kept, the order saved");
+
+  await order.selectOption("subtree-cost");
+  await waitFor(COST, "siblings by their subtree's cost, sessions without one last");
+  console.log("ok: ordered by subtree cost");
 
   await order.selectOption("wire");
   await waitFor(WIRE, "the log's own order again");

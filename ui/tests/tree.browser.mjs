@@ -34,7 +34,9 @@ function synthetic() {
     }
     const parts = [hasChildren ? "▾" : "·", label ? `${label} ${id}` : id];
     if (outcome) parts.push(outcome);
-    parts.push(`${runs.length} ${runs.length === 1 ? "run" : "runs"}`, `${n % 50} ev`, `d${depth}`);
+    // A root with neither runs nor turns says nothing of them (not "0 runs").
+    if (parent) parts.push(`${runs.length} ${runs.length === 1 ? "run" : "runs"}`);
+    parts.push(`${n % 50} ev`, `d${depth}`);
     for (const s of ["error", "warning", "info"]) if (findings[s]) parts.push(String(findings[s]));
     order.push({ id, text: parts.join(" "), level: String(depth + 1) });
   };

@@ -169,6 +169,30 @@ await browserTest("views browser test", async ({ ui, newPage }) => {
   await page.locator('.node[data-session="researcher"]').waitFor({ state: "detached" });
   await page.keyboard.press("Enter");
   await page.locator('.node[data-session="researcher"]').waitFor();
+  // At 1280 px the Found menu's label is whole (it read "Found: …"), the toolbar on one line.
+  const found = await page.locator('select[aria-label="Found on this machine"]').evaluate((el) => {
+    const c = document.createElement("canvas").getContext("2d");
+    const st = getComputedStyle(el);
+    c.font = `${st.fontSize} ${st.fontFamily}`;
+    const text = el.options[el.selectedIndex].text;
+    // The label, its padding and the arrow (about 20 px) inside the box.
+    return { text, need: c.measureText(text).width + parseFloat(st.paddingLeft) + parseFloat(st.paddingRight) + 20, width: el.clientWidth, wrapped: (() => {
+      const mid = (e) => { const r = e.getBoundingClientRect(); return r.top + r.height / 2; };
+      return Math.abs(mid(el) - mid(el.parentElement.querySelector("button"))) > 4;
+    })() };
+  });
+  assert.ok(found.need <= found.width && !found.wrapped, `the Found menu reads "${found.text}" whole: ${JSON.stringify(found)}`);
+  // At 1280 px every finding's line number is on screen whole, inside its row (the file name may be cut).
+  const cut = await page.locator(".findings .item").evaluateAll((rows) =>
+    rows
+      .map((row) => {
+        const line = row.querySelector("[data-testid=finding-place] .line");
+        const [r, l, p] = [row.getBoundingClientRect(), line.getBoundingClientRect(), line.parentElement.getBoundingClientRect()];
+        return { text: line.textContent, whole: l.width > 0 && l.right <= r.right && l.right <= p.right + 0.5 && line.scrollWidth <= line.clientWidth + 1 && getComputedStyle(line).textOverflow !== "ellipsis" };
+      })
+      .filter((x) => !x.whole || !/^:\d+$/.test(x.text)),
+  );
+  assert.deepEqual(cut, [], `line numbers cut: ${JSON.stringify(cut)}`);
   const warnings = () => page.locator(".findings .sev.warning").count();
   assert.ok((await warnings()) > 0, "the sample has warnings");
   await page.locator(".sev-switch.warning").click();

@@ -90,6 +90,7 @@ interface Commands {
   transcript_media: { args: { session: string; row: number; part: number }; answer: string | null };
   transcript_locate: { args: { session: string | null; place: Place }; answer: TranscriptSpot | null };
   changes_page: { args: { session: string | null; from: number; limit: number }; answer: ChangesPage };
+  transcript_find: { args: { session: string; query: string; show: TranscriptShow }; answer: number[] };
   export_otel: { args: { path: string }; answer: Exported };
 }
 
@@ -348,6 +349,16 @@ export function transcriptMedia(session: string, row: number, part: number): Pro
 /** Edits `from..from + limit` (at most 200) of what a session's subtree (every session: `null`) changed. */
 export function changesPage(session: string | null, from: number, limit: number): Promise<ChangesPage> {
   return call("changes_page", { session, from, limit });
+}
+
+/** Which rows a transcript's filter keeps: all, what was said (prompts, replies, what came back),
+ * errors (failed results, notices), or all but bare tool results. */
+export type TranscriptShow = "all" | "talk" | "errors" | "no-results";
+
+/** The rows of a session's transcript whose text holds `query` (any case; all when empty) among
+ * those `show` keeps, in order. */
+export function transcriptFind(session: string, query: string, show: TranscriptShow): Promise<number[]> {
+  return call("transcript_find", { session, query, show });
 }
 
 /** The transcript item a place opens: its record's session (else `session`) and row. */

@@ -2,10 +2,11 @@
 // renderer shared by the views that show it, with raw HTML off (a tag in a log is shown as text,
 // never parsed), links shown with their address but never followed inside the app (they render as
 // text with the address beside them, no `href`), and images shown as their alt text and address
-// (nothing is fetched). The output is what `{@html}` may take: every character of the log went
+// (nothing is fetched); a bidi control is shown as a mark, never applied (./bidi). The output is what `{@html}` may take: every character of the log went
 // through markdown-it's escaping.
 
 import MarkdownIt from "markdown-it";
+import { markBidiHtml } from "./bidi";
 
 const md = new MarkdownIt({ html: false, linkify: false, breaks: true, typographer: false });
 const escape = md.utils.escapeHtml;
@@ -28,7 +29,8 @@ md.renderer.rules.image = (tokens, i) => {
   return `<span class="md-image">[image: ${escape(t.content)}]${src ? ` &lt;${escape(src)}&gt;` : ""}</span>`;
 };
 
-/** The HTML of `text` read as Markdown, safe to put in the page (see above). */
+/** The HTML of `text` read as Markdown, safe to put in the page (see above), its bidi controls
+ * marked and not applied (./bidi). */
 export function renderMarkdown(text: string): string {
-  return md.render(text);
+  return markBidiHtml(md.render(text));
 }

@@ -28,6 +28,7 @@ export const TREE_ORDERS: { value: TreeOrder; label: string }[] = [
   { value: "wire", label: "as in the log" },
   { value: "subtree-tokens", label: "subtree tokens" },
   { value: "own-tokens", label: "own tokens" },
+  { value: "subtree-cost", label: "subtree cost" },
 ];
 
 /** A saved tree order, or the log's own order when none (or an unknown one) was saved. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatCost, formatTokens, Heights, markdown, modelLines, prettyJson } from "./transcript";
+import { clockTime, formatCost, formatDuration, formatTokens, Heights, markdown, modelLines, prettyJson, turnStart, unpricedTitle, usageTitle } from "./transcript";
 
 describe("Heights", () => {
   it("grows for a followed session: measured rows keep their heights, new rows come estimated", () => {
@@ -75,27 +75,63 @@ describe("formatting", () => {
     expect(formatTokens(4_560_000)).toBe("4.56M");
   });
 
-  it("says a cost is unknown rather than zero", () => {
+  it("gives the priced part and names what is unpriced, never a cost hidden or $0", () => {
     const u = { input: 1, output: 2, cache_read: 0, cache_write: 0 };
-    expect(formatCost(u)).toBe("cost unknown");
+    // No price for anything: every token is unpriced (the engine names the models).
+    expect(formatCost(u)).toBe("3 tokens unpriced");
+    expect(formatCost({ ...u, unpriced: { tokens: 3, models: ["mystery"] } })).toBe("3 tokens unpriced");
     expect(formatCost({ ...u, cost: 0 })).toBe("$0.00");
     expect(formatCost({ ...u, cost: 1.234 })).toBe("$1.23");
+    expect(formatCost({ ...u, cost: 0.004 })).toBe("<$0.01");
+    // One unpriced model beside priced ones: "$6.27 + 1.2M tokens unpriced", the model in the tooltip.
+    const mixed = { input: 1_000_000, output: 400_000, cache_read: 0, cache_write: 0, cost: 6.27, unpriced: { tokens: 1_200_000, models: ["a-model", "mystery"] } };
+    expect(formatCost(mixed)).toBe("$6.27 + 1.2M tokens unpriced");
+    expect(unpricedTitle(mixed)).toContain("1.2M tokens of a-model, mystery");
+    expect(usageTitle(mixed)).toContain("$6.27 + 1.2M tokens unpriced");
+    expect(unpricedTitle({ ...u, cost: 1 })).toBe("");
+    expect(formatCost({ ...u, cost: 2, unpriced: { tokens: 0, models: [] } })).toBe("$2.00");
     const lines = modelLines({
       models: [
-        { model: "a", usage: u },
+        { model: "a", usage: { ...u, unpriced: { tokens: 3, models: ["a"] } } },
         { model: "b", usage: { ...u, output: 100, cost: 2 } },
       ],
-      total: u,
+      total: mixed,
       prices: { source: "s", date: "d" },
     });
-    expect(lines.map((l) => [l.model, l.cost])).toEqual([
-      ["b", "$2.00"],
-      ["a", "cost unknown"],
+    expect(lines.map((l) => [l.model, l.cost, l.unpriced])).toEqual([
+      ["b", "$2.00", false],
+      ["a", "unpriced", true],
     ]);
+    expect(lines.some((l) => l.cost.includes("unknown"))).toBe(false);
   });
 
   it("pretty-prints JSON and leaves other text", () => {
     expect(prettyJson('{"a":1}')).toBe('{\n  "a": 1\n}');
     expect(prettyJson('{"a":')).toBe('{"a":');
+  });
+});
+
+describe("time on rows", () => {
+  it("writes durations short", () => {
+    expect(formatDuration(850)).toBe("850ms");
+    expect(formatDuration(1500)).toBe("1.5s");
+    expect(formatDuration(3000)).toBe("3s");
+    expect(formatDuration(42_400)).toBe("42s");
+    expect(formatDuration(123_000)).toBe("2m 03s");
+    expect(formatDuration(3_720_000)).toBe("1h 02m");
+    expect(formatDuration(-1)).toBe("");
+    expect(clockTime(new Date(2026, 0, 2, 3, 4, 5).getTime())).toBe("03:04:05");
+  });
+
+  it("finds when a row's turn began among the rows held", () => {
+    const row = (i: number, turn: number | null, time: number | null) => ({ row: i, record: i, at: { file: "f", line: i + 1 }, kind: "e", time, turn, step: null, parts: [] });
+    const rows = [row(0, 1, 100), row(1, 1, 200), row(2, 2, 1000), row(3, 2, null), row(4, 2, 1600)];
+    const get = (i: number) => rows[i];
+    expect(turnStart(1, get)).toBe(100);
+    expect(turnStart(4, get)).toBe(1000);
+    expect(turnStart(3, get)).toBe(1000);
+    // Not held: unknown, never a wrong start.
+    expect(turnStart(4, (i) => (i === 2 ? undefined : rows[i]))).toBeNull();
+    expect(turnStart(0, () => undefined)).toBeNull();
   });
 });

@@ -103,11 +103,48 @@ export function totalTokens(u: Usage): number {
   return u.input + u.output + u.cache_read + u.cache_write;
 }
 
-/** "$1.23" when the price is known; "cost unknown" when it is not (never $0 for an unknown model). */
+/** "$1.23"; "<$0.01" for a cost under a cent. */
+function dollars(c: number): string {
+  if (c > 0 && c < 0.01) return "<$0.01";
+  return `$${c.toFixed(2)}`;
+}
+
+/**
+ * The tokens of a count that have no price, and the models behind them (SPEC 4 `unpriced`): the
+ * engine names them; a count with neither a cost nor that list (a count made before prices were
+ * looked up) is unpriced whole, its models unnamed.
+ */
+export function unpricedOf(u: Usage): { tokens: number; models: string[] } | null {
+  if (u.unpriced && u.unpriced.tokens > 0) return { tokens: u.unpriced.tokens, models: u.unpriced.models };
+  if ((u.cost === undefined || u.cost === null) && !u.unpriced && totalTokens(u) > 0) return { tokens: totalTokens(u), models: [] };
+  return null;
+}
+
+/**
+ * What a count costs, never hidden by a model without a price (SPEC 4): the priced part and the
+ * tokens left unpriced beside it, "$6.27 + 1.2M tokens unpriced"; "1.2M tokens unpriced" when no
+ * model has a price; "$1.23" when all have. Never "$0" for an unpriced model.
+ */
 export function formatCost(u: Usage): string {
-  if (u.cost === undefined || u.cost === null) return "cost unknown";
-  if (u.cost > 0 && u.cost < 0.01) return "<$0.01";
-  return `$${u.cost.toFixed(2)}`;
+  const rest = unpricedOf(u);
+  const priced = u.cost === undefined || u.cost === null ? null : dollars(u.cost);
+  if (rest === null) return priced ?? "$0.00";
+  const tail = `${formatTokens(rest.tokens)} tokens unpriced`;
+  return priced === null ? tail : `${priced} + ${tail}`;
+}
+
+/** The models a count leaves unpriced, for a tooltip: "unpriced: 1.2M tokens of mystery-model, other" or "". */
+export function unpricedTitle(u: Usage): string {
+  const rest = unpricedOf(u);
+  if (rest === null) return "";
+  const who = rest.models.length ? ` of ${rest.models.join(", ")}` : " (no model named)";
+  return `unpriced: ${formatTokens(rest.tokens)} tokens${who}; the price table has no price for ${rest.models.length === 1 ? "it" : "them"}`;
+}
+
+/** A count's breakdown and, where some of it has no price, which models: a tooltip. */
+export function usageTitle(u: Usage): string {
+  const rest = unpricedTitle(u);
+  return rest ? `${usageBreakdown(u)} · ${formatCost(u)}\n${rest}` : `${usageBreakdown(u)} · ${formatCost(u)}`;
 }
 
 /** "in 1.2k · out 300 · cache read 4k · cache write 0", for a tooltip or the inspector. */
@@ -116,10 +153,13 @@ export function usageBreakdown(u: Usage): string {
 }
 
 /** The per-model lines of a summary, largest first. */
-export function modelLines(s: UsageSummary): { model: string; tokens: string; cost: string; detail: string }[] {
+export function modelLines(s: UsageSummary): { model: string; tokens: string; cost: string; unpriced: boolean; detail: string }[] {
   return [...s.models]
     .sort((a, b) => totalTokens(b.usage) - totalTokens(a.usage))
-    .map((m) => ({ model: m.model, tokens: formatTokens(totalTokens(m.usage)), cost: formatCost(m.usage), detail: usageBreakdown(m.usage) }));
+    .map((m) => {
+      const unpriced = unpricedOf(m.usage) !== null;
+      return { model: m.model, tokens: formatTokens(totalTokens(m.usage)), cost: unpriced ? "unpriced" : formatCost(m.usage), unpriced, detail: usageBreakdown(m.usage) };
+    });
 }
 
 /** What a part is called in the transcript. */
@@ -170,3 +210,42 @@ export const LINK_LABEL: Record<Link, string> = {
   "time-window": "linked by time (review window)",
   inferred: "inferred (nothing names the parent)",
 };
+
+const two = (n: number) => String(n).padStart(2, "0");
+
+/** "14:03:27": a row's clock time (epoch ms), in the local time zone. */
+export function clockTime(ms: number): string {
+  const d = new Date(ms);
+  return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+}
+
+/** "850ms", "1.5s", "42s", "2m 03s", "1h 02m": a span of time, short. */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return "";
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  const s = ms / 1000;
+  if (s < 10) return `${s.toFixed(1).replace(/\.0$/, "")}s`;
+  if (s < 60) return `${Math.floor(s)}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${two(Math.floor(s % 60))}s`;
+  return `${Math.floor(m / 60)}h ${two(m % 60)}m`;
+}
+
+/**
+ * When the turn of row `i` began: the time of its first row, found by going back through the
+ * rows held (`get`) to where the turn changes; null when the turn's start is not held (a turn
+ * longer than what is held) or a row on the way has no time.
+ */
+export function turnStart(i: number, get: (i: number) => Row | undefined, limit = 500): number | null {
+  const r = get(i);
+  if (!r || r.turn === null) return null;
+  let start = r.time;
+  for (let j = i - 1; j >= Math.max(-1, i - limit); j--) {
+    if (j < 0) return start;
+    const o = get(j);
+    if (!o) return null;
+    if (o.turn !== r.turn) return start;
+    if (o.time !== null) start = o.time;
+  }
+  return null;
+}

@@ -452,6 +452,15 @@ impl View {
             TreeOrder::Wire => None,
             TreeOrder::OwnTokens => Some(s.sessions.iter().map(|r| tokens(r.usage)).collect()),
             TreeOrder::SubtreeTokens => Some(s.sessions.iter().map(|r| tokens(r.subtree_usage)).collect()),
+            // Micro-dollars: a whole number that orders as the cost does.
+            TreeOrder::SubtreeCost => Some(
+                s.sessions
+                    .iter()
+                    .map(|r| {
+                        s.usage_of(r.subtree_usage).and_then(|u| u.cost).map(|c| (c.max(0.0) * 1e6).round() as u64)
+                    })
+                    .collect(),
+            ),
         };
         let mut tree = tree::Tree::build_by(&ids, &parents, key.as_deref());
         tree.keep_collapsed(&self.tree);
@@ -668,8 +677,8 @@ pub(crate) mod tests {
         View::from_report(report, 1)
     }
 
-    /// Ordered by tokens, siblings (the roots among them) come most first and those without
-    /// tokens last, each still under its own parent and depth; collapsed stays collapsed, the
+    /// Ordered by tokens or by cost, siblings (the roots among them) come most first and those
+    /// without tokens (or cost) last, each still under its own parent and depth; collapsed stays collapsed, the
     /// wire order comes back as it was, and a followed log's next view keeps the order.
     #[test]
     fn the_tree_orders_siblings_by_own_or_subtree_tokens() {
@@ -680,18 +689,28 @@ pub(crate) mod tests {
             // subtree), so that each order differs from the log's.
             (s.usage, s.subtree_usage) =
                 if i % 3 == 2 { (None, None) } else { (tokens(i as u64), tokens(100 - i as u64)) };
+            // A cost that orders otherwise than the tokens: the sessions of even place cost most.
+            if let Some(u) = s.subtree_usage.as_mut() {
+                u.cost =
+                    (i % 4 != 1).then(|| if i % 2 == 0 { 1.0 + i as f64 / 1000.0 } else { 0.5 - i as f64 / 1000.0 });
+            }
         }
         let mut view = view_of(report.clone());
         let rows = |v: &View| -> Vec<(String, Option<String>, u32)> {
             v.tree_page(0, 10_000).rows.into_iter().map(|r| (r.id, r.parent, r.depth)).collect()
         };
         let wire = rows(&view);
-        let key = |id: &str, subtree: bool| {
+        let key = |id: &str, order: TreeOrder| {
             let s = report.sessions.iter().find(|s| s.id == id).unwrap();
-            let u = if subtree { &s.subtree_usage } else { &s.usage };
-            u.as_ref().map(|u| u.input + u.output)
+            match order {
+                TreeOrder::SubtreeCost => {
+                    s.subtree_usage.as_ref().and_then(|u| u.cost).map(|c| (c * 1e6).round() as u64)
+                }
+                TreeOrder::OwnTokens => s.usage.as_ref().map(|u| u.input + u.output),
+                _ => s.subtree_usage.as_ref().map(|u| u.input + u.output),
+            }
         };
-        for (order, subtree) in [(TreeOrder::OwnTokens, false), (TreeOrder::SubtreeTokens, true)] {
+        for order in [TreeOrder::OwnTokens, TreeOrder::SubtreeTokens, TreeOrder::SubtreeCost] {
             view.set_tree_order(order);
             assert_eq!(view.tree_order(), order);
             let sorted = rows(&view);
@@ -704,7 +723,7 @@ pub(crate) mod tests {
             // Siblings in the order of their keys, most first, keyless last.
             for parent in wire.iter().map(|r| r.1.clone()).collect::<std::collections::BTreeSet<_>>() {
                 let keys: Vec<Option<u64>> =
-                    sorted.iter().filter(|r| r.1 == parent).map(|r| key(&r.0, subtree)).collect();
+                    sorted.iter().filter(|r| r.1 == parent).map(|r| key(&r.0, order)).collect();
                 let mut want = keys.clone();
                 want.sort_by_key(|k| std::cmp::Reverse(*k));
                 assert_eq!(keys, want, "{order:?}: children of {parent:?}");

@@ -113,9 +113,10 @@ pub struct TreeSpot {
     pub total: u32,
 }
 
-/// How siblings follow each other in the tree: as the log made them (`wire`), or by tokens,
-/// most first: a session's own (`own-tokens`) or its subtree's (`subtree-tokens`). Siblings
-/// sort within their parent, so the tree stays a tree; sessions without tokens come last, in
+/// How siblings follow each other in the tree: as the log made them (`wire`), by tokens, most
+/// first: a session's own (`own-tokens`) or its subtree's (`subtree-tokens`), or by what its
+/// subtree's priced part cost (`subtree-cost`, to the micro-dollar). Siblings sort within their
+/// parent, so the tree stays a tree; sessions without tokens (or without a cost) come last, in
 /// wire order, as do ties.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "kebab-case")]
@@ -124,6 +125,7 @@ pub enum TreeOrder {
     Wire,
     OwnTokens,
     SubtreeTokens,
+    SubtreeCost,
 }
 
 /// The first node of each id: by the id's number while ids are a store's symbols (dense, the

@@ -88,7 +88,7 @@ export type TreePage = { revision: number, total: number, offset: number, rows: 
 
 export type TreeSpot = { index: number | null, total: number, };
 
-export type TreeOrder = "wire" | "own-tokens" | "subtree-tokens";
+export type TreeOrder = "wire" | "own-tokens" | "subtree-tokens" | "subtree-cost";
 
 export type FindingsFilter = { text: string, hidden: Array<Severity>, session: string | null, };
 
