@@ -891,3 +891,104 @@ fn an_overlong_line_written_in_pieces_while_followed_is_one_line() {
     assert_eq!(followed.waits, fresh.waits);
     assert_eq!(live.context().findings.list.len(), 1, "one final finding, not one a piece");
 }
+
+/// Everything that reads a file's first line or head outside the line reader sees line 1 as the
+/// reader does, byte-order mark or not: a log's title (`about_head`, the app's list and tree)
+/// and dsh-session's survey of a folder's headers (generations, placeholders). With a BOM the
+/// title was lost, and an older generation of a session file was read beside the newer one.
+#[test]
+fn a_byte_order_mark_hides_no_title_and_no_header() {
+    let cases = common::repo().join("tests/conformance/cases");
+    for rel in [
+        "dsh-rpc-two-level/input/run.jsonl",
+        "dsh-session-boundary-faults/input/session.jsonl",
+        "copilot-events-saved/input/events.jsonl",
+        "copilot-rpc-resumed/input/sdk-recording.jsonl",
+        "codex-turns-usage/input/rollout.jsonl",
+        "claude-code-turns-usage/input/s-u.jsonl",
+    ] {
+        let lf = std::fs::read_to_string(cases.join(rel)).unwrap().replace("\r\n", "\n");
+        let format = arbor_core::formats::detect(lf.lines().map(str::as_bytes));
+        for text in [format!("\u{feff}{lf}"), format!("\u{feff}{}", lf.replace('\n', "\r\n"))] {
+            for f in [None, format] {
+                let about = |t: &str| arbor_core::formats::about_head(t.as_bytes(), f);
+                assert_eq!(about(&text), about(&lf), "{rel} ({:?})", f.map(|f| f.id));
+            }
+        }
+    }
+    // A title on line 1 itself, after a BOM.
+    let titled = "\u{feff}{\"type\":\"summary\",\"summary\":\"Fix the build\",\"leafUuid\":\"u1\"}\n";
+    let plain = &titled[3..];
+    let about = |t: &str| arbor_core::formats::about_head(t.as_bytes(), arbor_core::formats::by_id("claude-code"));
+    assert_eq!(about(plain).as_deref(), Some("Fix the build"));
+    assert_eq!(about(titled), about(plain));
+    // Generations of one session file: the older one is set aside whether its header follows a
+    // BOM or not.
+    let dir = tempfile::tempdir().unwrap();
+    let input = cases.join("dsh-session-generations/input");
+    for e in std::fs::read_dir(&input).unwrap().flatten() {
+        let bytes = std::fs::read(e.path()).unwrap();
+        let name = e.file_name().into_string().unwrap();
+        let bytes = if name.ends_with(".jsonl") { [&b"\xEF\xBB\xBF"[..], &bytes].concat() } else { bytes };
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    let without_sizes = |mut r: serde_json::Value| {
+        for input in r["inputs"].as_array_mut().unwrap() {
+            input["bytes"] = 0.into();
+        }
+        r
+    };
+    let with_bom = without_sizes(common::report_json(&[dir.path().to_path_buf()]));
+    let plain = without_sizes(common::report_json(&[input]));
+    assert!(with_bom == plain, "{with_bom:#}\nagainst\n{plain:#}");
+}
+
+/// The same session id in logs of two formats names two sessions (a Claude Code session and a
+/// Codex rollout in one folder were one tree, both models' tokens under one root): each is
+/// named `id@format` once both are there, and as written when alone; which file is read first
+/// (a followed folder where the other appears later) changes nothing.
+#[test]
+fn one_session_id_in_two_formats_is_two_sessions_whichever_is_read_first() {
+    let case = common::repo().join("tests/conformance/cases/mixed-formats-same-session-id/input");
+    let (claude, codex) = ("s-u.jsonl", "rollout-2026-09-12T00-00-00-s-u.jsonl");
+    let sessions = |r: &serde_json::Value| -> Vec<(String, serde_json::Value, u64)> {
+        r["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (s["id"].as_str().unwrap().to_owned(), s["parent"].clone(), s["usage"]["output"].as_u64().unwrap())
+            })
+            .collect()
+    };
+    let both = common::report_json(&[case.clone()]);
+    nothing_lost(&[case.clone()]);
+    assert_eq!(
+        sessions(&both),
+        [
+            ("s-u@codex".to_owned(), serde_json::Value::Null, 25),
+            ("s-u@claude-code".to_owned(), serde_json::Value::Null, 52)
+        ]
+    );
+    for (file, output) in [(claude, 52), (codex, 25)] {
+        let alone = common::report_json(&[case.join(file)]);
+        assert_eq!(sessions(&alone), [("s-u".to_owned(), serde_json::Value::Null, output)], "{file}");
+    }
+    for (first, then) in [(claude, codex), (codex, claude)] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::copy(case.join(first), dir.path().join(first)).unwrap();
+        let folder = dir.path().to_path_buf();
+        let mut live = arbor_core::live::Live::open(std::slice::from_ref(&folder), &mut ());
+        std::fs::copy(case.join(then), dir.path().join(then)).unwrap();
+        live.update(&mut ());
+        let followed = serde_json::to_value(live.snapshot().report()).unwrap();
+        assert_eq!(sessions(&followed), sessions(&both), "{first} first");
+        // (A cost summed in another order may differ in its last digit: not compared.)
+        let turns = |r: &serde_json::Value| -> Vec<String> {
+            let t = r["turns"].as_array().unwrap().iter();
+            t.map(|t| format!("{} {} {} {} {}", t["session"], t["turn"], t["start"], t["end"], t["usage"]["output"]))
+                .collect()
+        };
+        assert_eq!(turns(&followed), turns(&both), "{first} first");
+    }
+}

@@ -237,11 +237,18 @@ impl<R: BufRead> Lines<R> {
 /// The mark is not part of the line: line 1 starts after it, so that its offset is where its bytes
 /// are and reading it back at that offset gives the same bytes.
 fn bom_len(offset: u64, line: &[u8]) -> usize {
-    if offset == 0 && line.starts_with(b"\xEF\xBB\xBF") {
-        3
+    if offset == 0 {
+        line.len() - without_bom(line).len()
     } else {
         0
     }
+}
+
+/// A file's first bytes without the UTF-8 byte-order mark that may start them: what reads a
+/// file's head or first line outside the line reader (detection's survey, a title) sees line 1
+/// as the reader gives it.
+pub fn without_bom(head: &[u8]) -> &[u8] {
+    head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head)
 }
 
 /// How a line ended: with a newline, at the end of the stream, or past the longest line kept
