@@ -992,3 +992,27 @@ fn one_session_id_in_two_formats_is_two_sessions_whichever_is_read_first() {
         assert_eq!(turns(&followed), turns(&both), "{first} first");
     }
 }
+
+/// Files whose names are not UTF-8 are named apart in the report (`reader::path_text`: each byte
+/// outside UTF-8 `\xNN`, a backslash `\\`), and what the app asks by that name (a raw line) is
+/// read from that file: once both were `a\u{fffd}.jsonl`, and the second's lines were read
+/// from the first.
+#[cfg(unix)]
+#[test]
+fn file_names_that_are_not_utf8_are_named_apart_and_read_back_from_their_own_file() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let line = |id: &str| {
+        format!("{{\"method\":\"session.event\",\"params\":{{\"sessionId\":\"{id}\",\"event\":{{\"type\":\"turn/start\",\"seq\":1,\"time\":0,\"data\":{{\"turn\":1}}}}}}}}\n")
+    };
+    for (name, id) in [(&b"a\xfe.jsonl"[..], "fe"), (b"a\xff.jsonl", "ff"), (b"a\\xff.jsonl", "text")] {
+        std::fs::write(dir.path().join(std::ffi::OsStr::from_bytes(name)), line(id)).unwrap();
+    }
+    let a = arbor_core::analyze(&[dir.path().to_path_buf()], &mut ());
+    let names: Vec<&str> = a.files.iter().map(|f| f.display.as_str()).collect();
+    assert_eq!(names, ["a\\\\xff.jsonl", "a\\xfe.jsonl", "a\\xff.jsonl"]);
+    for (name, id) in [("a\\xfe.jsonl", "fe"), ("a\\xff.jsonl", "ff"), ("a\\\\xff.jsonl", "text")] {
+        let raw = a.raw_line(name, 1).unwrap();
+        assert!(raw.contains(&format!("\"sessionId\":\"{id}\"")), "{name}: {raw}");
+    }
+}
