@@ -321,9 +321,11 @@ fn finding<'f>(json: bool, cx: &Ctx, file: &dyn Fn(u32) -> &'f str, f: &Finding)
             Severity::Warning => "warning",
             Severity::Info => "info",
         };
-        // Log text is untrusted: control characters are shown, not sent to the terminal.
-        let message: String = f.message.chars().map(|c| if c.is_control() { '\u{fffd}' } else { c }).collect();
-        format!("{}:{}  {sev}  {}  {message}", file(f.at.file), f.at.line, f.code.as_str())
+        // Log text is untrusted: control characters and bidi controls are shown, not sent to
+        // the terminal (tabs too: a message is one line).
+        let message = crate::summary::visible(&f.message).replace('\t', "\u{fffd}");
+        let at = crate::summary::visible(file(f.at.file));
+        format!("{at}:{}  {sev}  {}  {message}", f.at.line, f.code.as_str())
     };
     (key, line, severity)
 }

@@ -590,3 +590,39 @@ fn file_names_that_are_not_utf8_stay_distinct_in_json_text_and_sarif() {
     uris.dedup();
     assert_eq!(uris, ["logs/a%5Cxff.jsonl", "logs/a%FE.jsonl", "logs/a%FF.jsonl"]);
 }
+
+/// Bidi controls in log text (here a session id and a file name) are shown as `<U+202E>` in
+/// every text output, not applied: `file<U+202E>gpj.exe` cannot read as `fileexe.jpg`. The JSON
+/// report keeps the text as it is.
+#[test]
+fn bidi_controls_are_shown_not_applied_in_text_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let id = "file\u{202e}gpj.exe\u{2066}x\u{2069}";
+    let name = "run\u{202e}lmth.jsonl";
+    let path = dir.path().join(name);
+    std::fs::write(&path, small_log(id)).unwrap();
+    let p = path.to_str().unwrap();
+    let is_bidi = |c: char| matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+    for args in
+        [&["analyze", p][..], &["check", p], &["check", "--format", "github", p], &["watch", "--idle", "100ms", p]]
+    {
+        let out = arbor(args);
+        let said = text(&out.stdout);
+        assert!(!said.contains(is_bidi), "{args:?}: {said}");
+        assert!(said.contains("run<U+202E>lmth.jsonl"), "{args:?}: {said}");
+        if args[0] == "analyze" {
+            assert!(said.contains("file<U+202E>gpj.exe<U+2066>x<U+2069>"), "{said}");
+        }
+    }
+    let out = arbor(&["analyze", "--json", p]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["sessions"][0]["id"], id);
+    // A transcript: its places and its text.
+    let claude = std::fs::read_to_string(case("claude-code-turns-usage").join("s-u.jsonl")).unwrap();
+    let cc = dir.path().join("cc\u{202e}.jsonl");
+    std::fs::write(&cc, claude.replace("Question one", "Question \u{202e}one")).unwrap();
+    let out = arbor(&["transcript", "--session", "s-u", cc.to_str().unwrap()]);
+    let said = text(&out.stdout);
+    assert!(!said.contains(is_bidi), "{said}");
+    assert!(said.contains("cc<U+202E>.jsonl:1") && said.contains("Question <U+202E>one"), "{said}");
+}
