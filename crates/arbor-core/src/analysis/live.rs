@@ -204,9 +204,12 @@ impl Live {
             self.files.iter().enumerate().map(|(i, f)| (f.display.clone(), i)).collect();
         let now: crate::intern::HashSet<&str> = order.iter().map(String::as_str).collect();
         let known_before = known.len();
-        if let Some(gone) = self.files.iter().find(|f| f.format.is_some() && !now.contains(f.display.as_str())) {
-            let why = format!("`{}` went away", gone.display);
-            self.reread(why, true, &mut change, observer);
+        // A file that went away is in no report of the folder: read again without it (one in no
+        // known format too, whose `unknown-format` finding would stay behind; it was no log, so
+        // it was not rewritten).
+        if let Some(gone) = self.files.iter().find(|f| !now.contains(f.display.as_str())) {
+            let (why, rewritten) = (format!("`{}` went away", gone.display), gone.format.is_some());
+            self.reread(why, rewritten, &mut change, observer);
             return change;
         }
         // Files that were set aside by their format's plan, or claimed by none, and are now
