@@ -962,8 +962,8 @@ fn one_session_id_in_two_formats_is_two_sessions_whichever_is_read_first() {
             })
             .collect()
     };
-    let both = common::report_json(&[case.clone()]);
-    nothing_lost(&[case.clone()]);
+    let both = common::report_json(std::slice::from_ref(&case));
+    nothing_lost(std::slice::from_ref(&case));
     assert_eq!(
         sessions(&both),
         [
