@@ -169,12 +169,18 @@ fn emit(
 ) -> std::io::Result<()> {
     let file = |f: u32| a.files.get(f as usize).map_or("", |i| i.display.as_str());
     if json {
-        let now = facts(a, findings_from, &file, settle);
-        let keys: crate::HashSetStr = now.iter().map(|(k, _)| k.clone()).collect();
-        let gone: Vec<String> = printed.facts.keys().filter(|k| !keys.contains(*k)).cloned().collect();
-        for k in gone {
-            if let Some(v) = printed.facts.remove(&k) {
-                writeln!(out, "{}", serde_json::json!({"event": "withdrawn", "withdrawn": v}))?;
+        // While the logs grow, only what is new is made and printed (a log of 200k sessions is
+        // not written out at every change); a reading again and the end hold everything printed
+        // to what is now so.
+        let following = settle == Settle::Following;
+        let now = facts(a, findings_from, &file, settle, following.then_some(&printed.facts));
+        if !following {
+            let keys: crate::HashSetStr = now.iter().map(|(k, _)| k.clone()).collect();
+            let gone: Vec<String> = printed.facts.keys().filter(|k| !keys.contains(*k)).cloned().collect();
+            for k in gone {
+                if let Some(v) = printed.facts.remove(&k) {
+                    writeln!(out, "{}", serde_json::json!({"event": "withdrawn", "withdrawn": v}))?;
+                }
             }
         }
         for (k, v) in now {
@@ -237,33 +243,40 @@ fn emit(
 }
 
 /// The sessions and settled runs of the snapshot `a`, and the turns of `cx` that ended for good
-/// (all that ended, at the end), as (identity, event), in order.
+/// (all that ended, at the end), as (identity, event), in order; with `skip`, none whose identity
+/// it holds.
 fn facts<'f>(
     a: &Analysis,
     cx: &Ctx,
     file: &dyn Fn(u32) -> &'f str,
     settle: Settle,
+    skip: Option<&HashMap<String, serde_json::Value>>,
 ) -> Vec<(String, serde_json::Value)> {
+    let skipped = |k: &String| skip.is_some_and(|m| m.contains_key(k));
     let mut now = Vec::new();
     let place =
         |l: Option<arbor_core::finding::Loc>| l.map(|l| serde_json::json!({"file": file(l.file), "line": l.line}));
     let snap = &a.cx;
     for s in snap.graph.nodes() {
         let id = name(snap, s.id);
-        let v = serde_json::json!({
-            "event": "session", "id": id,
-            "parent": s.parent.map(|p| name(snap, p)), "label": snap.graph.label(s),
-        });
-        now.push((format!("session\0{id}"), v));
+        let key = format!("session\0{id}");
+        if !skipped(&key) {
+            let v = serde_json::json!({
+                "event": "session", "id": id,
+                "parent": s.parent.map(|p| name(snap, p)), "label": snap.graph.label(s),
+            });
+            now.push((key, v));
+        }
         for (i, r) in s.runs.iter().enumerate() {
-            if r.outcome == Outcome::Open {
+            let key = format!("run\0{id}\0{i}");
+            if r.outcome == Outcome::Open || skipped(&key) {
                 continue;
             }
             let v = serde_json::json!({
                 "event": "run", "session": id, "run": i + 1, "parent": r.parent.map(|p| name(snap, p)),
                 "outcome": r.outcome, "link": r.link, "start": place(r.start), "end": place(r.end),
             });
-            now.push((format!("run\0{id}\0{i}"), v));
+            now.push((key, v));
         }
     }
     // A turn whose end its log did not write (a Claude Code turn ends at its last line) is
@@ -285,13 +298,17 @@ fn facts<'f>(
             arbor_core::turns::TurnId::Num(n) => n.to_string(),
             arbor_core::turns::TurnId::Text(s) => cx.turns.id_text(s).to_owned(),
         };
+        // A turn is named by its session, id, run and start (ids repeat across runs).
+        let start = t.start().and_then(|r| cx.loc_of(r)).map(|l| (file(l.file), l.line));
+        let key = format!("turn\0{session}\0{turn}\0{:?}\0{start:?}", t.run());
+        if skipped(&key) {
+            continue;
+        }
         let v = serde_json::json!({
             "event": "turn", "session": session, "turn": turn, "reason": cx.turns.reason(t),
             "end": place(cx.loc_of(end)),
         });
-        // A turn is named by its session, id, run and start (ids repeat across runs).
-        let start = t.start().and_then(|r| cx.loc_of(r)).map(|l| (file(l.file), l.line));
-        now.push((format!("turn\0{session}\0{turn}\0{:?}\0{start:?}", t.run()), v));
+        now.push((key, v));
     }
     now
 }
