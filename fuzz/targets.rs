@@ -201,8 +201,9 @@ pub fn analyze_claude_project(data: &[u8], dir: &Path) {
 }
 
 /// The report of a followed folder's snapshot, or of a fresh read, made comparable: the
-/// `file-rewritten` findings left out (they tell that it was followed) and costs left out (a sum
-/// of the same prices taken in another order may differ in its last digit).
+/// `file-rewritten` findings left out (they tell that it was followed), costs left out (a sum of
+/// the same prices taken in another order may differ in its last digit), and the bytes of files
+/// in no known format.
 fn comparable(mut r: serde_json::Value) -> serde_json::Value {
     fn strip(v: &mut serde_json::Value) {
         match v {
@@ -216,6 +217,13 @@ fn comparable(mut r: serde_json::Value) -> serde_json::Value {
     }
     if let Some(d) = r.get_mut("diagnostics").and_then(|d| d.as_array_mut()) {
         d.retain(|d| d["code"] != "file-rewritten");
+    }
+    // A file in no known format counts the bytes its detection read, which a file growing after
+    // it was judged does not change while followed.
+    for input in r.get_mut("inputs").and_then(|i| i.as_array_mut()).into_iter().flatten() {
+        if input["format"] == "unknown" {
+            input["bytes"] = 0.into();
+        }
     }
     strip(&mut r);
     r

@@ -1045,3 +1045,26 @@ fn follow_replays_beside_a_log() {
     let tmp = tempfile::tempdir().unwrap();
     fuzz_targets::follow(&script, &tmp.path().join("follow"));
 }
+
+/// A file of a followed folder judged to be in no known format, then replaced by a log (renamed
+/// over it) or cut, is detected again, as a fresh read does: once it stayed unread, and kept the
+/// size it had. Found by the `follow` fuzz target (`regressions/follow-unknown-file-cut.bin`).
+#[test]
+fn a_followed_file_in_no_known_format_replaced_by_a_log_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.jsonl");
+    std::fs::write(&path, "not a log\n".repeat(500)).unwrap();
+    let folder = dir.path().to_path_buf();
+    let mut live = arbor_core::live::Live::open(std::slice::from_ref(&folder), &mut ());
+    assert_eq!(live.snapshot().report().inputs[0].format, "unknown");
+    let log = common::repo().join("tests/conformance/cases/codex-turns-usage/input/rollout.jsonl");
+    let beside = dir.path().join("x.tmp");
+    std::fs::copy(log, &beside).unwrap();
+    std::fs::rename(&beside, &path).unwrap();
+    live.update(&mut ());
+    let followed = live.snapshot().report();
+    let fresh = nothing_lost(std::slice::from_ref(&folder));
+    assert_eq!(followed.inputs, fresh.inputs);
+    assert_eq!(followed.inputs[0].format, "codex");
+    assert_eq!(common::tree(&followed), common::tree(&fresh));
+}

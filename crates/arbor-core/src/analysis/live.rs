@@ -258,6 +258,12 @@ impl Live {
                     self.reread(format!("`{display}` grew and may now be read"), false, &mut change, observer);
                     return change;
                 }
+                // Replaced or cut, it is another file, which a fresh read would detect again (it
+                // may be a log now). Growing, a file judged to be no log stays unread.
+                if before.is_some_and(|b| b.id != after.id || after.len < b.len) {
+                    self.reread(format!("`{display}` changed and may now be read"), false, &mut change, observer);
+                    return change;
+                }
                 continue;
             };
             let read_to = kept.tail.as_ref().map_or(kept.consumed, |t| t.read_to);
