@@ -1068,3 +1068,19 @@ fn a_followed_file_in_no_known_format_replaced_by_a_log_is_read() {
     assert_eq!(followed.inputs[0].format, "codex");
     assert_eq!(common::tree(&followed), common::tree(&fresh));
 }
+
+/// A followed folder whose only log goes away is a report of nothing, not a panic: its
+/// `file-rewritten` finding was placed in file 0 of no files. Found by the `follow` fuzz target.
+#[test]
+fn a_followed_folder_whose_every_file_went_away_reports_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.jsonl");
+    std::fs::copy(common::repo().join("tests/conformance/cases/codex-turns-usage/input/rollout.jsonl"), &path).unwrap();
+    let folder = dir.path().to_path_buf();
+    let mut live = arbor_core::live::Live::open(std::slice::from_ref(&folder), &mut ());
+    std::fs::remove_file(&path).unwrap();
+    live.update(&mut ());
+    let r = live.snapshot().report();
+    assert!(r.inputs.is_empty() && r.sessions.is_empty(), "{r:?}");
+    assert!(live.finish().report().diagnostics.is_empty());
+}

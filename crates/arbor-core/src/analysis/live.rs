@@ -403,7 +403,7 @@ impl Live {
             }
         }
         settle(&mut cx);
-        note_rewrites(&self.rewrites, &mut cx);
+        note_rewrites(&self.rewrites, &mut cx, files.len());
         let mut a = Analysis::new(cx, files, false);
         a.provisional = Some(first_provisional);
         a.lineage = Some(lineage);
@@ -414,13 +414,18 @@ impl Live {
     pub fn finish(self) -> Analysis {
         let Live { mut cx, mut files, kept, rewrites, .. } = self;
         finish_into(&mut cx, &mut files, kept);
-        note_rewrites(&rewrites, &mut cx);
+        note_rewrites(&rewrites, &mut cx, files.len());
         Analysis::new(cx, files, false)
     }
 }
 
 /// A `file-rewritten` finding for each read again from the start, at the first file.
-fn note_rewrites(rewrites: &[String], cx: &mut Ctx) {
+fn note_rewrites(rewrites: &[String], cx: &mut Ctx, files: usize) {
+    // A finding is placed in a file: with none left (every file went away) there is none to
+    // place it in, and the report says nothing is open.
+    if files == 0 {
+        return;
+    }
     for why in rewrites {
         cx.findings.add(
             Code::FileRewritten,
