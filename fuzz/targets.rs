@@ -199,3 +199,128 @@ pub fn analyze_claude_project(data: &[u8], dir: &Path) {
         assert_eq!(a.records().len() as u64, r.inputs.iter().map(|i| i.records).sum::<u64>());
     }
 }
+
+/// The report of a followed folder's snapshot, or of a fresh read, made comparable: the
+/// `file-rewritten` findings left out (they tell that it was followed), costs left out (a sum of
+/// the same prices taken in another order may differ in its last digit), and the bytes of files
+/// in no known format.
+fn comparable(mut r: serde_json::Value) -> serde_json::Value {
+    fn strip(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(m) => {
+                m.remove("cost");
+                m.values_mut().for_each(strip);
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    if let Some(d) = r.get_mut("diagnostics").and_then(|d| d.as_array_mut()) {
+        d.retain(|d| d["code"] != "file-rewritten");
+    }
+    // A file in no known format counts the bytes its detection read, which a file growing after
+    // it was judged does not change while followed.
+    for input in r.get_mut("inputs").and_then(|i| i.as_array_mut()).into_iter().flatten() {
+        if input["format"] == "unknown" {
+            input["bytes"] = 0.into();
+        }
+    }
+    strip(&mut r);
+    r
+}
+
+/// One change a follow script makes to one of its two files.
+enum Change<'a> {
+    /// Bytes appended (a line, part of one, several): the file made when missing.
+    Append(&'a [u8]),
+    /// Cut to this share (of 256) of its length: shorter than it was.
+    Truncate(u8),
+    /// Replaced by a new file with these bytes (written beside it, renamed over it).
+    Rewrite(&'a [u8]),
+    /// Deleted.
+    Delete,
+}
+
+/// Following a folder of two files (`a.jsonl`, `b.jsonl`) through random appends, cuts,
+/// truncations, rewrites and deletions gives, at the end, what a one-shot read of the final files
+/// gives (but for the `file-rewritten` findings that say it was followed). Each change is seen
+/// by an update before the next, as a watcher sees each write. `data` up to its first `0x1e`
+/// byte is `a.jsonl`'s first content; the rest is the script: an op byte (its low bit the file,
+/// the next two bits the change), a length byte, then that many bytes of payload. A log with no
+/// script (every seed) is written in three pieces cut mid-line, truncated to half and written
+/// whole again, beside an empty `b.jsonl` that goes away.
+pub fn follow(data: &[u8], dir: &Path) {
+    use std::io::Write;
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).unwrap();
+    let names = ["a.jsonl", "b.jsonl"];
+    let (first, script) = match data.iter().position(|&b| b == 0x1e) {
+        Some(i) => (&data[..i], Some(&data[i + 1..])),
+        None => (data, None),
+    };
+    let mut changes: Vec<(usize, Change)> = Vec::new();
+    match script {
+        Some(mut s) => {
+            while let [op, len, rest @ ..] = s {
+                let n = usize::from(*len).min(rest.len());
+                let (payload, after) = rest.split_at(n);
+                let file = usize::from(op & 1);
+                changes.push((
+                    file,
+                    match (op >> 1) % 4 {
+                        0 => Change::Append(payload),
+                        1 => Change::Truncate(*len),
+                        2 => Change::Rewrite(payload),
+                        _ => Change::Delete,
+                    },
+                ));
+                s = after;
+            }
+        }
+        None => {
+            // (Not copied to the other file: a copy of a log beside it reads as a replay of it,
+            // which depends on which is read first, `follow_replays_beside_a_log` in hostile.rs.)
+            let third = first.len() / 3;
+            changes.extend([
+                (0, Change::Append(&first[third..2 * third])),
+                (0, Change::Append(&first[2 * third..])),
+                (0, Change::Truncate(128)),
+                (0, Change::Rewrite(first)),
+                (1, Change::Append(b"")),
+                (1, Change::Delete),
+            ]);
+        }
+    }
+    let start = if script.is_some() { first } else { &first[..first.len() / 3] };
+    std::fs::write(dir.join(names[0]), start).unwrap();
+    let folder = dir.to_path_buf();
+    let mut live = arbor_core::live::Live::open(std::slice::from_ref(&folder), &mut ());
+    for (file, change) in changes {
+        let path = dir.join(names[file]);
+        match change {
+            Change::Append(bytes) => {
+                let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&path).unwrap();
+                f.write_all(bytes).unwrap();
+            }
+            Change::Truncate(share) => {
+                if let Ok(f) = std::fs::OpenOptions::new().write(true).open(&path) {
+                    let len = f.metadata().unwrap().len();
+                    f.set_len((len * u64::from(share) / 256).min(len.saturating_sub(1))).unwrap();
+                }
+            }
+            Change::Rewrite(bytes) => {
+                let beside = dir.join(".rewrite");
+                std::fs::write(&beside, bytes).unwrap();
+                std::fs::rename(&beside, &path).unwrap();
+            }
+            Change::Delete => {
+                let _ = std::fs::remove_file(&path);
+            }
+        }
+        live.update(&mut ());
+    }
+    let followed = serde_json::to_value(live.snapshot().report()).unwrap();
+    let fresh = serde_json::to_value(arbor_core::analyze(&[folder], &mut ()).report()).unwrap();
+    let (followed, fresh) = (comparable(followed), comparable(fresh));
+    assert!(followed == fresh, "followed:\n{followed:#}\nfresh:\n{fresh:#}");
+}

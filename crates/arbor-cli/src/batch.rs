@@ -129,7 +129,7 @@ fn split(folder: &Path, base: &Path) -> Vec<Unit> {
     for (i, f) in files.iter().enumerate() {
         groups.entry(owner(i)).or_default().push(f.clone());
     }
-    let rel = |p: &Path| p.strip_prefix(folder).unwrap_or(p).to_string_lossy().replace('\\', "/");
+    let rel = |p: &Path| arbor_core::reader::path_text(p.strip_prefix(folder).unwrap_or(p));
     let mut units: Vec<Unit> = Vec::new();
     let mut claimed: HashMap<PathBuf, usize> = HashMap::new();
     for (owner, mut paths) in groups {

@@ -138,8 +138,9 @@ fn artifact(root: &Path, display: &str, format: &str, path: &Path) -> Artifact {
     let abs = real(path);
     let (path, uri, under_root) = match abs.strip_prefix(root) {
         Ok(rel) => {
-            let parts: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
-            (parts.join("/"), parts.iter().map(|p| encode(p, false)).collect::<Vec<_>>().join("/"), true)
+            let parts: Vec<&std::ffi::OsStr> = rel.components().map(|c| c.as_os_str()).collect();
+            let path = parts.iter().map(|p| arbor_core::reader::os_text(p)).collect::<Vec<_>>().join("/");
+            (path, parts.iter().map(|p| encode_bytes(&os_bytes(p), false)).collect::<Vec<_>>().join("/"), true)
         }
         Err(_) => (slashed(&abs), file_uri(&abs), false),
     };
@@ -175,13 +176,27 @@ fn strip_verbatim(p: PathBuf) -> PathBuf {
 }
 
 fn slashed(p: &Path) -> String {
-    p.to_string_lossy().replace('\\', "/")
+    arbor_core::reader::path_text(p)
+}
+
+/// A name's bytes as a URI encodes them: as they are on Unix (a name that is not UTF-8 keeps its
+/// bytes, `%FF`), its UTF-8 with `/` separators elsewhere.
+fn os_bytes(name: &std::ffi::OsStr) -> Vec<u8> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        name.as_bytes().to_vec()
+    }
+    #[cfg(not(unix))]
+    {
+        name.to_string_lossy().replace('\\', "/").into_bytes()
+    }
 }
 
 /// `file:///…` for an absolute path, each segment percent-encoded.
 fn file_uri(abs: &Path) -> String {
-    let s = slashed(abs);
-    let segments: Vec<String> = s.split('/').map(|seg| encode(seg, true)).collect();
+    let bytes = os_bytes(abs.as_os_str());
+    let segments: Vec<String> = bytes.split(|&b| b == b'/').map(|seg| encode_bytes(seg, true)).collect();
     let joined = segments.join("/");
     if joined.starts_with('/') {
         format!("file://{joined}")
@@ -191,11 +206,13 @@ fn file_uri(abs: &Path) -> String {
 }
 
 /// One path segment of a URI (RFC 3986 `segment`): unreserved characters and sub-delimiters stay,
-/// everything else is percent-encoded as UTF-8. A `:` stays only where a scheme cannot be read
+/// everything else is percent-encoded. A `:` stays only where a scheme cannot be read
 /// into it (`colon`: in an absolute URI's path).
-pub fn encode(segment: &str, colon: bool) -> String {
+/// The segment's bytes are the name's own: UTF-8 or not (a Unix name that is not UTF-8 keeps
+/// its bytes, `%FF`).
+pub fn encode_bytes(segment: &[u8], colon: bool) -> String {
     let mut out = String::with_capacity(segment.len());
-    for b in segment.bytes() {
+    for &b in segment {
         let keep = b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=@".contains(&b) || (colon && b == b':');
         if keep {
             out.push(b as char);
@@ -221,11 +238,11 @@ mod tests {
 
     #[test]
     fn a_segment_is_percent_encoded_as_utf8() {
-        assert_eq!(encode("run 1.jsonl", false), "run%201.jsonl");
-        assert_eq!(encode("a:b#c?d%e", false), "a%3Ab%23c%3Fd%25e");
-        assert_eq!(encode("C:", true), "C:");
-        assert_eq!(encode("é<>\"", false), "%C3%A9%3C%3E%22");
-        assert_eq!(encode("a,b;c=d@e~f", false), "a,b;c=d@e~f");
+        assert_eq!(encode_bytes("run 1.jsonl".as_bytes(), false), "run%201.jsonl");
+        assert_eq!(encode_bytes("a:b#c?d%e".as_bytes(), false), "a%3Ab%23c%3Fd%25e");
+        assert_eq!(encode_bytes("C:".as_bytes(), true), "C:");
+        assert_eq!(encode_bytes("é<>\"".as_bytes(), false), "%C3%A9%3C%3E%22");
+        assert_eq!(encode_bytes("a,b;c=d@e~f".as_bytes(), false), "a,b;c=d@e~f");
     }
 
     #[test]

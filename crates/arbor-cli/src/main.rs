@@ -118,10 +118,18 @@ enum Command {
     },
     /// Follow logs as they are written: print findings as they are found (and, with --json, new
     /// sessions, settled runs and ended turns), then exit as `check` does
-    #[command(after_help = "Exit status: as `arbor check` (0, 1 when a finding fails the check, 2 when nothing \
-                            can be read), when the logs stop growing for --idle or on Ctrl+C.")]
+    #[command(after_help = "What is printed stays true, or is withdrawn. A finding is printed once the engine holds \
+                            it final, a turn once it can end no later (its log wrote its end, or its session's next \
+                            turn began; else at the end). When a later reading no longer finds something printed \
+                            (a file truncated and written again: copytruncate; a turn whose end moved; a session \
+                            whose parent a later file settled), it is withdrawn: `withdrawn: ` and the line as \
+                            printed, or with --json {\"event\":\"withdrawn\",\"withdrawn\":{...the event as \
+                            printed...}}, then what holds now. Dropping each withdrawn event leaves, at the end, what \
+                            `arbor check` reports on the finished files.\n\n\
+                            Exit status: as `arbor check` (0, 1 when a finding not withdrawn fails the check, 2 when \
+                            nothing can be read), when the logs stop growing for --idle or on Ctrl+C.")]
     Watch {
-        /// One JSON object a line: {"event": "finding" | "session" | "run" | "turn", ...}
+        /// One JSON object a line: {"event": "finding" | "session" | "run" | "turn" | "withdrawn", ...}
         #[arg(long)]
         json: bool,
         /// Stop when the logs have not grown for this long (such as 30s, 2m, 500ms) [default: never]

@@ -1,10 +1,37 @@
 //! The terminal summary: the tree with labels and statuses, the root replies, and the findings
 //! grouped by severity with file:line. Log text is printed with control characters escaped, so a
-//! log cannot move the cursor or recolour the terminal.
+//! log cannot move the cursor or recolour the terminal, and with Unicode's bidi controls shown as
+//! `<U+202E>` rather than applied, so that `file<U+202E>gpj.exe` cannot read as `fileexe.jpg`.
 
 use arbor_core::report::{Outcome, Report, Severity, WaitOutcome};
 use std::collections::HashMap;
 use std::io::{self, Write};
+
+/// Unicode's bidirectional embedding, override and isolate controls (U+202A–U+202E,
+/// U+2066–U+2069): printed, they reorder the text after them. Text outputs show them instead.
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// How a bidi control is shown: `<U+202E>`.
+fn bidi_shown(c: char) -> String {
+    format!("<U+{:04X}>", c as u32)
+}
+
+/// Log text for a line of terminal output: control characters but tabs shown as U+FFFD and bidi
+/// controls as `<U+202E>`, so that neither acts on the terminal.
+pub fn visible(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\t' => out.push(c),
+            c if c.is_control() => out.push('\u{fffd}'),
+            c if is_bidi_control(c) => out.push_str(&bidi_shown(c)),
+            c => out.push(c),
+        }
+    }
+    out
+}
 
 /// Log text made safe for a terminal: control characters (ANSI escapes among them) escaped, and
 /// long text cut.
@@ -19,13 +46,15 @@ pub fn safe(s: &str, max: usize) -> String {
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
             c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c if is_bidi_control(c) => out.push_str(&bidi_shown(c)),
             c => out.push(c),
         }
     }
     out
 }
 
-/// Log text with its control characters written out as `\u{…}`, except line breaks and tabs: a
+/// Log text with its control characters written out as `\u{…}` (and bidi controls as
+/// `<U+202E>`), except line breaks and tabs: a
 /// terminal or a CI log viewer shows it without acting on it, and the line breaks stay for the
 /// format to escape in its own way.
 pub fn inert(s: &str) -> String {
@@ -34,6 +63,7 @@ pub fn inert(s: &str) -> String {
         match c {
             '\n' | '\r' | '\t' => out.push(c),
             c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c if is_bidi_control(c) => out.push_str(&bidi_shown(c)),
             c => out.push(c),
         }
     }

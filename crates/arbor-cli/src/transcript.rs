@@ -110,12 +110,11 @@ fn text_row(out: &mut impl Write, row: &Row) -> std::io::Result<()> {
                 u.input, u.output, u.cache_read, u.cache_write
             ));
         }
-        writeln!(out, "{head}")?;
+        // Log text is untrusted: control characters and bidi controls are shown, not sent to
+        // the terminal (a tool's or child's name too).
+        writeln!(out, "{}", crate::summary::visible(&head))?;
         for line in part.text.lines() {
-            // Log text is untrusted: control characters are shown, not sent to the terminal.
-            let shown: String =
-                line.chars().map(|c| if c.is_control() && c != '\t' { '\u{fffd}' } else { c }).collect();
-            writeln!(out, "    {shown}")?;
+            writeln!(out, "    {}", crate::summary::visible(line))?;
         }
         if part.cut {
             writeln!(out, "    … ({} characters in all)", part.text_len)?;

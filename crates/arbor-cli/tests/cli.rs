@@ -535,3 +535,94 @@ fn transcript_shows_a_codex_model_calls_tokens_and_model_and_a_spawns_acknowledg
         "{shown}"
     );
 }
+
+/// A dsh-rpc recording of one session named `id` whose turn never ends (an `unclosed-at-end`
+/// warning) and whose second line is not JSON (a `malformed-line` error).
+fn small_log(id: &str) -> String {
+    let ev = |seq: u32, ty: &str, data: serde_json::Value| {
+        serde_json::json!({"method": "session.event", "params": {"sessionId": id,
+            "event": {"type": ty, "seq": seq, "time": seq, "data": data}}})
+        .to_string()
+    };
+    [ev(0, "turn/start", serde_json::json!({"turn": 1})), "{not json".to_owned()].join("\n") + "\n"
+}
+
+/// File names that are not UTF-8 stay apart in every output: each byte outside UTF-8 is
+/// `\xNN` and a backslash `\\` (`reader::path_text`), in the JSON report, the text, and SARIF
+/// (whose URIs percent-encode the name's own bytes). Once both files printed as `a\u{fffd}.jsonl`
+/// and their findings could not be told apart.
+#[cfg(unix)]
+#[test]
+fn file_names_that_are_not_utf8_stay_distinct_in_json_text_and_sarif() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    let names: [&[u8]; 3] = [b"a\xfe.jsonl", b"a\xff.jsonl", b"a\\xff.jsonl"];
+    for (i, n) in names.iter().enumerate() {
+        std::fs::write(logs.join(std::ffi::OsStr::from_bytes(n)), small_log(&format!("s{i}"))).unwrap();
+    }
+    let shown = ["a\\\\xff.jsonl", "a\\xfe.jsonl", "a\\xff.jsonl"];
+    let out = arbor(&["analyze", "--json", logs.to_str().unwrap()]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let files: Vec<&str> = r["inputs"].as_array().unwrap().iter().map(|i| i["file"].as_str().unwrap()).collect();
+    assert_eq!(files, shown);
+    let mut at: Vec<&str> =
+        r["diagnostics"].as_array().unwrap().iter().map(|d| d["at"]["file"].as_str().unwrap()).collect();
+    at.sort();
+    at.dedup();
+    assert_eq!(at, shown, "each file's findings name it");
+    let out = arbor(&["check", logs.to_str().unwrap()]);
+    let said = text(&out.stdout);
+    for s in shown {
+        assert!(said.contains(&format!("{s}:2")), "{s} in {said}");
+    }
+    assert!(!said.contains('\u{fffd}'), "{said}");
+    let out = arbor_in(dir.path(), &["check", "--format", "sarif", "--root", ".", "logs"]);
+    let log: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut uris: Vec<&str> = log["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].as_str().unwrap())
+        .collect();
+    uris.sort();
+    uris.dedup();
+    assert_eq!(uris, ["logs/a%5Cxff.jsonl", "logs/a%FE.jsonl", "logs/a%FF.jsonl"]);
+}
+
+/// Bidi controls in log text (here a session id and a file name) are shown as `<U+202E>` in
+/// every text output, not applied: `file<U+202E>gpj.exe` cannot read as `fileexe.jpg`. The JSON
+/// report keeps the text as it is.
+#[test]
+fn bidi_controls_are_shown_not_applied_in_text_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let id = "file\u{202e}gpj.exe\u{2066}x\u{2069}";
+    let name = "run\u{202e}lmth.jsonl";
+    let path = dir.path().join(name);
+    std::fs::write(&path, small_log(id)).unwrap();
+    let p = path.to_str().unwrap();
+    let is_bidi = |c: char| matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+    for args in
+        [&["analyze", p][..], &["check", p], &["check", "--format", "github", p], &["watch", "--idle", "100ms", p]]
+    {
+        let out = arbor(args);
+        let said = text(&out.stdout);
+        assert!(!said.contains(is_bidi), "{args:?}: {said}");
+        assert!(said.contains("run<U+202E>lmth.jsonl"), "{args:?}: {said}");
+        if args[0] == "analyze" {
+            assert!(said.contains("file<U+202E>gpj.exe<U+2066>x<U+2069>"), "{said}");
+        }
+    }
+    let out = arbor(&["analyze", "--json", p]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["sessions"][0]["id"], id);
+    // A transcript: its places and its text.
+    let claude = std::fs::read_to_string(case("claude-code-turns-usage").join("s-u.jsonl")).unwrap();
+    let cc = dir.path().join("cc\u{202e}.jsonl");
+    std::fs::write(&cc, claude.replace("Question one", "Question \u{202e}one")).unwrap();
+    let out = arbor(&["transcript", "--session", "s-u", cc.to_str().unwrap()]);
+    let said = text(&out.stdout);
+    assert!(!said.contains(is_bidi), "{said}");
+    assert!(said.contains("cc<U+202E>.jsonl:1") && said.contains("Question <U+202E>one"), "{said}");
+}

@@ -204,6 +204,16 @@ enum Answer {
     Rejected,
     /// Read the request, never answer.
     Silent,
+    /// A 200 whose body is sent in part, then nothing more (the connection kept open).
+    Stall,
+    /// A 200 whose body ends, the connection closed, before its Content-Length.
+    Cut,
+    /// A 200 with a body over 1 MiB.
+    Huge,
+    /// A 200 whose body is not an ExportTraceServiceResponse.
+    Garbage,
+    /// A 200 with the OTLP-JSON response, said to be JSON.
+    Json,
 }
 
 /// A request as the receiver read it: its headers (names lower-cased) and body.
@@ -252,35 +262,66 @@ fn receiver(answer: impl Fn(usize) -> Answer + Send + 'static) -> Receiver {
                     k.push(req);
                     k.len() - 1
                 };
-                let (status, body) = match answer(n) {
-                    Answer::Ok => (200, ExportTraceServiceResponse::default().encode_to_vec()),
-                    Answer::Status(s) => (s, b"backend says no".to_vec()),
-                    Answer::Rejected => (
-                        200,
-                        ExportTraceServiceResponse {
-                            partial_success: Some(ExportTracePartialSuccess {
-                                rejected_spans: 2,
-                                error_message: "spans too old".into(),
-                            }),
-                        }
-                        .encode_to_vec(),
-                    ),
-                    Answer::Silent => {
-                        std::thread::sleep(std::time::Duration::from_secs(20));
-                        return;
-                    }
-                };
+                let answer = answer(n);
+                if matches!(answer, Answer::Silent) {
+                    std::thread::sleep(std::time::Duration::from_secs(20));
+                    return;
+                }
+                let (status, body, declared, kind) = answer.parts();
                 let head = format!(
-                    "HTTP/1.1 {status} X\r\nContent-Type: application/x-protobuf\r\nContent-Length: {}\r\nRetry-After: 0\r\n\r\n",
-                    body.len()
+                    "HTTP/1.1 {status} X\r\nContent-Type: {kind}\r\nContent-Length: {declared}\r\nRetry-After: 0\r\n\r\n"
                 );
-                if w.write_all(head.as_bytes()).and_then(|_| w.write_all(&body)).is_err() {
+                if w.write_all(head.as_bytes()).and_then(|_| w.write_all(&body)).and_then(|_| w.flush()).is_err() {
+                    break;
+                }
+                if matches!(answer, Answer::Stall) {
+                    // The rest of the body never comes; the connection stays open.
+                    std::thread::sleep(std::time::Duration::from_secs(20));
+                    return;
+                }
+                if body.len() < declared {
+                    // Cut short: the connection closes before the body's end.
                     break;
                 }
             }
         }
     });
     Receiver { url, requests }
+}
+
+impl Answer {
+    /// Its status, the body sent, the length the answer declares and its content type.
+    fn parts(&self) -> (u16, Vec<u8>, usize, &'static str) {
+        let proto = "application/x-protobuf";
+        let whole = |status, body: Vec<u8>| {
+            let len = body.len();
+            (status, body, len, proto)
+        };
+        match self {
+            Answer::Ok => whole(200, ExportTraceServiceResponse::default().encode_to_vec()),
+            Answer::Status(s) => whole(*s, b"backend says no".to_vec()),
+            Answer::Rejected => whole(
+                200,
+                ExportTraceServiceResponse {
+                    partial_success: Some(ExportTracePartialSuccess {
+                        rejected_spans: 2,
+                        error_message: "spans too old".into(),
+                    }),
+                }
+                .encode_to_vec(),
+            ),
+            Answer::Silent => unreachable!("never answers"),
+            // A partial_success field begun, its rest never sent.
+            Answer::Stall => (200, b"\x12".to_vec(), 10, proto),
+            Answer::Cut => (200, b"\x12\x02".to_vec(), 40, proto),
+            Answer::Huge => whole(200, vec![0; (1 << 20) + 10]),
+            Answer::Garbage => whole(200, b"\xff\xff\xff\xff".to_vec()),
+            Answer::Json => {
+                let (_, body, len, _) = whole(200, br#"{"partialSuccess":{}}"#.to_vec());
+                (200, body, len, "application/json")
+            }
+        }
+    }
 }
 
 fn push(url: &str, extra: &[&str]) -> Output {
@@ -362,6 +403,27 @@ fn a_backend_that_never_answers_times_out() {
     let out = push(&r.url, &["--timeout", "1"]);
     fails_with(&out, "did not answer within 1 s");
     assert!(started.elapsed() < std::time::Duration::from_secs(15));
+}
+
+/// A 2xx counts as accepted only when its whole answer came and decodes: each of these was
+/// once taken for success (exit 0), though what the backend kept is not known.
+#[test]
+fn a_2xx_whose_answer_does_not_arrive_whole_is_a_failure() {
+    for (answer, says) in [
+        (Answer::Stall, "its body did not arrive within 1 s"),
+        (Answer::Cut, "its body was cut short"),
+        (Answer::Huge, "with a body over 1 MiB"),
+        (Answer::Garbage, "with a body that is not an OTLP ExportTraceServiceResponse"),
+    ] {
+        let r = receiver(move |_| answer);
+        let out = push(&r.url, &["--timeout", "1", "--retries", "0"]);
+        fails_with(&out, says);
+        assert!(text(&out.stderr).contains("whether it kept the spans is not known"), "{}", text(&out.stderr));
+    }
+    // The OTLP-JSON response, said to be JSON, is a whole answer.
+    let r = receiver(|_| Answer::Json);
+    let out = push(&r.url, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! `arbor watch` in a script, beside a log being written: it prints each finding once as it is
-//! found, and new sessions, settled runs and ended turns with --json; it exits when the logs stop
-//! growing for --idle with `arbor check`'s status; what it printed in all is what `arbor check`
-//! finds in the finished files.
+//! found, and new sessions, settled runs and ended turns with --json, and withdraws what a later
+//! reading no longer finds; it exits when the logs stop growing for --idle with `arbor check`'s
+//! status; what stands of what it printed is what `arbor check` finds in the finished files.
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, Write};
@@ -78,6 +78,8 @@ fn watch_prints_what_is_written_as_it_comes_and_exits_like_check() {
     let status = child.wait().unwrap();
     let lines = reader.join().unwrap();
     let events: Vec<serde_json::Value> = lines.iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    // What a consumer holds once it applied each withdrawal.
+    let events = standing(&events);
     let kinds = |k: &str| events.iter().filter(|e| e["event"] == k).count();
     // Every session once, every run settled once, and each finding once.
     let report: serde_json::Value = serde_json::from_slice(
@@ -167,10 +169,121 @@ fn watch_reads_a_file_deleted_and_made_again() {
     let sessions = events.iter().filter(|e| e["event"] == "session").count();
     assert!(stderr.contains("was made again"), "{stderr}");
     assert!(sessions >= report["sessions"].as_array().unwrap().len(), "{events:#?}");
-    let last_finding = events.iter().rev().find(|e| e["event"] == "finding").map(|e| e["code"].clone());
-    assert_ne!(last_finding, Some("unreadable-input".into()), "{events:#?}");
+    // The input unreadable while it was made again was withdrawn once it was read again.
+    let stand = standing(&events);
+    assert!(!stand.iter().any(|e| e["event"] == "finding" && e["code"] == "unreadable-input"), "{events:#?}");
     // The new file's reading decides the status, not the unreadable input it was for a while.
     let check = Command::new(env!("CARGO_BIN_EXE_arbor")).arg("check").arg(&path).status().unwrap();
     assert_eq!(out.status.code(), check.code(), "{stderr}\n{events:#?}");
     assert_ne!(out.status.code(), Some(2), "{stderr}");
+}
+
+/// The events that stand once each `withdrawn` event has taken back the one it names.
+fn standing(events: &[serde_json::Value]) -> Vec<serde_json::Value> {
+    let mut out: Vec<serde_json::Value> = Vec::new();
+    for e in events {
+        if e["event"] == "withdrawn" {
+            let i = out.iter().position(|x| *x == e["withdrawn"]);
+            assert!(i.is_some(), "a withdrawal of nothing printed: {e}");
+            out.remove(i.unwrap());
+        } else {
+            out.push(e.clone());
+        }
+    }
+    out
+}
+
+/// `arbor watch --json` on `path` while `write` writes it, then its events and exit status.
+fn watched(path: &Path, idle: &str, write: impl FnOnce()) -> (Vec<serde_json::Value>, Option<i32>) {
+    let child = Command::new(env!("CARGO_BIN_EXE_arbor"))
+        .args(["watch", "--json", "--idle", idle])
+        .arg(path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    write();
+    let out = child.wait_with_output().unwrap();
+    let events = String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    (events, out.status.code())
+}
+
+/// A file truncated to nothing and written again (copytruncate rotation): while it was empty it
+/// was in no known format, and that finding is withdrawn once it is read again, so that what
+/// stands is what `arbor check` finds in the final file, and the exit status is check's. Once the
+/// `unknown-format` warning stayed, printed as final.
+#[test]
+fn watch_withdraws_what_a_file_truncated_and_written_again_no_longer_has() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.jsonl");
+    let text = std::fs::read_to_string(case("builtin-sample").join("delegation.jsonl")).unwrap();
+    std::fs::write(&path, &text).unwrap();
+    let (events, status) = watched(&path, "1s", || {
+        std::fs::File::create(&path).unwrap();
+        std::thread::sleep(Duration::from_millis(500));
+        std::fs::write(&path, &text).unwrap();
+    });
+    let codes = |e: &[serde_json::Value]| -> BTreeSet<(String, String, u64)> {
+        e.iter()
+            .filter(|e| e["event"] == "finding")
+            .map(|d| {
+                let at = &d["at"];
+                (
+                    d["code"].as_str().unwrap().to_owned(),
+                    at["file"].as_str().unwrap().to_owned(),
+                    at["line"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let all = codes(&events);
+    assert!(all.iter().any(|c| c.0 == "unknown-format"), "the empty file was seen: {events:#?}");
+    let stand = standing(&events);
+    let mut check: BTreeSet<(String, String, u64)> = checked(&path);
+    // check names the file as given; watch as given too.
+    check = check.into_iter().map(|(c, _, l)| (c, path.to_str().unwrap().to_owned(), l)).collect();
+    // Beside what check finds, the info that the file was read again (it was, while followed).
+    let stood: BTreeSet<_> = codes(&stand)
+        .into_iter()
+        .filter(|(c, ..)| c != "file-rewritten")
+        .map(|(c, _, l)| (c, path.to_str().unwrap().to_owned(), l))
+        .collect();
+    assert_eq!(stood, check, "{events:#?}");
+    let check_status = Command::new(env!("CARGO_BIN_EXE_arbor")).arg("check").arg(&path).status().unwrap();
+    assert_eq!(status, check_status.code());
+}
+
+/// A turn whose end moves as its log grows (a Claude Code turn ends at its last line) is printed
+/// once, when it can end no later: once each move printed it again as a new final turn.
+#[test]
+fn watch_prints_each_turn_once_when_its_end_is_settled() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s-u.jsonl");
+    let text = std::fs::read_to_string(case("claude-code-turns-usage").join("s-u.jsonl")).unwrap();
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    std::fs::write(&path, lines[0]).unwrap();
+    let (events, _) = watched(&path, "800ms", || {
+        let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+        for l in &lines[1..] {
+            f.write_all(l.as_bytes()).unwrap();
+            f.flush().unwrap();
+            std::thread::sleep(Duration::from_millis(60));
+        }
+    });
+    let report: serde_json::Value = serde_json::from_slice(
+        &Command::new(env!("CARGO_BIN_EXE_arbor")).args(["analyze", "--json"]).arg(&path).output().unwrap().stdout,
+    )
+    .unwrap();
+    let turns: Vec<&serde_json::Value> = events.iter().filter(|e| e["event"] == "turn").collect();
+    let want: Vec<(String, serde_json::Value)> = report["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["turn"].to_string().trim_matches('"').to_owned(), t["end"]["line"].clone()))
+        .collect();
+    let got: Vec<(String, serde_json::Value)> =
+        turns.iter().map(|t| (t["turn"].as_str().unwrap().to_owned(), t["end"]["line"].clone())).collect();
+    assert_eq!(got, want, "{events:#?}");
+    assert_eq!(standing(&events).len(), events.iter().filter(|e| e["event"] != "withdrawn").count());
 }

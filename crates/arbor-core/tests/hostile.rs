@@ -455,6 +455,7 @@ fn replay_fuzz_targets(data: &[u8], scratch: &std::path::Path) {
     fuzz_targets::analyze_zst(data, &scratch.join("input.jsonl.zst"));
     fuzz_targets::analyze_codex(data, &scratch.join("codex"));
     fuzz_targets::analyze_claude_project(data, &scratch.join("claude-project"));
+    fuzz_targets::follow(data, &scratch.join("follow"));
 }
 
 /// Inputs the fuzz targets once failed on (`tests/regressions/`, see its README): each goes
@@ -890,4 +891,196 @@ fn an_overlong_line_written_in_pieces_while_followed_is_one_line() {
     assert_eq!((followed.inputs[0].records, followed.inputs[0].bad_lines), (2, 1));
     assert_eq!(followed.waits, fresh.waits);
     assert_eq!(live.context().findings.list.len(), 1, "one final finding, not one a piece");
+}
+
+/// Everything that reads a file's first line or head outside the line reader sees line 1 as the
+/// reader does, byte-order mark or not: a log's title (`about_head`, the app's list and tree)
+/// and dsh-session's survey of a folder's headers (generations, placeholders). With a BOM the
+/// title was lost, and an older generation of a session file was read beside the newer one.
+#[test]
+fn a_byte_order_mark_hides_no_title_and_no_header() {
+    let cases = common::repo().join("tests/conformance/cases");
+    for rel in [
+        "dsh-rpc-two-level/input/run.jsonl",
+        "dsh-session-boundary-faults/input/session.jsonl",
+        "copilot-events-saved/input/events.jsonl",
+        "copilot-rpc-resumed/input/sdk-recording.jsonl",
+        "codex-turns-usage/input/rollout.jsonl",
+        "claude-code-turns-usage/input/s-u.jsonl",
+    ] {
+        let lf = std::fs::read_to_string(cases.join(rel)).unwrap().replace("\r\n", "\n");
+        let format = arbor_core::formats::detect(lf.lines().map(str::as_bytes));
+        for text in [format!("\u{feff}{lf}"), format!("\u{feff}{}", lf.replace('\n', "\r\n"))] {
+            for f in [None, format] {
+                let about = |t: &str| arbor_core::formats::about_head(t.as_bytes(), f);
+                assert_eq!(about(&text), about(&lf), "{rel} ({:?})", f.map(|f| f.id));
+            }
+        }
+    }
+    // A title on line 1 itself, after a BOM.
+    let titled = "\u{feff}{\"type\":\"summary\",\"summary\":\"Fix the build\",\"leafUuid\":\"u1\"}\n";
+    let plain = &titled[3..];
+    let about = |t: &str| arbor_core::formats::about_head(t.as_bytes(), arbor_core::formats::by_id("claude-code"));
+    assert_eq!(about(plain).as_deref(), Some("Fix the build"));
+    assert_eq!(about(titled), about(plain));
+    // Generations of one session file: the older one is set aside whether its header follows a
+    // BOM or not.
+    let dir = tempfile::tempdir().unwrap();
+    let input = cases.join("dsh-session-generations/input");
+    for e in std::fs::read_dir(&input).unwrap().flatten() {
+        let bytes = std::fs::read(e.path()).unwrap();
+        let name = e.file_name().into_string().unwrap();
+        let bytes = if name.ends_with(".jsonl") { [&b"\xEF\xBB\xBF"[..], &bytes].concat() } else { bytes };
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    let without_sizes = |mut r: serde_json::Value| {
+        for input in r["inputs"].as_array_mut().unwrap() {
+            input["bytes"] = 0.into();
+        }
+        r
+    };
+    let with_bom = without_sizes(common::report_json(&[dir.path().to_path_buf()]));
+    let plain = without_sizes(common::report_json(&[input]));
+    assert!(with_bom == plain, "{with_bom:#}\nagainst\n{plain:#}");
+}
+
+/// The same session id in logs of two formats names two sessions (a Claude Code session and a
+/// Codex rollout in one folder were one tree, both models' tokens under one root): each is
+/// named `id@format` once both are there, and as written when alone; which file is read first
+/// (a followed folder where the other appears later) changes nothing.
+#[test]
+fn one_session_id_in_two_formats_is_two_sessions_whichever_is_read_first() {
+    let case = common::repo().join("tests/conformance/cases/mixed-formats-same-session-id/input");
+    let (claude, codex) = ("s-u.jsonl", "rollout-2026-09-12T00-00-00-s-u.jsonl");
+    let sessions = |r: &serde_json::Value| -> Vec<(String, serde_json::Value, u64)> {
+        r["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (s["id"].as_str().unwrap().to_owned(), s["parent"].clone(), s["usage"]["output"].as_u64().unwrap())
+            })
+            .collect()
+    };
+    let both = common::report_json(std::slice::from_ref(&case));
+    nothing_lost(std::slice::from_ref(&case));
+    assert_eq!(
+        sessions(&both),
+        [
+            ("s-u@codex".to_owned(), serde_json::Value::Null, 25),
+            ("s-u@claude-code".to_owned(), serde_json::Value::Null, 52)
+        ]
+    );
+    for (file, output) in [(claude, 52), (codex, 25)] {
+        let alone = common::report_json(&[case.join(file)]);
+        assert_eq!(sessions(&alone), [("s-u".to_owned(), serde_json::Value::Null, output)], "{file}");
+    }
+    for (first, then) in [(claude, codex), (codex, claude)] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::copy(case.join(first), dir.path().join(first)).unwrap();
+        let folder = dir.path().to_path_buf();
+        let mut live = arbor_core::live::Live::open(std::slice::from_ref(&folder), &mut ());
+        std::fs::copy(case.join(then), dir.path().join(then)).unwrap();
+        live.update(&mut ());
+        let followed = serde_json::to_value(live.snapshot().report()).unwrap();
+        assert_eq!(sessions(&followed), sessions(&both), "{first} first");
+        // (A cost summed in another order may differ in its last digit: not compared.)
+        let turns = |r: &serde_json::Value| -> Vec<String> {
+            let t = r["turns"].as_array().unwrap().iter();
+            t.map(|t| format!("{} {} {} {} {}", t["session"], t["turn"], t["start"], t["end"], t["usage"]["output"]))
+                .collect()
+        };
+        assert_eq!(turns(&followed), turns(&both), "{first} first");
+    }
+}
+
+/// Files whose names are not UTF-8 are named apart in the report (`reader::path_text`: each byte
+/// outside UTF-8 `\xNN`, a backslash `\\`), and what the app asks by that name (a raw line) is
+/// read from that file: once both were `a\u{fffd}.jsonl`, and the second's lines were read
+/// from the first.
+#[cfg(unix)]
+#[test]
+fn file_names_that_are_not_utf8_are_named_apart_and_read_back_from_their_own_file() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let line = |id: &str| {
+        format!("{{\"method\":\"session.event\",\"params\":{{\"sessionId\":\"{id}\",\"event\":{{\"type\":\"turn/start\",\"seq\":1,\"time\":0,\"data\":{{\"turn\":1}}}}}}}}\n")
+    };
+    for (name, id) in [(&b"a\xfe.jsonl"[..], "fe"), (b"a\xff.jsonl", "ff"), (b"a\\xff.jsonl", "text")] {
+        std::fs::write(dir.path().join(std::ffi::OsStr::from_bytes(name)), line(id)).unwrap();
+    }
+    let a = arbor_core::analyze(&[dir.path().to_path_buf()], &mut ());
+    let names: Vec<&str> = a.files.iter().map(|f| f.display.as_str()).collect();
+    assert_eq!(names, ["a\\\\xff.jsonl", "a\\xfe.jsonl", "a\\xff.jsonl"]);
+    for (name, id) in [("a\\xfe.jsonl", "fe"), ("a\\xff.jsonl", "ff"), ("a\\\\xff.jsonl", "text")] {
+        let raw = a.raw_line(name, 1).unwrap();
+        assert!(raw.contains(&format!("\"sessionId\":\"{id}\"")), "{name}: {raw}");
+    }
+}
+
+/// A Claude Code session copied beside itself while followed (`b.jsonl` written in two pieces
+/// with the lines of `a.jsonl`, which was truncated and written again meanwhile): a fresh read
+/// takes `b.jsonl` whole for a replay of `a.jsonl` (one `replayed-history`, no turn of its own);
+/// followed, its second piece is read as turns of its own. Found by the `follow` fuzz target.
+#[test]
+#[ignore = "engine bug: a replay across files read as it grows differs from a fresh read (claude_code replay prefix)"]
+fn follow_replays_beside_a_log() {
+    let log =
+        std::fs::read(common::repo().join("tests/conformance/cases/claude-code-turns-usage/input/s-u.jsonl")).unwrap();
+    let (third, half) = (log.len() / 3, log.len() / 2);
+    let mut script = log[..third].to_vec();
+    script.push(0x1e);
+    let op = |script: &mut Vec<u8>, op: u8, bytes: &[u8]| {
+        for piece in bytes.chunks(255) {
+            script.extend([op, piece.len() as u8]);
+            script.extend_from_slice(piece);
+        }
+    };
+    op(&mut script, 0, &log[third..]);
+    op(&mut script, 1, &log[..half]);
+    script.extend([2, 128]);
+    op(&mut script, 4, &log[..255.min(log.len())]);
+    op(&mut script, 0, &log[255.min(log.len())..]);
+    op(&mut script, 1, &log[half..]);
+    let tmp = tempfile::tempdir().unwrap();
+    fuzz_targets::follow(&script, &tmp.path().join("follow"));
+}
+
+/// A file of a followed folder judged to be in no known format, then replaced by a log (renamed
+/// over it) or cut, is detected again, as a fresh read does: once it stayed unread, and kept the
+/// size it had. Found by the `follow` fuzz target (`regressions/follow-unknown-file-cut.bin`).
+#[test]
+fn a_followed_file_in_no_known_format_replaced_by_a_log_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.jsonl");
+    std::fs::write(&path, "not a log\n".repeat(500)).unwrap();
+    let folder = dir.path().to_path_buf();
+    let mut live = arbor_core::live::Live::open(std::slice::from_ref(&folder), &mut ());
+    assert_eq!(live.snapshot().report().inputs[0].format, "unknown");
+    let log = common::repo().join("tests/conformance/cases/codex-turns-usage/input/rollout.jsonl");
+    let beside = dir.path().join("x.tmp");
+    std::fs::copy(log, &beside).unwrap();
+    std::fs::rename(&beside, &path).unwrap();
+    live.update(&mut ());
+    let followed = live.snapshot().report();
+    let fresh = nothing_lost(std::slice::from_ref(&folder));
+    assert_eq!(followed.inputs, fresh.inputs);
+    assert_eq!(followed.inputs[0].format, "codex");
+    assert_eq!(common::tree(&followed), common::tree(&fresh));
+}
+
+/// A followed folder whose only log goes away is a report of nothing, not a panic: its
+/// `file-rewritten` finding was placed in file 0 of no files. Found by the `follow` fuzz target.
+#[test]
+fn a_followed_folder_whose_every_file_went_away_reports_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.jsonl");
+    std::fs::copy(common::repo().join("tests/conformance/cases/codex-turns-usage/input/rollout.jsonl"), &path).unwrap();
+    let folder = dir.path().to_path_buf();
+    let mut live = arbor_core::live::Live::open(std::slice::from_ref(&folder), &mut ());
+    std::fs::remove_file(&path).unwrap();
+    live.update(&mut ());
+    let r = live.snapshot().report();
+    assert!(r.inputs.is_empty() && r.sessions.is_empty(), "{r:?}");
+    assert!(live.finish().report().diagnostics.is_empty());
 }

@@ -4,7 +4,11 @@
 //!
 //! A failure is never a quiet partial success: a refused connection, a timeout, an answer other
 //! than 2xx, or a 2xx whose `partial_success` says spans were rejected ends the export with an
-//! `Error` that says how many requests and spans the backend had accepted before it. It owns the
+//! `Error` that says how many requests and spans the backend had accepted before it. A 2xx
+//! counts as accepted only when its whole answer arrived and decodes as an
+//! `ExportTraceServiceResponse` (protobuf, or OTLP-JSON when the answer says it is JSON; an
+//! empty body is the empty response): an answer that stalls past the timeout, is cut short, is
+//! over 1 MiB or does not decode is a failure, since what the backend kept is not known. It owns the
 //! transport only; the spans come from `crate::export`.
 
 use crate::{export, Options, Request, Summary};
@@ -135,10 +139,33 @@ impl<'e> Client<'e> {
                 .and_then(|v| v.to_str().ok())
                 .and_then(|v| v.trim().parse::<u64>().ok())
                 .map(Duration::from_secs);
-            let text = answer.into_body().with_config().limit(MAX_ANSWER).read_to_vec().unwrap_or_default();
+            let json = answer
+                .headers()
+                .get("content-type")
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.to_ascii_lowercase().contains("json"));
+            let read = answer.into_body().with_config().limit(MAX_ANSWER).read_to_vec();
             if (200..300).contains(&status) {
-                // An answer that does not decode (an empty body, JSON) says nothing was rejected.
-                if let Some(p) = ExportTraceServiceResponse::decode(&text[..]).ok().and_then(|r| r.partial_success) {
+                // Accepted only when the whole answer came and says what was kept.
+                let text = match read {
+                    Ok(text) => text,
+                    Err(e) => return Err(self.error(unread_answer(url, status, self.endpoint.timeout, e))),
+                };
+                let decoded = if json {
+                    serde_json::from_slice::<ExportTraceServiceResponse>(&text).map_err(|e| e.to_string())
+                } else {
+                    ExportTraceServiceResponse::decode(&text[..]).map_err(|e| e.to_string())
+                };
+                let response = match decoded {
+                    Ok(r) => r,
+                    Err(e) => {
+                        return Err(self.error(format!(
+                            "{url} answered HTTP {status} with a body that is not an OTLP ExportTraceServiceResponse ({} bytes, {e}): whether it kept the spans is not known",
+                            text.len()
+                        )))
+                    }
+                };
+                if let Some(p) = response.partial_success {
                     if p.rejected_spans > 0 {
                         return Err(self.error(format!(
                             "{url} rejected {} of {spans} spans: {}",
@@ -158,6 +185,8 @@ impl<'e> Client<'e> {
                 std::thread::sleep(wait);
                 continue;
             }
+            // An error answer's body is only its explanation: what of it came is said.
+            let text = read.unwrap_or_default();
             let said = String::from_utf8_lossy(&text);
             let said: String = said.trim().chars().take(300).collect();
             let tries = if attempt > 0 { format!(" after {} tries", attempt + 1) } else { String::new() };
@@ -171,6 +200,25 @@ impl<'e> Client<'e> {
 
 fn fail(message: String) -> Error {
     Error { message, accepted_requests: 0, accepted_spans: 0 }
+}
+
+/// Why a 2xx answer's body could not be read whole.
+fn unread_answer(url: &str, status: u16, timeout: Duration, e: ureq::Error) -> String {
+    let whole = "whether it kept the spans is not known";
+    match e {
+        ureq::Error::BodyExceedsLimit(_) => {
+            format!("{url} answered HTTP {status} with a body over {} MiB: {whole}", MAX_ANSWER >> 20)
+        }
+        ureq::Error::Timeout(_) => format!(
+            "{url} answered HTTP {status} but its body did not arrive within {} s (--timeout): {whole}",
+            timeout.as_secs_f64()
+        ),
+        ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => format!(
+            "{url} answered HTTP {status} but its body did not arrive within {} s (--timeout): {whole}",
+            timeout.as_secs_f64()
+        ),
+        e => format!("{url} answered HTTP {status} but its body was cut short ({e}): {whole}"),
+    }
 }
 
 fn transport(url: &str, timeout: Duration, e: ureq::Error) -> String {

@@ -204,9 +204,12 @@ impl Live {
             self.files.iter().enumerate().map(|(i, f)| (f.display.clone(), i)).collect();
         let now: crate::intern::HashSet<&str> = order.iter().map(String::as_str).collect();
         let known_before = known.len();
-        if let Some(gone) = self.files.iter().find(|f| f.format.is_some() && !now.contains(f.display.as_str())) {
-            let why = format!("`{}` went away", gone.display);
-            self.reread(why, true, &mut change, observer);
+        // A file that went away is in no report of the folder: read again without it (one in no
+        // known format too, whose `unknown-format` finding would stay behind; it was no log, so
+        // it was not rewritten).
+        if let Some(gone) = self.files.iter().find(|f| !now.contains(f.display.as_str())) {
+            let (why, rewritten) = (format!("`{}` went away", gone.display), gone.format.is_some());
+            self.reread(why, rewritten, &mut change, observer);
             return change;
         }
         // Files that were set aside by their format's plan, or claimed by none, and are now
@@ -253,6 +256,12 @@ impl Live {
                 self.seen[i] = Some(after);
                 if self.undetected[i] && before.is_some_and(|b| after.len > b.len) {
                     self.reread(format!("`{display}` grew and may now be read"), false, &mut change, observer);
+                    return change;
+                }
+                // Replaced or cut, it is another file, which a fresh read would detect again (it
+                // may be a log now). Growing, a file judged to be no log stays unread.
+                if before.is_some_and(|b| b.id != after.id || after.len < b.len) {
+                    self.reread(format!("`{display}` changed and may now be read"), false, &mut change, observer);
                     return change;
                 }
                 continue;
@@ -394,7 +403,7 @@ impl Live {
             }
         }
         settle(&mut cx);
-        note_rewrites(&self.rewrites, &mut cx);
+        note_rewrites(&self.rewrites, &mut cx, files.len());
         let mut a = Analysis::new(cx, files, false);
         a.provisional = Some(first_provisional);
         a.lineage = Some(lineage);
@@ -405,13 +414,18 @@ impl Live {
     pub fn finish(self) -> Analysis {
         let Live { mut cx, mut files, kept, rewrites, .. } = self;
         finish_into(&mut cx, &mut files, kept);
-        note_rewrites(&rewrites, &mut cx);
+        note_rewrites(&rewrites, &mut cx, files.len());
         Analysis::new(cx, files, false)
     }
 }
 
 /// A `file-rewritten` finding for each read again from the start, at the first file.
-fn note_rewrites(rewrites: &[String], cx: &mut Ctx) {
+fn note_rewrites(rewrites: &[String], cx: &mut Ctx, files: usize) {
+    // A finding is placed in a file: with none left (every file went away) there is none to
+    // place it in, and the report says nothing is open.
+    if files == 0 {
+        return;
+    }
     for why in rewrites {
         cx.findings.add(
             Code::FileRewritten,

@@ -261,6 +261,7 @@ pub(crate) fn read_file(
         return true;
     };
     info.format = Some(format);
+    cx.set_file_scope(file, format.reader.id_space().unwrap_or(format.id));
     let machine =
         format.reader.machine(&FileStart { display: &info.display, path: &info.path, head: source.head(head) });
     Route { cx, source, recycle, head, file, info, progress, base_bytes, threads, tell, keep, format }.run(machine)

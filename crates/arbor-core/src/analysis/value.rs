@@ -317,7 +317,7 @@ impl Analysis {
     pub fn name_files_under(&mut self, folder: &std::path::Path) {
         for (f, json) in self.files.iter_mut().zip(&mut self.file_names_json) {
             let Ok(rel) = f.path.strip_prefix(folder) else { continue };
-            f.display = rel.to_string_lossy().replace('\\', "/");
+            f.display = crate::reader::path_text(rel);
             *json = name_json(&f.display);
         }
     }

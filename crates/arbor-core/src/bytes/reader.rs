@@ -32,7 +32,59 @@ pub struct Unreadable {
 }
 
 fn display_of(p: &Path) -> String {
-    p.to_string_lossy().replace('\\', "/")
+    path_text(p)
+}
+
+/// How a report names a path: its text with `/` separators, unique and reversible even when the
+/// name is not Unicode (two such files once printed as one name, each bad byte a U+FFFD). On
+/// Unix a byte that is not part of valid UTF-8 is written `\xNN` (two lowercase hex digits) and
+/// a backslash, which is then no separator, `\\`; on Windows a backslash is a separator (`/`)
+/// and an unpaired surrogate of a UTF-16 name is written `\u{dNNN}`. Every other character is
+/// itself. To read a name back: `\\` is a backslash, `\xNN` the byte NN, `\u{…}` that code unit.
+pub fn path_text(p: &Path) -> String {
+    os_text(p.as_os_str())
+}
+
+/// `path_text` of one name (a path's component, a file name).
+pub fn os_text(name: &std::ffi::OsStr) -> String {
+    #[cfg(unix)]
+    {
+        use std::fmt::Write;
+        use std::os::unix::ffi::OsStrExt;
+        let mut out = String::with_capacity(name.len());
+        for chunk in name.as_bytes().utf8_chunks() {
+            for c in chunk.valid().chars() {
+                match c {
+                    '\\' => out.push_str("\\\\"),
+                    c => out.push(c),
+                }
+            }
+            for b in chunk.invalid() {
+                let _ = write!(out, "\\x{b:02x}");
+            }
+        }
+        out
+    }
+    #[cfg(windows)]
+    {
+        use std::fmt::Write;
+        use std::os::windows::ffi::OsStrExt;
+        let mut out = String::with_capacity(name.len());
+        for c in char::decode_utf16(name.encode_wide()) {
+            match c {
+                Ok('\\') => out.push('/'),
+                Ok(c) => out.push(c),
+                Err(e) => {
+                    let _ = write!(out, "\\u{{{:x}}}", e.unpaired_surrogate());
+                }
+            }
+        }
+        out
+    }
+    #[cfg(not(any(unix, windows)))]
+    {
+        name.to_string_lossy().replace('\\', "/")
+    }
 }
 
 /// Whether a file name is one a folder walk reads: a log extension, maybe zstd-compressed.
@@ -53,8 +105,7 @@ pub fn expand(paths: &[PathBuf]) -> (Vec<InputFile>, Vec<Unreadable>) {
             Ok(m) if m.is_dir() => {
                 // With several paths opened, a folder's files are named under the folder's own name
                 // so that two folders' `session.jsonl` stay apart.
-                let prefix =
-                    if paths.len() > 1 { p.file_name().map(|n| format!("{}/", n.to_string_lossy())) } else { None };
+                let prefix = if paths.len() > 1 { p.file_name().map(|n| format!("{}/", os_text(n))) } else { None };
                 walk(p, prefix.as_deref().unwrap_or(""), &mut files, &mut bad)
             }
             Ok(_) => files.push(InputFile { path: p.clone(), display: display_of(p), from_folder: false }),
@@ -237,11 +288,18 @@ impl<R: BufRead> Lines<R> {
 /// The mark is not part of the line: line 1 starts after it, so that its offset is where its bytes
 /// are and reading it back at that offset gives the same bytes.
 fn bom_len(offset: u64, line: &[u8]) -> usize {
-    if offset == 0 && line.starts_with(b"\xEF\xBB\xBF") {
-        3
+    if offset == 0 {
+        line.len() - without_bom(line).len()
     } else {
         0
     }
+}
+
+/// A file's first bytes without the UTF-8 byte-order mark that may start them: what reads a
+/// file's head or first line outside the line reader (detection's survey, a title) sees line 1
+/// as the reader gives it.
+pub fn without_bom(head: &[u8]) -> &[u8] {
+    head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head)
 }
 
 /// How a line ended: with a newline, at the end of the stream, or past the longest line kept

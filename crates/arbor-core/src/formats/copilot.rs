@@ -50,6 +50,10 @@ struct CopilotEvents;
 struct CopilotRpc;
 
 impl super::Format for CopilotEvents {
+    fn id_space(&self) -> Option<&'static str> {
+        Some("copilot")
+    }
+
     /// An envelope: a dotted event type with a `timestamp` or an `id`, and no JSON-RPC method.
     fn vote(&self, head: &HeadLine) -> bool {
         let Some(line) = head.wire() else { return false };
@@ -138,6 +142,10 @@ fn detached_parent(head: super::Head<'_>) -> Option<String> {
 }
 
 impl super::Format for CopilotRpc {
+    fn id_space(&self) -> Option<&'static str> {
+        Some("copilot")
+    }
+
     /// A `session.event` notification whose event is an envelope (a dotted type or a `timestamp`).
     fn vote(&self, head: &HeadLine) -> bool {
         let Some(line) = head.wire() else { return false };

@@ -33,6 +33,10 @@ struct DshRpcFormat;
 struct RecordedUsage(Vec<(Sym, Option<usize>, Option<String>, crate::report::Usage)>);
 
 impl super::Format for DshRpcFormat {
+    fn id_space(&self) -> Option<&'static str> {
+        Some("dsh")
+    }
+
     /// A dsh method, or a `session.event` whose event is a dsh one (a `/` type or a `seq`) and not a
     /// Copilot envelope (a dotted type or a `timestamp`).
     fn vote(&self, head: &HeadLine) -> bool {

@@ -29,6 +29,10 @@ pub const FORMAT: FormatInfo = FormatInfo {
 struct DshSessionFormat;
 
 impl super::Format for DshSessionFormat {
+    fn id_space(&self) -> Option<&'static str> {
+        Some("dsh")
+    }
+
     /// Set aside older generations of a session file.
     fn plan(&self, plan: &mut super::Plan) {
         set_aside_generations(plan);
@@ -129,7 +133,7 @@ impl Placeholders {
 /// The longest first line read to find a header id without reading the file.
 const FIRST_LINE_MAX: u64 = 1 << 20;
 
-/// A file's first line, without its line ending (zstd files decompressed).
+/// A file's first line, without its line ending or a byte-order mark (zstd files decompressed).
 fn first_line(path: &Path) -> Option<Vec<u8>> {
     let stream = crate::reader::open_unbuffered(path).ok()?;
     let mut reader = std::io::BufReader::with_capacity(8 << 10, stream).take(FIRST_LINE_MAX);
@@ -138,6 +142,9 @@ fn first_line(path: &Path) -> Option<Vec<u8>> {
     while line.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
         line.pop();
     }
+    // Line 1 as the reader gives it: a byte-order mark before it is not part of it.
+    let bom = line.len() - crate::reader::without_bom(&line).len();
+    line.drain(..bom);
     Some(line)
 }
 
@@ -277,8 +284,9 @@ impl DshSession {
         // the file.
         let shared = placeholder && Placeholders::count(cx, id) > 1;
         let s = if shared {
-            // The placeholder itself is interned too, for the file's `placeholder-ids` finding.
-            cx.sym(id, at);
+            // The placeholder itself names no session here: only the file's `placeholder-ids`
+            // finding tells of it (interning it would claim the id for this format).
+            cx.note_placeholder(id, at);
             cx.placeholder_shared(at.file, id);
             cx.sym(&format!("{id}@{}", self.display), at)
         } else {

@@ -70,6 +70,14 @@ pub trait Format: Sync + std::fmt::Debug {
         false
     }
 
+    /// The space its session ids are named in, shared with the formats of the same harness
+    /// (`dsh-rpc` and `dsh-session` name one session by one id: the recording gives way to the
+    /// durable log, SPEC 2.3); `None`: its own, its format id. An id two spaces use names two
+    /// sessions (`Ctx::scoped`), each reported as `id@space`.
+    fn id_space(&self) -> Option<&'static str> {
+        None
+    }
+
     /// What this line says its session is about, for a viewer's lists and tree (never the
     /// report, whose `label` is the SPEC's): a title or summary, or a prompt the user typed.
     fn about(&self, _line: &[u8]) -> Option<About> {

@@ -65,7 +65,8 @@ pub fn about_head(head: &[u8], format: Option<&FormatInfo>) -> Option<String> {
         None => FORMATS.iter().find_map(|f| f.reader.about(line)),
     };
     let mut prompt = None;
-    for line in head.split(|&b| b == b'\n') {
+    // Line 1 as the reader gives it: a byte-order mark before it is not part of it.
+    for line in crate::reader::without_bom(head).split(|&b| b == b'\n') {
         match ask(line) {
             Some(About::Title(t)) => {
                 if let Some(t) = about_line(&t) {

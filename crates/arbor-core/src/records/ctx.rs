@@ -370,6 +370,24 @@ pub struct Ctx {
     /// learned while planning (`Plan::ext`): the driver and this context need not know what a
     /// format links once all is read.
     pub(crate) exts: Exts,
+    /// Session ids are scoped by format: the same id in a Claude Code session and a Codex
+    /// rollout names two sessions, not one (`scoped`).
+    pub(crate) scopes: Scopes,
+}
+
+/// Which id space (a format, or a harness's formats) each file is read in, and which space first
+/// used each id: an id two spaces use is two symbols, each shown as `id@space` (SPEC 4's ids stay
+/// as written whenever only one space uses them).
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Scopes {
+    /// The scopes' names (id spaces); a scope is its index here plus one, 0 none.
+    names: Vec<&'static str>,
+    /// Per file: its scope (0: not known, the id is not scoped).
+    files: Vec<u8>,
+    /// Per symbol: the scope that first used it as an id (0: none yet).
+    owners: Vec<u8>,
+    /// (scope, symbol another scope owns) → that scope's own symbol for the same id.
+    others: HashMap<(u8, u32), Sym>,
 }
 
 /// A format's cross-file state in a context slot: any value that can be copied with the context
@@ -508,7 +526,72 @@ impl Ctx {
         (i < range.end && at_line(i)).then_some(i)
     }
 
+    /// File `file` is read in the id space `format` (its format's id, or the space it shares
+    /// with its harness's other formats, `Format::id_space`): the ids it names are that space's.
+    pub fn set_file_scope(&mut self, file: u32, format: &'static str) {
+        let sc = &mut self.scopes;
+        let scope = match sc.names.iter().position(|&n| n == format) {
+            Some(i) => i + 1,
+            None => {
+                sc.names.push(format);
+                sc.names.len()
+            }
+        };
+        let f = file as usize;
+        if sc.files.len() <= f {
+            sc.files.resize(f + 1, 0);
+        }
+        sc.files[f] = u8::try_from(scope).unwrap_or(0);
+    }
+
+    /// The symbol of id `s` as named in `file`: scoped by the file's format, so that two formats
+    /// that use one id name two sessions. The first format to use an id gets its plain symbol;
+    /// once another uses it too, each format's symbol is shown as `id@format`, whichever came
+    /// first (a report does not depend on the order files were read in).
+    pub fn scoped(&mut self, s: &str, file: u32) -> Sym {
+        let raw = self.ids.intern(s);
+        let sc = &mut self.scopes;
+        let scope = sc.files.get(file as usize).copied().unwrap_or(0);
+        if scope == 0 {
+            return raw;
+        }
+        let i = raw.0 as usize;
+        if sc.owners.len() <= i {
+            sc.owners.resize(i + 1, 0);
+        }
+        match sc.owners[i] {
+            0 => {
+                sc.owners[i] = scope;
+                raw
+            }
+            owner if owner == scope => raw,
+            owner => self.scope_shared(s, raw, owner, scope),
+        }
+    }
+
+    /// Id `s` (symbol `raw`, first used by scope `owner`) used by another format's file too.
+    #[cold]
+    fn scope_shared(&mut self, s: &str, raw: Sym, owner: u8, scope: u8) -> Sym {
+        if let Some(&sym) = self.scopes.others.get(&(scope, raw.0)) {
+            return sym;
+        }
+        let name = |sc: &Scopes, k: u8| sc.names[usize::from(k) - 1];
+        let owner_shown = format!("{s}@{}", name(&self.scopes, owner));
+        if self.ids.name(raw) != owner_shown {
+            self.ids.show_as(raw, &owner_shown);
+        }
+        let sym = self.ids.alias(s, &format!("{s}@{}", name(&self.scopes, scope)));
+        self.scopes.others.insert((scope, raw.0), sym);
+        sym
+    }
+
     pub fn sym(&mut self, s: &str, at: Loc) -> Sym {
+        self.note_placeholder(s, at);
+        self.scoped(s, at.file)
+    }
+
+    /// The file's `placeholder-ids` finding, once, when `s` is a placeholder (SPEC 1.1).
+    pub fn note_placeholder(&mut self, s: &str, at: Loc) {
         if is_placeholder(s) && !self.placeholder_files.contains_key(&at.file) {
             self.placeholder_files.insert(at.file, self.findings.list.len());
             self.findings.add(
@@ -518,7 +601,6 @@ impl Ctx {
                 format!("ids in this file are placeholders such as `{s}` (a normalized snapshot)"),
             );
         }
-        self.ids.intern(s)
     }
 
     #[cold]

@@ -23,6 +23,12 @@ pub struct Interner {
     /// Where each name ends in `text` (it starts where the one before ends).
     ends: Vec<usize>,
     recent: Recent,
+    /// Symbols shown under another name than the one they hold (a session id that two formats
+    /// use is shown as `id@format`, `Ctx::scoped`): symbol → the name shown. Rare, so kept
+    /// apart; lookups by name (`intern`, `get`) still find a symbol by the name it holds.
+    shown: HashMap<u32, Box<str>>,
+    /// The same, by the name shown (`get` finds a symbol by the name a report gave it).
+    shown_by: HashMap<Box<str>, u32>,
 }
 
 /// Names interned lately, by the low bits of their hash, with their bytes: most ids a router
@@ -98,7 +104,7 @@ impl Interner {
     fn find(&self, hash: u64, s: &str) -> Option<Sym> {
         let mut at = *self.map.get(&hash)?;
         while at != END_OF_CHAIN {
-            if self.name(Sym(at)) == s {
+            if self.held(Sym(at)) == s {
                 return Some(Sym(at));
             }
             at = self.chain[at as usize];
@@ -115,14 +121,49 @@ impl Interner {
         self.ends.is_empty()
     }
 
+    /// The symbol of a name: the one shown under it (`show_as`), else the one interned by it.
     pub fn get(&self, s: &str) -> Option<Sym> {
+        if let Some(&sym) = self.shown_by.get(s) {
+            return Some(Sym(sym));
+        }
         self.find(self.hasher.hash_one(s), s)
     }
 
+    /// The name a symbol is shown by: the one it was interned by, unless `show_as` gave it
+    /// another.
     pub fn name(&self, sym: Sym) -> &str {
+        if !self.shown.is_empty() {
+            if let Some(n) = self.shown.get(&sym.0) {
+                return n;
+            }
+        }
+        self.held(sym)
+    }
+
+    /// The name a symbol was interned by.
+    fn held(&self, sym: Sym) -> &str {
         let i = sym.0 as usize;
         let start = if i == 0 { 0 } else { self.ends[i - 1] };
         &self.text[start..self.ends[i]]
+    }
+
+    /// A new symbol for `s` that `intern` and `get` never give for `s` (another scope's use of
+    /// the same id), shown as `shown`.
+    pub fn alias(&mut self, s: &str, shown: &str) -> Sym {
+        let sym = Sym(self.ends.len() as u32);
+        self.text.push_str(s);
+        self.ends.push(self.text.len());
+        self.chain.push(END_OF_CHAIN);
+        self.show_as(sym, shown);
+        sym
+    }
+
+    /// Show `sym` as `shown` from now on (in every name a report gives it).
+    pub fn show_as(&mut self, sym: Sym, shown: &str) {
+        if let Some(before) = self.shown.insert(sym.0, shown.into()) {
+            self.shown_by.remove(&before);
+        }
+        self.shown_by.insert(shown.into(), sym.0);
     }
 }
 
@@ -153,6 +194,20 @@ mod tests {
         i.ends.push(i.text.len());
         i.chain.push(i.map.insert(h, c.0).unwrap_or(END_OF_CHAIN));
         assert_eq!((i.get("a"), i.find(h, "z")), (Some(a), Some(c)));
+    }
+
+    /// A symbol shown under another name is found by that name, and by the one it holds only
+    /// through `intern`/`get` as before; an alias is never what `intern` gives for its name.
+    #[test]
+    fn a_name_shown_apart_and_an_alias_keep_their_symbols() {
+        let mut i = Interner::default();
+        let raw = i.intern("s-u");
+        let other = i.alias("s-u", "s-u@codex");
+        i.show_as(raw, "s-u@claude-code");
+        assert_ne!(raw, other);
+        assert_eq!((i.intern("s-u"), i.get("s-u@codex"), i.get("s-u@claude-code")), (raw, Some(other), Some(raw)));
+        assert_eq!((i.name(raw), i.name(other)), ("s-u@claude-code", "s-u@codex"));
+        assert_eq!(i.intern("next"), Sym(2));
     }
 
     /// Through the recent names and past them: every name keeps the symbol it was first given,

@@ -10,13 +10,15 @@ pub fn repo() -> PathBuf {
 }
 
 /// Analyze paths into the JSON report, as `arbor analyze --json` prints it.
-/// The folders of logs the project ships: the corpus, the conformance cases, the fuzz regressions.
+/// The folders of logs the project ships: the corpus, the conformance cases, the fuzz regressions
+/// and the fuzz seeds.
 pub fn shipped_log_dirs() -> Vec<PathBuf> {
     let repo = repo();
     vec![
         repo.join("tests/corpus"),
         repo.join("tests/conformance/cases"),
         repo.join("crates/arbor-core/tests/regressions"),
+        repo.join("fuzz/seeds"),
     ]
 }
 

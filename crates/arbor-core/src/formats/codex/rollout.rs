@@ -266,7 +266,7 @@ impl Rollout {
                 if let Some(child) = p.agent_thread_id.non_empty() {
                     let child = cx.sym(child, at);
                     let (started, outcome) = activity_kind(p.activity.as_str());
-                    let path = p.agent_path.non_empty().map(|x| cx.ids.intern(x));
+                    let path = p.agent_path.non_empty().map(|x| cx.scoped(x, at.file));
                     // The spawn call this activity answers (its `event_id`), for the transcript:
                     // the call line does not name the child.
                     if let Some(call) = p.event_id.non_empty().filter(|_| started) {
@@ -276,10 +276,11 @@ impl Rollout {
                 }
             }
             // The child a spawn call started, for the transcript (the call line does not name it).
-            // Interned without `cx.sym`: the report does not see this, so it tells nothing.
+            // Interned without `cx.sym` (scoped as it does): the report does not see this, so it tells
+            // nothing.
             ("event_msg", "collab_agent_spawn_end") => {
                 if let (Some(call), Some(child)) = (p.call_id.non_empty(), p.new_thread_id.non_empty()) {
-                    let child = cx.ids.intern(child);
+                    let child = cx.scoped(child, at.file);
                     cx.spawns.insert((s, call.into()), child);
                 }
             }
@@ -288,7 +289,7 @@ impl Rollout {
                     if let Some(child) = item.agent_thread_id.non_empty() {
                         let child = cx.sym(child, at);
                         let (started, outcome) = activity_kind(item.activity.as_str());
-                        let path = item.agent_path.non_empty().map(|x| cx.ids.intern(x));
+                        let path = item.agent_path.non_empty().map(|x| cx.scoped(x, at.file));
                         cx.ext::<Rollouts>().activities.push(Activity { parent: s, child, at, time, started, outcome, path });
                     }
                 }
@@ -300,7 +301,7 @@ impl Rollout {
             }
             ("response_item", "agent_message") if line.text_hash.is_some() => {
                 if let Some(author) = p.author.non_empty() {
-                    let author = cx.ids.intern(author);
+                    let author = cx.scoped(author, at.file);
                     let got = Received { parent: s, author, at: TextRef { at, offset }, time, hash: line.text_hash };
                     cx.ext::<Rollouts>().received.push(got);
                 }
@@ -309,7 +310,7 @@ impl Rollout {
                 // An older child's reply: `<subagent_notification>` names the child's thread.
                 let text = blocks_text(&p.content.0);
                 if let Some((path, _)) = notification(&text) {
-                    let author = cx.ids.intern(&path);
+                    let author = cx.scoped(&path, at.file);
                     let got = Received { parent: s, author, at: TextRef { at, offset }, time, hash: line.text_hash };
                     cx.ext::<Rollouts>().received.push(got);
                 }
@@ -406,7 +407,7 @@ impl Rollout {
             }
         }
         th.spawn_parent = parent.map(|p| cx.sym(p, at));
-        th.agent_path = path.map(|p| cx.ids.intern(p));
+        th.agent_path = path.map(|p| cx.scoped(p, at.file));
         if let Some(label) = nickname.or_else(|| path.map(|p| p.rsplit('/').next().unwrap_or(p))).filter(|l| !l.is_empty())
         {
             cx.graph.set_label(s, label);
