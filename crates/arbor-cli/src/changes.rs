@@ -48,20 +48,9 @@ fn applied(e: &Edit) -> &'static str {
     }
 }
 
-/// Log text is untrusted: control characters (and bidi controls) are shown, not sent.
+/// Log text is untrusted: control characters and bidi controls are shown, not sent.
 fn shown(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if (c.is_control() && c != '\t')
-                || ('\u{202a}'..='\u{202e}').contains(&c)
-                || ('\u{2066}'..='\u{2069}').contains(&c)
-            {
-                '\u{fffd}'
-            } else {
-                c
-            }
-        })
-        .collect()
+    crate::summary::visible(s)
 }
 
 /// Each edit as a comment line (session, place, tool, applied) and its diff.

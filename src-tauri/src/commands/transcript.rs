@@ -7,7 +7,9 @@ use tauri::State;
 use ts_rs::TS;
 
 use super::opened::Opened;
-use crate::engine::{Analysis, ChangesPage, Place, TranscriptIndex, TranscriptPage, TranscriptPart, TranscriptPartKind};
+use crate::engine::{
+    Analysis, ChangesPage, Place, TranscriptIndex, TranscriptPage, TranscriptPart, TranscriptPartKind,
+};
 use crate::open::CommandError;
 
 /// How many characters of one part a transcript page carries; `transcript_part` gives the rest.
