@@ -8,16 +8,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 pub fn print(paths: &[PathBuf], session: Option<&str>, json: bool, patch: bool) -> ExitCode {
-    crate::tune_allocator();
-    for p in paths {
-        if !p.exists() {
-            return crate::fail(&format!("no such file or folder: {}", p.display()));
-        }
-    }
-    let analysis = arbor_core::analyze(paths, &mut ());
-    if !analysis.files.iter().any(|f| f.format.is_some()) {
-        return crate::fail("nothing could be read in a known format");
-    }
+    let analysis = match crate::transcript::read(paths) {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
     if let Some(s) = session.filter(|s| analysis.transcript_index(s).is_none()) {
         return crate::fail(&format!("no session `{s}` in what was read (`arbor analyze` lists the sessions)"));
     }

@@ -10,17 +10,27 @@ use std::process::ExitCode;
 /// Rows read back per page: each page reads its lines from the files once.
 const PAGE: u32 = 256;
 
-pub fn print(paths: &[PathBuf], session: &str, json: bool, width: usize) -> ExitCode {
+/// The logs at `paths`, read whole for reading back: a one-line error and exit 2 when a path is
+/// missing or nothing is in a known format.
+pub fn read(paths: &[PathBuf]) -> Result<arbor_core::Analysis, ExitCode> {
     crate::tune_allocator();
     for p in paths {
         if !p.exists() {
-            return crate::fail(&format!("no such file or folder: {}", p.display()));
+            return Err(crate::fail(&format!("no such file or folder: {}", p.display())));
         }
     }
     let analysis = arbor_core::analyze(paths, &mut ());
     if !analysis.files.iter().any(|f| f.format.is_some()) {
-        return crate::fail("nothing could be read in a known format");
+        return Err(crate::fail("nothing could be read in a known format"));
     }
+    Ok(analysis)
+}
+
+pub fn print(paths: &[PathBuf], session: &str, json: bool, width: usize) -> ExitCode {
+    let analysis = match crate::transcript::read(paths) {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
     let Some(index) = analysis.transcript_index(session) else {
         return crate::fail(&format!("no session `{session}` in what was read (`arbor analyze` lists the sessions)"));
     };
