@@ -253,15 +253,19 @@ impl Analysis {
 
     /// The whole text of one part of one row.
     pub fn transcript_part(&self, index: &Index, row: u32, part: usize) -> Option<String> {
+        self.draft(index, row, part).map(|d| d.text)
+    }
+
+    /// Part `part` of row `row` as its format reads it, from its line read back.
+    fn draft(&self, index: &Index, row: u32, part: usize) -> Option<Draft> {
         let record = *index.rows.get(row as usize)?;
-        self.read_drafts(&[record]).pop()?.into_iter().nth(part).map(|d| d.text)
+        self.read_drafts(&[record]).pop()?.into_iter().nth(part)
     }
 
     /// The data of image part `part` of row `row`, as a `data:` URL, read back from its line when
     /// it is shown; `None` when the part is not an inline image of a type an image element draws.
     pub fn transcript_media(&self, index: &Index, row: u32, part: usize) -> Option<String> {
-        let record = *index.rows.get(row as usize)?;
-        self.read_drafts(&[record]).pop()?.into_iter().nth(part).and_then(|d| d.data_url)
+        self.draft(index, row, part).and_then(|d| d.data_url)
     }
 
     fn row(&self, index: &Index, row: u32, record: u32, mut parts: Vec<Part>) -> Row {
