@@ -3,7 +3,7 @@
 //! test fails when the committed file differs from what the Rust types generate;
 //! `ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-app --test app_ts_bindings` rewrites it.
 
-use arbor_app::commands::export::Exported;
+use arbor_app::commands::export::{Exported, SharePreview};
 use arbor_app::commands::load::EngineInfo;
 use arbor_app::commands::transcript::TranscriptSpot;
 use arbor_app::commands::tree::TreeOf;
@@ -37,6 +37,7 @@ fn bindings() -> String {
         SettingsView::decl(&cfg),
         TranscriptSpot::decl(&cfg),
         Exported::decl(&cfg),
+        SharePreview::decl(&cfg),
     ];
     ts_file::file_of(
         HEADER,

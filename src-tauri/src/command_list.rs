@@ -22,7 +22,7 @@ macro_rules! app_commands {
             settings::{settings, remember_opened, set_theme, view_state, save_view_state},
             follow::{follow_state, set_follow},
             transcript::{transcript_page, transcript_part, transcript_media, transcript_locate, transcript_find, changes_page},
-            export::{export_otel},
+            export::{export_otel, share_preview, export_share},
         }
     };
 }

@@ -361,8 +361,11 @@ await browserTest("transcript browser test", async ({ ui, newPage }) => {
   await page.setViewportSize({ width: 1280, height: 960 });
   console.log("ok: tokens column, inspector usage and link provenance, per-model summary, no d0");
 
-  // Export…: the save dialog's path goes to export_otel, and the app says what it wrote.
+  // Export…: OpenTelemetry chosen in the dialog, the save dialog's path goes to export_otel, and
+  // the app says what it wrote.
   await page.getByTestId("export").click();
+  await page.getByTestId("export-otlp").check();
+  await page.getByTestId("export-save").click();
   await page.getByTestId("exported").getByText(`Exported 42 spans in 1 trace to ${out}`).waitFor();
   assert.deepEqual(await calls("export_otel"), [{ path: out }]);
   console.log("ok: Export… writes where the dialog said and tells how many spans");

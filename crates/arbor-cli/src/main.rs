@@ -14,6 +14,7 @@ mod export;
 mod github;
 mod junit;
 mod sarif;
+mod share;
 mod summary;
 mod transcript;
 mod watch;
@@ -142,8 +143,10 @@ enum Command {
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
     },
-    /// Export the analysis as OpenTelemetry spans (GenAI conventions): an OTLP-JSON file, or
-    /// OTLP/HTTP (protobuf) to a collector or a backend
+    /// Export the analysis as OpenTelemetry spans (GenAI conventions: an OTLP-JSON file, or
+    /// OTLP/HTTP with protobuf to a collector or a backend), or share one session as Markdown or
+    /// one self-contained HTML file (SPEC 6.4)
+    #[command(group(clap::ArgGroup::new("to").required(true).args(["otlp_json", "otlp_http", "markdown", "html"])))]
     #[command(after_help = "Exit status: 0 when everything was written or accepted; 1 when the export failed \
                             (an endpoint that cannot be reached, does not answer within --timeout, answers \
                             other than 2xx or rejects spans; a file that cannot be written); 2 when no input \
@@ -151,8 +154,25 @@ enum Command {
                             OTEL_EXPORTER_OTLP_HEADERS and OTEL_EXPORTER_OTLP_TRACES_HEADERS (k=v,k2=v2).")]
     Export {
         /// Write OTLP-JSON to FILE (`-`: stdout): one ExportTraceServiceRequest a line
-        #[arg(long, value_name = "FILE", required_unless_present = "otlp_http", conflicts_with = "otlp_http")]
+        #[arg(long, value_name = "FILE")]
         otlp_json: Option<PathBuf>,
+        /// Write the session (`--session`) as Markdown to FILE (`-`: stdout)
+        #[arg(long, value_name = "FILE")]
+        markdown: Option<PathBuf>,
+        /// Write the session (`--session`) as one self-contained HTML file (`-`: stdout): its own
+        /// styles, no script, nothing fetched, light and dark
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
+        /// The session to share (`arbor analyze` lists them); without it, the log's only root
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
+        /// Where each sub-agent goes: in place of its spawn, summarized there (task, reply, tokens,
+        /// outcome), or a file of its own beside FILE, linked from its spawn
+        #[arg(long, value_enum, default_value_t = ShareSubagents::Summary)]
+        subagents: ShareSubagents,
+        /// Write the assistant's reasoning too
+        #[arg(long)]
+        reasoning: bool,
         /// Send over OTLP/HTTP with protobuf to URL (a URL without a path gets /v1/traces)
         #[arg(long, value_name = "URL")]
         otlp_http: Option<String>,
@@ -210,6 +230,14 @@ struct Each {
     /// Sessions analysed at once with --each [default: one per core]
     #[arg(long, value_name = "N", requires = "each")]
     jobs: Option<usize>,
+}
+
+/// Where a shared session's sub-agents go (`arbor export --subagents`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ShareSubagents {
+    Inline,
+    Summary,
+    Files,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -277,6 +305,26 @@ fn main() -> ExitCode {
         Command::Transcript { session, json, width, paths } => transcript::print(&paths, &session, json, width),
         Command::Changes { session, json, patch, paths } => changes::print(&paths, session.as_deref(), json, patch),
         Command::Watch { json, idle, fail_on, paths } => watch::run(&paths, json, idle, fail_on),
+        Command::Export { markdown, html, session, subagents, reasoning, paths, .. }
+            if markdown.is_some() || html.is_some() =>
+        {
+            let (style, file) = match (markdown, html) {
+                (Some(f), _) => (arbor_core::share::Style::Markdown, f),
+                (None, Some(f)) => (arbor_core::share::Style::Html, f),
+                (None, None) => unreachable!("the guard holds one"),
+            };
+            let subagents = match subagents {
+                ShareSubagents::Inline => arbor_core::share::Subagents::Inline,
+                ShareSubagents::Summary => arbor_core::share::Subagents::Summary,
+                ShareSubagents::Files => arbor_core::share::Subagents::Files,
+            };
+            share::run(
+                &paths,
+                session.as_deref(),
+                arbor_core::share::ShareOptions { style, subagents, reasoning },
+                &file,
+            )
+        }
         Command::Export {
             otlp_json,
             otlp_http,
@@ -287,6 +335,7 @@ fn main() -> ExitCode {
             retries,
             batch,
             paths,
+            ..
         } => export::run(
             &paths,
             export::Export {

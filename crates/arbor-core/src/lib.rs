@@ -30,7 +30,7 @@ pub mod vocab;
 // The modules' paths from before the layers had folders, kept while other crates move over.
 pub use analysis::live;
 pub use bytes::reader;
-pub use outputs::{changes, report_parts, transcript};
+pub use outputs::{changes, report_parts, share, transcript};
 pub use records::{ctx, graph, prices, turns, usage};
 pub(crate) use text::scan;
 pub use text::wire;

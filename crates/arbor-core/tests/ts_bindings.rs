@@ -43,6 +43,10 @@ fn engine_bindings() -> String {
         arbor_core::transcript::Part::decl(&cfg),
         arbor_core::transcript::Row::decl(&cfg),
         arbor_core::transcript::Page::decl(&cfg),
+        arbor_core::share::Style::decl(&cfg),
+        arbor_core::share::Subagents::decl(&cfg),
+        arbor_core::share::ShareOptions::decl(&cfg),
+        arbor_core::share::Shared::decl(&cfg),
     ];
     file_of("import type { Diagnostic, Place, Usage } from \"./report\";\n\n", &decls)
 }

@@ -3,8 +3,8 @@
 import { Channel, invoke } from "@tauri-apps/api/core";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open, save } from "@tauri-apps/plugin-dialog";
-import type { CommandError, EngineInfo, Exported, FollowState, FoundLog, LoadEvent, RecentEntry, SettingsView, Theme, TranscriptSpot, TreeOf, ViewState } from "./generated/app";
-import type { ChangesPage, Page as TranscriptPage, RecordPage, RecordView } from "./generated/engine";
+import type { CommandError, EngineInfo, Exported, FollowState, SharePreview, FoundLog, LoadEvent, RecentEntry, SettingsView, Theme, TranscriptSpot, TreeOf, ViewState } from "./generated/app";
+import type { ChangesPage, Page as TranscriptPage, RecordPage, RecordView, ShareOptions, Shared } from "./generated/engine";
 import type {
   Axis,
   FindingsFilter,
@@ -31,8 +31,8 @@ import type { Diagnostic, Place } from "./report";
 // The IPC's types are generated from the Rust ones (ts-rs): the app's in generated/app.ts, the
 // engine's in generated/engine.ts, generated/report.ts and generated/view.ts (what the page asks
 // of the open log: it holds only what it draws, and asks for the rest a page or a window at a time).
-export type { EngineInfo, Exported, FollowState, Followed, FoundLog, RecentEntry, SettingsView, Theme, TranscriptSpot, TreeOf, ViewState } from "./generated/app";
-export type { ChangesPage, Edit, FormatInfo, Page as TranscriptPage, RecordView } from "./generated/engine";
+export type { EngineInfo, Exported, SharePreview, FollowState, Followed, FoundLog, RecentEntry, SettingsView, Theme, TranscriptSpot, TreeOf, ViewState } from "./generated/app";
+export type { ChangesPage, Edit, ShareOptions, Shared, Style as ShareStyle, Subagents as ShareSubagents, FormatInfo, Page as TranscriptPage, RecordView } from "./generated/engine";
 export type * from "./generated/view";
 
 /** How every command error reaches the UI (`open::CommandError`): a code and a sentence. */
@@ -92,6 +92,8 @@ interface Commands {
   changes_page: { args: { session: string | null; from: number; limit: number }; answer: ChangesPage };
   transcript_find: { args: { session: string; query: string; show: TranscriptShow }; answer: number[] };
   export_otel: { args: { path: string }; answer: Exported };
+  share_preview: { args: { session: string | null; options: ShareOptions }; answer: SharePreview };
+  export_share: { args: { path: string; session: string | null; options: ShareOptions }; answer: Shared };
 }
 
 async function call<C extends keyof Commands>(command: C, args: Commands[C]["args"]): Promise<Commands[C]["answer"]> {
@@ -376,4 +378,20 @@ export function chooseExportFile(): Promise<string | null> {
 /** Writes the open log as OTLP-JSON spans to `path`. */
 export function exportOtel(path: string): Promise<Exported> {
   return call("export_otel", { path });
+}
+
+/** A session as Markdown or HTML, as `arbor export` writes it: its first bytes, to preview. */
+export function sharePreview(session: string | null, options: ShareOptions): Promise<SharePreview> {
+  return call("share_preview", { session, options });
+}
+
+/** Asks where to save a shared session (the native save dialog); null when cancelled. */
+export function chooseShareFile(style: ShareOptions["style"], name: string): Promise<string | null> {
+  const [label, ext] = style === "html" ? ["HTML", "html"] : ["Markdown", "md"];
+  return guard(() => save({ title: `Share as ${label}`, defaultPath: `${name}.${ext}`, filters: [{ name: label, extensions: [ext] }] }));
+}
+
+/** Writes a session as Markdown or HTML to `path` (sub-agents' own files beside it when asked). */
+export function exportShare(path: string, session: string | null, options: ShareOptions): Promise<Shared> {
+  return call("export_share", { path, session, options });
 }

@@ -1,7 +1,9 @@
 //! What is made of a finished analysis: the report's parts and its JSON writer, transcripts
-//! read back a page at a time, and the edits each agent made (`changes`).
+//! read back a page at a time, the edits each agent made (`changes`), and a session as Markdown or
+//! HTML to share (`share`).
 
 pub mod changes;
 pub(crate) mod report_json;
 pub mod report_parts;
+pub mod share;
 pub mod transcript;

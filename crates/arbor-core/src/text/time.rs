@@ -150,3 +150,51 @@ mod tests {
         }
     }
 }
+
+/// Epoch milliseconds as RFC 3339 text in UTC, to the second (`2026-09-12T00:00:05Z`); `None`
+/// outside years 0–9999 or for a value that is not a number. The inverse of `rfc3339_ms` for
+/// whole seconds, by the same civil-date arithmetic.
+pub fn ms_rfc3339(ms: f64) -> Option<String> {
+    if !ms.is_finite() {
+        return None;
+    }
+    let secs = (ms / 1000.0).floor() as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Days since 1970-01-01 to a civil date (proleptic Gregorian), era by era of 400 years.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    if !(0..=9999).contains(&year) {
+        return None;
+    }
+    let (h, m, s) = (rem / 3600, rem / 60 % 60, rem % 60);
+    Some(format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}Z"))
+}
+
+#[cfg(test)]
+mod format_tests {
+    use super::*;
+
+    #[test]
+    fn epoch_milliseconds_print_as_the_rfc3339_they_were_read_from() {
+        for t in [
+            "1970-01-01T00:00:00Z",
+            "2000-02-29T23:59:59Z",
+            "2025-09-03T00:47:19Z",
+            "2100-03-01T12:00:00Z",
+            "1969-12-31T23:59:59Z",
+        ] {
+            let ms = rfc3339_ms(t).unwrap();
+            assert_eq!(ms_rfc3339(ms).as_deref(), Some(t));
+            assert_eq!(ms_rfc3339(ms + 999.0).as_deref(), Some(t), "{t} and a fraction of a second");
+        }
+        assert_eq!(ms_rfc3339(f64::NAN), None);
+        assert_eq!(ms_rfc3339(1e18), None);
+    }
+}

@@ -108,3 +108,9 @@ notice: string | null, };
 export type TranscriptSpot = { session: string, row: number, };
 
 export type Exported = { path: string, traces: number, spans: number, };
+
+export type SharePreview = { 
+/**
+ * The session shown (the one asked for, else the log's first root).
+ */
+session: string, text: string, cut: boolean, sessions: number, rows: number, };

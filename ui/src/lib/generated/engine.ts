@@ -121,3 +121,31 @@ export type Page = { session: string,
  * Rows in the session's whole transcript.
  */
 total: number, from: number, rows: Array<Row>, };
+
+export type Style = "markdown" | "html";
+
+export type Subagents = "inline" | "summary" | "files";
+
+export type ShareOptions = { style: Style, subagents: Subagents, 
+/**
+ * Whether the assistant's reasoning is written.
+ */
+reasoning: boolean, };
+
+export type Shared = { 
+/**
+ * Sessions written (inline, or each in its own file).
+ */
+sessions: number, 
+/**
+ * Transcript rows written.
+ */
+rows: number, 
+/**
+ * The sub-agents' own files (`Subagents::Files`), beside the export.
+ */
+files: Array<string>, 
+/**
+ * The export stopped at its budget of bytes (a preview).
+ */
+cut: boolean, };
