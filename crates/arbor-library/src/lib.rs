@@ -6,3 +6,4 @@
 pub mod places;
 pub mod store;
 pub mod summary;
+pub mod usage;
