@@ -61,12 +61,23 @@ CREATE TRIGGER items_out AFTER DELETE ON items BEGIN
 END;
 ";
 
-/// What to keep in the library: a session's file or folder, and the folder it was found in
-/// (its project when the log names no working folder).
+/// What to keep in the library: a session's file or folder (its name in the library), the
+/// paths it is read from (itself; or, for a folder split as `arbor analyze --each` splits it,
+/// its files), and the folder it was found in (its project when the log names no working
+/// folder).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
     pub path: PathBuf,
+    pub paths: Vec<PathBuf>,
     pub folder: String,
+}
+
+impl Entry {
+    /// A session read from its own path alone (a place's: a Claude Code session file brings
+    /// its sub-agents along, a folder is read whole).
+    pub fn one(path: PathBuf, folder: String) -> Entry {
+        Entry { paths: vec![path.clone()], path, folder }
+    }
 }
 
 /// A file as it was when read: its name, size, modification time (ns) and identity (the inode
@@ -372,12 +383,16 @@ const PAGE: u32 = 256;
 
 /// One entry analysed on this thread alone, summarized, and its transcripts read back.
 fn read(entry: &Entry) -> Read {
-    let paths = [entry.path.clone()];
-    let analysis = arbor_core::analyze_with(&paths, &mut (), arbor_core::Threads::Caller);
+    let analysis = arbor_core::analyze_with(&entry.paths, &mut (), arbor_core::Threads::Caller);
     let s = summarize(&entry.path, &entry.folder, &analysis);
-    let own = stamp(&entry.path);
-    let files: Vec<Stamp> = analysis.files.iter().map(|f| stamp(&f.path)).filter(|s| s.0 != own.0).collect();
-    let stamps: Vec<Stamp> = std::iter::once(own).chain(files).collect();
+    // What was given (a folder's time changes when a file appears in it), then what was read.
+    let mut stamps: Vec<Stamp> = Vec::new();
+    for p in std::iter::once(&entry.path).chain(&entry.paths).chain(analysis.files.iter().map(|f| &f.path)) {
+        let s = stamp(p);
+        if !stamps.iter().any(|t| t.0 == s.0) {
+            stamps.push(s);
+        }
+    }
     let mut items = Vec::new();
     let mut indexes: Vec<_> = analysis.transcript_indexes().into_iter().collect();
     indexes.sort_by(|a, b| a.0.cmp(b.0));

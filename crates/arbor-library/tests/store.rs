@@ -15,7 +15,7 @@ fn logs(dir: &Path) -> Vec<Entry> {
     fs::copy(corpus("codex-cli/agtrace_codex_session.jsonl"), &codex).unwrap();
     let claude = dir.join("claude.jsonl");
     fs::copy(corpus("claude-code/agtrace_claude_session.jsonl"), &claude).unwrap();
-    vec![Entry { path: codex, folder: "logs".into() }, Entry { path: claude, folder: "logs".into() }]
+    vec![Entry::one(codex, "logs".into()), Entry::one(claude, "logs".into())]
 }
 
 #[test]
