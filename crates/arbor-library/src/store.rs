@@ -215,6 +215,8 @@ impl Library {
     }
 
     fn ready(conn: Connection, notice: Option<String>) -> Result<Library, Error> {
+        // The app and `arbor sessions` may update the same library at once: one waits.
+        conn.busy_timeout(std::time::Duration::from_secs(30))?;
         conn.pragma_update(None, "foreign_keys", true)?;
         // WAL: readers (the app's list) go on while an update writes.
         let _ = conn.pragma_update(None, "journal_mode", "WAL");
