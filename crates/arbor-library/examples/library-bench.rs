@@ -81,8 +81,26 @@ fn main() {
     );
 
     let words = [
-        "error", "test", "function", "file", "the build", "agent", "result", "config", "parser", "timeout",
-        "session", "delete", "write", "cargo", "fix", "json", "line", "read", "tool", "search",
+        "error",
+        "test",
+        "function",
+        "file",
+        "the build",
+        "agent",
+        "result",
+        "config",
+        "parser",
+        "timeout",
+        "session",
+        "delete",
+        "write",
+        "cargo",
+        "fix",
+        "json",
+        "line",
+        "read",
+        "tool",
+        "search",
     ];
     let mut times = Vec::new();
     let mut found = 0;
