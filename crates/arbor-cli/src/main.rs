@@ -14,6 +14,7 @@ mod export;
 mod github;
 mod junit;
 mod sarif;
+mod sessions;
 mod share;
 mod summary;
 mod transcript;
@@ -198,6 +199,51 @@ enum Command {
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
     },
+    /// List every session on this machine (or in PATHs): when it ran, how long, its turns,
+    /// sub-agents, tokens, cost, findings and outcome; or search their transcripts (--search)
+    #[command(after_help = "With no PATH, the sessions are this machine's (~/.claude/projects, ~/.codex/sessions, \
+                            ~/.copilot/session-state, ~/.dsh/sessions, each moved by CLAUDE_CONFIG_DIR, CODEX_HOME, \
+                            COPILOT_HOME, DSH_HOME), kept in a library on disk (ARBOR_LIBRARY, else the platform's \
+                            data folder) that only reads what changed since. A START marked ~ is the file's time: \
+                            the log has no clock.")]
+    Sessions {
+        /// One JSON object a line (times in RFC 3339); with --search, one hit a line
+        #[arg(long)]
+        json: bool,
+        /// Search the transcripts' text (prompts, replies, tool calls and results): the items
+        /// holding every word, best first, each with its session, item and file:line
+        #[arg(long, value_name = "TEXT")]
+        search: Option<String>,
+        #[arg(long, value_enum, default_value_t = sessions::Sort::Start)]
+        sort: sessions::Sort,
+        /// Only sessions whose project (the log's working folder, else its folder) holds P
+        #[arg(long, value_name = "P")]
+        project: Option<String>,
+        /// Only sessions that ran on or after DATE (2026-12-01, local midnight) or an RFC 3339 time
+        #[arg(long, value_name = "DATE")]
+        since: Option<String>,
+        /// Hits at most, with --search
+        #[arg(long, value_name = "N", default_value_t = 50)]
+        limit: usize,
+        /// Log files or folders (a folder's sessions split as --each splits them) [default: this machine's places]
+        #[arg(value_name = "PATH")]
+        paths: Vec<PathBuf>,
+    },
+    /// Sum the tokens and cost of every session on this machine (or in PATHs) by day, week,
+    /// month, session, model or project
+    Usage {
+        #[arg(value_enum)]
+        report: sessions::Report,
+        /// One JSON object a line, then the total
+        #[arg(long)]
+        json: bool,
+        /// The time zone days, weeks and months are in (an IANA name such as Europe/Paris) [default: the local one]
+        #[arg(long, value_name = "TZ")]
+        timezone: Option<String>,
+        /// Log files or folders [default: this machine's places]
+        #[arg(value_name = "PATH")]
+        paths: Vec<PathBuf>,
+    },
     /// Explain a finding code: why it matters, what a naive reader does, how to fix it (no CODE:
     /// list every code)
     Explain {
@@ -349,6 +395,10 @@ fn main() -> ExitCode {
                 batch,
             },
         ),
+        Command::Sessions { json, search, sort, project, since, limit, paths } => {
+            sessions::sessions(&paths, sessions::Query { json, search, sort, project, since, limit })
+        }
+        Command::Usage { report, json, timezone, paths } => sessions::usage(report, &paths, json, timezone.as_deref()),
         Command::Explain { code, markdown, json } => print_explanation(code.as_deref(), markdown, json),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "arbor", &mut std::io::stdout());

@@ -196,11 +196,12 @@ pub fn launch_paths(launch: State<'_, LaunchPaths>) -> Vec<String> {
 /// Session logs in the harnesses' default places on this machine, newest first.
 #[tauri::command]
 pub async fn found_logs<R: Runtime>(app: AppHandle<R>) -> Result<Vec<FoundLog>, CommandError> {
-    let home = app.path().home_dir().map_err(|e| CommandError::new("internal", format!("no home folder: {e}")))?;
-    let dsh_home = std::env::var_os("DSH_HOME").map(PathBuf::from);
-    tauri::async_runtime::spawn_blocking(move || places::found_logs(&home, dsh_home.as_deref()))
-        .await
-        .map_err(CommandError::stopped)
+    let mut env = arbor_library::places::Env::from_process();
+    if env.home.is_none() {
+        env.home =
+            Some(app.path().home_dir().map_err(|e| CommandError::new("internal", format!("no home folder: {e}")))?);
+    }
+    tauri::async_runtime::spawn_blocking(move || places::found_logs(&env)).await.map_err(CommandError::stopped)
 }
 
 /// Reads log files and folders into one report, streaming progress and the growing tree to

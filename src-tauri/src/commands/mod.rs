@@ -11,6 +11,7 @@
 
 pub mod export;
 pub mod follow;
+pub mod library;
 pub mod load;
 pub mod opened;
 pub mod pages;

@@ -3,6 +3,7 @@
 import { Channel, invoke } from "@tauri-apps/api/core";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open, save } from "@tauri-apps/plugin-dialog";
+import type { LibraryHit, LibrarySessions } from "./library";
 import type { CommandError, EngineInfo, Exported, FollowState, SharePreview, FoundLog, LoadEvent, RecentEntry, SettingsView, Theme, TranscriptSpot, TreeOf, ViewState } from "./generated/app";
 import type { ChangesPage, Page as TranscriptPage, RecordPage, RecordView, ShareOptions, Shared } from "./generated/engine";
 import type {
@@ -56,6 +57,8 @@ interface Commands {
   engine_info: { args: Record<string, never>; answer: EngineInfo };
   launch_paths: { args: Record<string, never>; answer: string[] };
   found_logs: { args: Record<string, never>; answer: FoundLog[] };
+  library_sessions: { args: Record<string, never>; answer: LibrarySessions };
+  library_search: { args: { text: string }; answer: LibraryHit[] };
   open_paths: { args: { paths: string[]; onEvent: Channel<LoadEvent> }; answer: Summary };
   open_sample: { args: { onEvent: Channel<LoadEvent> }; answer: Summary };
   cancel_load: { args: Record<string, never>; answer: null };
@@ -125,6 +128,16 @@ export function launchPaths(): Promise<string[]> {
 /** Session logs in the harnesses' default places on this machine, newest first. */
 export function foundLogs(): Promise<FoundLog[]> {
   return call("found_logs", {});
+}
+
+/** Every session on this machine, the library on disk brought up to date first (SPEC 6.1). */
+export function librarySessions(): Promise<LibrarySessions> {
+  return call("library_sessions", {});
+}
+
+/** The transcript items of every session holding every word of `text`, best first. */
+export function librarySearch(text: string): Promise<LibraryHit[]> {
+  return call("library_search", { text });
 }
 
 function stream<T>(onEvent: (e: T) => void): Channel<T> {

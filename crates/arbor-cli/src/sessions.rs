@@ -1,0 +1,338 @@
+//! `arbor sessions` and `arbor usage` (SPEC 6.1, 6.2): every session on this machine, or in the
+//! paths given, one summary a line, searched through their transcripts; and the usage they add
+//! up to by day, week, month, session, model or project. The library is `arbor_library`'s: with
+//! no path it is the one on disk (`ARBOR_LIBRARY`, else the platform's data folder), brought up
+//! to date with this machine's places first; paths given are read into a library in memory, so
+//! that they never change the machine's.
+
+use arbor_core::report::Usage;
+use arbor_library::places::{self, Env};
+use arbor_library::store::{self, Entry, Library};
+use arbor_library::summary::{Clock, Summary};
+use arbor_library::usage::{self, By};
+use jiff::tz::TimeZone;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Sort {
+    /// Newest first
+    Start,
+    /// Most tokens first
+    Tokens,
+    /// Most cost first
+    Cost,
+    /// Longest first
+    Duration,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Report {
+    Daily,
+    Weekly,
+    Monthly,
+    Session,
+    Model,
+    Project,
+}
+
+pub struct Query {
+    pub json: bool,
+    pub search: Option<String>,
+    pub sort: Sort,
+    pub project: Option<String>,
+    pub since: Option<String>,
+    pub limit: usize,
+}
+
+/// The library of `paths`, or of this machine's places when none is given; a notice (a
+/// library rebuilt) on stderr.
+fn library(paths: &[PathBuf]) -> Result<Library, ExitCode> {
+    crate::tune_allocator();
+    let jobs = crate::batch::default_jobs();
+    let (mut lib, entries) = if paths.is_empty() {
+        let Some(file) = store::default_path() else {
+            return Err(crate::fail("no folder for the library: set ARBOR_LIBRARY to a file"));
+        };
+        let lib = Library::open(&file).map_err(|e| crate::fail(&e.to_string()))?;
+        let entries: Vec<Entry> =
+            places::logs(&Env::from_process()).into_iter().map(|f| Entry::one(f.path, f.folder)).collect();
+        (lib, entries)
+    } else {
+        for p in paths {
+            if !p.exists() {
+                return Err(crate::fail(&format!("no such file or folder: {}", p.display())));
+            }
+        }
+        let entries = crate::batch::units(paths)
+            .into_iter()
+            .filter_map(|u| {
+                let path = u.paths.first()?.clone();
+                let folder = folder_of(&path);
+                Some(Entry { path, paths: u.paths, folder })
+            })
+            .collect();
+        (Library::in_memory().map_err(|e| crate::fail(&e.to_string()))?, entries)
+    };
+    if let Some(n) = &lib.notice {
+        eprintln!("arbor: {n}");
+    }
+    lib.update(&entries, jobs).map_err(|e| crate::fail(&e.to_string()))?;
+    Ok(lib)
+}
+
+fn folder_of(path: &Path) -> String {
+    let folder = if path.is_dir() { Some(path) } else { path.parent() };
+    folder.and_then(|f| f.file_name()).map(|f| f.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+/// An RFC 3339 time (UTC, milliseconds) of epoch milliseconds.
+fn rfc3339(ms: Option<f64>) -> Option<String> {
+    ms.and_then(|t| jiff::Timestamp::from_millisecond(t as i64).ok()).map(|t| format!("{t:.3}"))
+}
+
+/// `--since`: an RFC 3339 time, or a date (its midnight in the local zone).
+fn since_ms(text: &str) -> Result<f64, String> {
+    if let Ok(t) = text.parse::<jiff::Timestamp>() {
+        return Ok(t.as_millisecond() as f64);
+    }
+    let date: jiff::civil::Date =
+        text.parse().map_err(|_| format!("--since `{text}`: a date (2026-12-01) or an RFC 3339 time"))?;
+    let zoned = date.to_zoned_datetime(TimeZone::system()).map_err(|e| format!("--since `{text}`: {e}"))?;
+    Ok(zoned.timestamp().as_millisecond() as f64)
+}
+
+pub fn sessions(paths: &[PathBuf], q: Query) -> ExitCode {
+    let since = match q.since.as_deref().map(since_ms).transpose() {
+        Ok(s) => s,
+        Err(e) => return crate::fail(&e),
+    };
+    let lib = match library(paths) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    let all = match lib.summaries() {
+        Ok(s) => s,
+        Err(e) => return crate::fail(&e.to_string()),
+    };
+    let keep = |s: &Summary| {
+        q.project.as_deref().is_none_or(|p| s.project.contains(p))
+            && since.is_none_or(|t| s.end.or(s.start).is_some_and(|e| e >= t))
+    };
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = if let Some(text) = &q.search {
+        let kept: std::collections::HashSet<&str> = all.iter().filter(|s| keep(s)).map(|s| s.path.as_str()).collect();
+        match lib.search(text, q.limit.saturating_mul(4).max(q.limit)) {
+            Ok(hits) => {
+                write_hits(&mut out, hits.iter().filter(|h| kept.contains(h.path.as_str())).take(q.limit), q.json)
+            }
+            Err(e) => return crate::fail(&e.to_string()),
+        }
+    } else {
+        let mut list: Vec<&Summary> = all.iter().filter(|s| keep(s)).collect();
+        let key = |s: &Summary| -> f64 {
+            match q.sort {
+                Sort::Start => s.start.unwrap_or(f64::NEG_INFINITY),
+                Sort::Tokens => s.usage.tokens() as f64,
+                Sort::Cost => s.usage.cost.unwrap_or(0.0),
+                Sort::Duration => s.duration.unwrap_or(0.0),
+            }
+        };
+        list.sort_by(|a, b| key(b).total_cmp(&key(a)).then_with(|| a.path.cmp(&b.path)));
+        write_sessions(&mut out, &list, q.json)
+    };
+    done(written.and_then(|_| out.flush()))
+}
+
+fn done(written: std::io::Result<()>) -> ExitCode {
+    match written {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => crate::fail(&format!("cannot write: {e}")),
+        _ => ExitCode::SUCCESS,
+    }
+}
+
+fn usage_json(u: &Usage) -> serde_json::Value {
+    let mut v = serde_json::json!({
+        "input": u.input, "output": u.output, "cache_read": u.cache_read, "cache_write": u.cache_write,
+        "tokens": u.tokens(), "cost": u.cost,
+    });
+    if let Some(un) = &u.unpriced {
+        v["unpriced"] = serde_json::json!({"tokens": un.tokens, "models": un.models});
+    }
+    v
+}
+
+/// One session as `--json` prints it: the summary's fields, times in RFC 3339.
+fn session_json(s: &Summary) -> serde_json::Value {
+    serde_json::json!({
+        "path": s.path, "session": s.session, "title": s.title, "project": s.project,
+        "project_from": s.project_from, "harness": s.harness,
+        "start": rfc3339(s.start), "end": rfc3339(s.end), "clock": s.clock, "duration_ms": s.duration,
+        "turns": s.turns, "subagents": s.subagents, "depth": s.depth, "usage": usage_json(&s.usage),
+        "findings": s.findings, "outcome": s.outcome, "files": s.files, "bytes": s.bytes,
+    })
+}
+
+/// Tokens for people: 1234, 12.3K, 4.5M.
+fn tokens(n: u64) -> String {
+    match n {
+        0..=9_999 => n.to_string(),
+        10_000..=999_999 => format!("{:.1}K", n as f64 / 1e3),
+        _ => format!("{:.1}M", n as f64 / 1e6),
+    }
+}
+
+/// "$6.27", "$6.27 + 1.2M unpriced", "1.2M unpriced", or "" with no tokens.
+fn cost(u: &Usage) -> String {
+    let unpriced = u.unpriced.as_ref().filter(|x| x.tokens > 0).map(|x| format!("{} unpriced", tokens(x.tokens)));
+    match (u.cost, unpriced) {
+        (Some(c), Some(x)) => format!("${c:.2} + {x}"),
+        (Some(c), None) => format!("${c:.2}"),
+        (None, Some(x)) => x,
+        (None, None) => String::new(),
+    }
+}
+
+fn duration(ms: Option<f64>) -> String {
+    let Some(ms) = ms else { return String::new() };
+    let s = (ms / 1000.0).round() as u64;
+    match s {
+        0..=59 => format!("{s}s"),
+        60..=3599 => format!("{}m{:02}s", s / 60, s % 60),
+        _ => format!("{}h{:02}m", s / 3600, s % 3600 / 60),
+    }
+}
+
+fn local(ms: Option<f64>) -> String {
+    ms.and_then(|t| jiff::Timestamp::from_millisecond(t as i64).ok())
+        .map(|t| t.to_zoned_datetime(TimeZone::system()).strftime("%Y-%m-%d %H:%M").to_string())
+        .unwrap_or_default()
+}
+
+fn write_sessions(out: &mut impl Write, list: &[&Summary], json: bool) -> std::io::Result<()> {
+    if json {
+        for s in list {
+            serde_json::to_writer(&mut *out, &session_json(s))?;
+            writeln!(out)?;
+        }
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{:16}  {:>8}  {:14}  {:>5}  {:>4}  {:>7}  {:>18}  {:>8}  {:9}  PROJECT · TITLE",
+        "START", "DURATION", "HARNESS", "TURNS", "SUBS", "TOKENS", "COST", "E/W/I", "OUTCOME"
+    )?;
+    let mut total = Usage::default();
+    for s in list {
+        total.add_costed(&s.usage);
+        let mark = if s.clock == Clock::Mtime { "~" } else { " " };
+        let f = s.findings;
+        let line = format!(
+            "{:16}{mark} {:>8}  {:14}  {:>5}  {:>4}  {:>7}  {:>18}  {:>8}  {:9}  {} · {}",
+            local(s.start),
+            duration(s.duration),
+            s.harness.as_deref().unwrap_or("?"),
+            s.turns,
+            s.subagents,
+            tokens(s.usage.tokens()),
+            cost(&s.usage),
+            format!("{}/{}/{}", f.error, f.warning, f.info),
+            s.outcome.as_deref().unwrap_or(""),
+            s.project,
+            s.title.as_deref().unwrap_or(""),
+        );
+        // Titles, projects and outcomes are the logs' text: shown, never sent to the terminal.
+        writeln!(out, "{}", crate::summary::safe(&line, 400))?;
+    }
+    writeln!(
+        out,
+        "{} sessions, {} tokens, {}{}",
+        list.len(),
+        tokens(total.tokens()),
+        cost(&total),
+        if list.iter().any(|s| s.clock == Clock::Mtime) { " (~: the file's time, the log has no clock)" } else { "" }
+    )
+}
+
+fn write_hits<'a>(out: &mut impl Write, hits: impl Iterator<Item = &'a store::Hit>, json: bool) -> std::io::Result<()> {
+    for h in hits {
+        if json {
+            serde_json::to_writer(&mut *out, h)?;
+            writeln!(out)?;
+        } else {
+            let head = format!("{}:{} {} item {} {}", h.file, h.line, h.session, h.item, h.kind);
+            writeln!(out, "{}", crate::summary::visible(&head))?;
+            writeln!(out, "    {}", crate::summary::safe(&h.snippet.replace('\n', " "), 400))?;
+        }
+    }
+    Ok(())
+}
+
+pub fn usage(report: Report, paths: &[PathBuf], json: bool, timezone: Option<&str>) -> ExitCode {
+    let tz = match timezone {
+        Some(name) => match TimeZone::get(name) {
+            Ok(tz) => tz,
+            Err(e) => return crate::fail(&format!("--timezone `{name}`: {e}")),
+        },
+        None => TimeZone::system(),
+    };
+    let lib = match library(paths) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    let (summaries, booked) = match (lib.summaries(), lib.booked()) {
+        (Ok(s), Ok(b)) => (s, b),
+        (Err(e), _) | (_, Err(e)) => return crate::fail(&e.to_string()),
+    };
+    let by = match report {
+        Report::Daily => By::Daily,
+        Report::Weekly => By::Weekly,
+        Report::Monthly => By::Monthly,
+        Report::Session => By::Session,
+        Report::Model => By::Model,
+        Report::Project => By::Project,
+    };
+    let lines = usage::report(by, &summaries, &booked, &tz);
+    let mut total = Usage::default();
+    for l in &lines {
+        total.add_costed(&l.usage);
+    }
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = (|| -> std::io::Result<()> {
+        if json {
+            for l in &lines {
+                let v = serde_json::json!({"key": l.key, "sessions": l.sessions, "usage": usage_json(&l.usage)});
+                serde_json::to_writer(&mut out, &v)?;
+                writeln!(out)?;
+            }
+            let v = serde_json::json!({"total": {"sessions": summaries.len(), "usage": usage_json(&total)}});
+            serde_json::to_writer(&mut out, &v)?;
+            return writeln!(out);
+        }
+        let width = lines.iter().map(|l| l.key.chars().count()).max().unwrap_or(5).clamp(5, 80);
+        writeln!(
+            out,
+            "{:width$}  {:>8}  {:>10}  {:>10}  {:>12}  {:>12}  {:>12}  COST",
+            "KEY", "SESSIONS", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "TOTAL"
+        )?;
+        let row = |out: &mut dyn Write, key: &str, n: u64, u: &Usage| {
+            let line = format!(
+                "{key:width$}  {n:>8}  {:>10}  {:>10}  {:>12}  {:>12}  {:>12}  {}",
+                u.input,
+                u.output,
+                u.cache_read,
+                u.cache_write,
+                u.tokens(),
+                cost(u)
+            );
+            writeln!(out, "{}", crate::summary::safe(&line, 400))
+        };
+        for l in &lines {
+            row(&mut out, &l.key, l.sessions, &l.usage)?;
+        }
+        row(&mut out, "total", summaries.len() as u64, &total)?;
+        writeln!(out, "days, weeks and months in {}", tz.iana_name().unwrap_or("the local time zone"))
+    })();
+    done(written.and_then(|_| out.flush()))
+}

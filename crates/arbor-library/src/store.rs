@@ -1,0 +1,464 @@
+//! The library on disk: one SQLite file holding each session's summary, the usage its reports
+//! sum, the files it was read from (size, modification time, identity), and its transcript's
+//! text in an FTS5 index (SPEC 6.1).
+//!
+//! SQLite (rusqlite, bundled) because one file holds it all, an update is one transaction (a
+//! library is never half written: a crash leaves the one before), FTS5 ranks hits by bm25, and
+//! the bundled build needs no system library on any OS. The schema's version is the file's
+//! `PRAGMA user_version`: a file of another version, or one SQLite cannot read, is rebuilt and
+//! the open says so (`Library::notice`), never trusted.
+//!
+//! An update stats the files each stored session was read from: a session whose files are all
+//! as they were is kept as it is; one whose files changed, and every new one, is analysed again
+//! (several at once, each on one thread); a session no longer given is dropped.
+
+use crate::summary::{summarize, Booked, Summary};
+use arbor_core::report::Usage;
+use arbor_core::transcript::PartKind;
+use rusqlite::{params, Connection, OptionalExtension};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+/// The schema's version, in `PRAGMA user_version`.
+pub const SCHEMA: i64 = 1;
+
+/// Characters of one transcript part kept in the full-text index (a tool's result can be
+/// megabytes; its first 32 K characters are what a person searches for).
+pub const TEXT_BUDGET: usize = 32 * 1024;
+
+const CREATE: &str = "
+CREATE TABLE entries (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    files TEXT NOT NULL,
+    summary TEXT NOT NULL
+);
+CREATE TABLE booked (
+    entry INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+    time REAL,
+    model TEXT,
+    usage TEXT NOT NULL
+);
+CREATE INDEX booked_entry ON booked(entry);
+CREATE TABLE items (
+    id INTEGER PRIMARY KEY,
+    entry INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+    session TEXT NOT NULL,
+    item INTEGER NOT NULL,
+    file TEXT NOT NULL,
+    line INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    text TEXT NOT NULL
+);
+CREATE INDEX items_entry ON items(entry);
+CREATE VIRTUAL TABLE texts USING fts5(text, content='items', content_rowid='id', tokenize='unicode61 remove_diacritics 2');
+CREATE TRIGGER items_in AFTER INSERT ON items BEGIN
+    INSERT INTO texts(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER items_out AFTER DELETE ON items BEGIN
+    INSERT INTO texts(texts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+";
+
+/// What to keep in the library: a session's file or folder (its name in the library), the
+/// paths it is read from (itself; or, for a folder split as `arbor analyze --each` splits it,
+/// its files), and the folder it was found in (its project when the log names no working
+/// folder).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub path: PathBuf,
+    pub paths: Vec<PathBuf>,
+    pub folder: String,
+}
+
+impl Entry {
+    /// A session read from its own path alone (a place's: a Claude Code session file brings
+    /// its sub-agents along, a folder is read whole).
+    pub fn one(path: PathBuf, folder: String) -> Entry {
+        Entry { paths: vec![path.clone()], path, folder }
+    }
+}
+
+/// A file as it was when read: its name, size, modification time (ns) and identity (the inode
+/// on Unix; 0 where the OS gives none that is stable).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct Stamp(String, u64, i128, u64);
+
+fn stamp(path: &Path) -> Stamp {
+    let name = arbor_core::reader::path_text(path);
+    let Ok(m) = std::fs::metadata(path) else { return Stamp(name, u64::MAX, 0, 0) };
+    let mtime = m
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos() as i128);
+    #[cfg(unix)]
+    let id = std::os::unix::fs::MetadataExt::ino(&m);
+    #[cfg(not(unix))]
+    let id = 0;
+    Stamp(name, if m.is_dir() { 0 } else { m.len() }, mtime, id)
+}
+
+/// One transcript part, as the index keeps it.
+#[derive(Debug, Clone, PartialEq)]
+struct Item {
+    session: String,
+    item: u32,
+    file: String,
+    line: u64,
+    kind: &'static str,
+    text: String,
+}
+
+/// A session read for the library.
+struct Read {
+    entry: Entry,
+    stamps: Vec<Stamp>,
+    summary: Summary,
+    booked: Vec<Booked>,
+    items: Vec<Item>,
+}
+
+/// What an update did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Updated {
+    /// Sessions read (new or changed).
+    pub read: usize,
+    /// Sessions kept as they were.
+    pub kept: usize,
+    /// Sessions no longer there, dropped.
+    pub dropped: usize,
+}
+
+/// A full-text hit: the session, the transcript item (its 0-based row), and its file:line.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Hit {
+    /// The library entry: what to open.
+    pub path: String,
+    pub session: String,
+    pub item: u32,
+    pub file: String,
+    pub line: u64,
+    /// `prompt`, `text`, `tool-call`, … (the transcript's part kinds).
+    pub kind: String,
+    /// The text around the match, with the matched terms between `[` and `]`.
+    pub snippet: String,
+    /// bm25: lower is better.
+    pub rank: f64,
+}
+
+#[derive(Debug)]
+pub struct Error(pub String);
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<rusqlite::Error> for Error {
+    fn from(e: rusqlite::Error) -> Error {
+        Error(format!("library: {e}"))
+    }
+}
+
+/// The library file: `ARBOR_LIBRARY` when set, else `library.sqlite3` in the platform's local
+/// data folder's `arbor/` (`~/.local/share`, `~/Library/Application Support`, `%LOCALAPPDATA%`).
+pub fn default_path() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("ARBOR_LIBRARY").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    dirs::data_local_dir().map(|d| d.join("arbor").join("library.sqlite3"))
+}
+
+pub struct Library {
+    conn: Connection,
+    /// Why the library was rebuilt when it was opened (corrupt, or of another version).
+    pub notice: Option<String>,
+}
+
+impl Library {
+    /// Opens the library at `path`, made when missing; rebuilt, with a notice, when it cannot
+    /// be read or is of another schema.
+    pub fn open(path: &Path) -> Result<Library, Error> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| Error(format!("cannot make {}: {e}", dir.display())))?;
+        }
+        let existed = path.exists();
+        let notice = match Connection::open(path).map_err(Error::from).and_then(|c| Ok((version(&c)?, c))) {
+            Ok((v, conn)) if v == SCHEMA => return Library::ready(conn, None),
+            Ok((0, conn)) if !existed || is_empty(&conn)? => return Library::made(conn, None),
+            Ok((v, _)) => format!("the library at {} is of schema {v}, not {SCHEMA}: rebuilt", path.display()),
+            Err(e) => format!("the library at {} could not be read ({e}): rebuilt", path.display()),
+        };
+        for tail in ["", "-wal", "-shm", "-journal"] {
+            let mut p = path.as_os_str().to_owned();
+            p.push(tail);
+            let _ = std::fs::remove_file(PathBuf::from(p));
+        }
+        Library::made(Connection::open(path)?, Some(notice))
+    }
+
+    /// A library in memory (for paths given on the command line, which are not this machine's
+    /// places).
+    pub fn in_memory() -> Result<Library, Error> {
+        Library::made(Connection::open_in_memory()?, None)
+    }
+
+    fn made(conn: Connection, notice: Option<String>) -> Result<Library, Error> {
+        conn.execute_batch(CREATE)?;
+        conn.pragma_update(None, "user_version", SCHEMA)?;
+        Library::ready(conn, notice)
+    }
+
+    fn ready(conn: Connection, notice: Option<String>) -> Result<Library, Error> {
+        // The app and `arbor sessions` may update the same library at once: one waits.
+        conn.busy_timeout(std::time::Duration::from_secs(30))?;
+        conn.pragma_update(None, "foreign_keys", true)?;
+        // WAL: readers (the app's list) go on while an update writes.
+        let _ = conn.pragma_update(None, "journal_mode", "WAL");
+        // A library whose tables were damaged after its header: the first read says so.
+        conn.query_row("SELECT count(*) FROM entries", [], |r| r.get::<_, i64>(0))?;
+        Ok(Library { conn, notice })
+    }
+
+    /// Brings the library up to `entries`: new and changed ones read (`jobs` at once), gone
+    /// ones dropped, the rest kept, in one transaction.
+    pub fn update(&mut self, entries: &[Entry], jobs: usize) -> Result<Updated, Error> {
+        let stored: Vec<(i64, String, String)> = {
+            let mut q = self.conn.prepare("SELECT id, path, files FROM entries")?;
+            let rows = q.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+            rows.collect::<Result<_, _>>()?
+        };
+        let wanted: std::collections::HashMap<String, &Entry> =
+            entries.iter().map(|e| (arbor_core::reader::path_text(&e.path), e)).collect();
+        let mut done = Updated::default();
+        let mut gone = Vec::new();
+        let mut kept = std::collections::HashSet::new();
+        for (id, path, files) in &stored {
+            let same = wanted.contains_key(path)
+                && serde_json::from_str::<Vec<Stamp>>(files)
+                    .is_ok_and(|stamps| !stamps.is_empty() && stamps.iter().all(|s| stamp(Path::new(&s.0)) == *s));
+            if same {
+                kept.insert(path.as_str());
+                done.kept += 1;
+            } else {
+                gone.push(*id);
+                if !wanted.contains_key(path) {
+                    done.dropped += 1;
+                }
+            }
+        }
+        let todo: Vec<&Entry> =
+            entries.iter().filter(|e| !kept.contains(arbor_core::reader::path_text(&e.path).as_str())).collect();
+        let tx = self.conn.transaction()?;
+        for id in gone {
+            tx.execute("DELETE FROM entries WHERE id = ?1", [id])?;
+        }
+        let next = AtomicUsize::new(0);
+        let (send, recv) = mpsc::sync_channel::<Read>(jobs.max(1) * 2);
+        let mut written: Result<(), Error> = Ok(());
+        std::thread::scope(|scope| {
+            for _ in 0..jobs.max(1).min(todo.len().max(1)) {
+                let send = send.clone();
+                let (todo, next) = (&todo, &next);
+                scope.spawn(move || loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(entry) = todo.get(i) else { break };
+                    if send.send(read(entry)).is_err() {
+                        break;
+                    }
+                });
+            }
+            drop(send);
+            for r in recv {
+                if written.is_ok() {
+                    written = insert(&tx, &r);
+                    done.read += 1;
+                }
+            }
+        });
+        written?;
+        tx.commit()?;
+        Ok(done)
+    }
+
+    /// Every summary, in the order stored.
+    pub fn summaries(&self) -> Result<Vec<Summary>, Error> {
+        let mut q = self.conn.prepare("SELECT summary FROM entries ORDER BY path")?;
+        let rows = q.query_map([], |r| r.get::<_, String>(0))?;
+        let mut out = Vec::new();
+        for r in rows {
+            out.push(serde_json::from_str(&r?).map_err(|e| Error(format!("library: a summary: {e}")))?);
+        }
+        Ok(out)
+    }
+
+    /// The usage booked by time (`model` none) and by model (`time` none), with each one's
+    /// entry path.
+    pub fn booked(&self) -> Result<Vec<(String, Booked)>, Error> {
+        let mut q = self
+            .conn
+            .prepare("SELECT e.path, b.time, b.model, b.usage FROM booked b JOIN entries e ON e.id = b.entry")?;
+        let rows = q.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, Option<f64>>(1)?,
+                r.get::<_, Option<String>>(2)?,
+                r.get::<_, String>(3)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for r in rows {
+            let (path, time, model, usage) = r?;
+            let usage: Usage = serde_json::from_str(&usage).map_err(|e| Error(format!("library: usage: {e}")))?;
+            out.push((path, Booked { time, model, usage }));
+        }
+        Ok(out)
+    }
+
+    /// The transcript items whose text matches every word of `text`, best first (bm25), at
+    /// most `limit`.
+    pub fn search(&self, text: &str, limit: usize) -> Result<Vec<Hit>, Error> {
+        let query = match_query(text);
+        if query.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut q = self.conn.prepare(
+            "SELECT e.path, i.session, i.item, i.file, i.line, i.kind,
+                    snippet(texts, 0, '[', ']', '…', 16), bm25(texts)
+             FROM texts JOIN items i ON i.id = texts.rowid JOIN entries e ON e.id = i.entry
+             WHERE texts MATCH ?1 ORDER BY bm25(texts), i.id LIMIT ?2",
+        )?;
+        let rows = q.query_map(params![query, limit as i64], |r| {
+            Ok(Hit {
+                path: r.get(0)?,
+                session: r.get(1)?,
+                item: r.get(2)?,
+                file: r.get(3)?,
+                line: r.get::<_, i64>(4)? as u64,
+                kind: r.get(5)?,
+                snippet: r.get(6)?,
+                rank: r.get(7)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+fn version(conn: &Connection) -> Result<i64, Error> {
+    Ok(conn.query_row("PRAGMA user_version", [], |r| r.get(0))?)
+}
+
+fn is_empty(conn: &Connection) -> Result<bool, Error> {
+    let n: i64 = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
+    Ok(n == 0)
+}
+
+/// Each word of what a person typed as an FTS5 phrase (quotes doubled), all of them required:
+/// their text is never FTS5 syntax.
+pub fn match_query(text: &str) -> String {
+    text.split_whitespace().map(|w| format!("\"{}\"", w.replace('"', "\"\""))).collect::<Vec<_>>().join(" ")
+}
+
+fn kind_name(kind: PartKind) -> &'static str {
+    match kind {
+        PartKind::Prompt => "prompt",
+        PartKind::Text => "text",
+        PartKind::Reasoning => "reasoning",
+        PartKind::ToolCall => "tool-call",
+        PartKind::ToolResult => "tool-result",
+        PartKind::Spawn => "spawn",
+        PartKind::Received => "received",
+        PartKind::Compaction => "compaction",
+        PartKind::Notice => "notice",
+        PartKind::Usage => "usage",
+        PartKind::Image => "image",
+    }
+}
+
+/// Rows read back per page.
+const PAGE: u32 = 256;
+
+/// One entry analysed on this thread alone, summarized, and its transcripts read back.
+fn read(entry: &Entry) -> Read {
+    let analysis = arbor_core::analyze_with(&entry.paths, &mut (), arbor_core::Threads::Caller);
+    let s = summarize(&entry.path, &entry.folder, &analysis);
+    // What was given (a folder's time changes when a file appears in it), then what was read.
+    let mut stamps: Vec<Stamp> = Vec::new();
+    for p in std::iter::once(&entry.path).chain(&entry.paths).chain(analysis.files.iter().map(|f| &f.path)) {
+        let s = stamp(p);
+        if !stamps.iter().any(|t| t.0 == s.0) {
+            stamps.push(s);
+        }
+    }
+    let mut items = Vec::new();
+    let mut indexes: Vec<_> = analysis.transcript_indexes().into_iter().collect();
+    indexes.sort_by(|a, b| a.0.cmp(b.0));
+    for (session, index) in indexes {
+        let mut from = 0;
+        while (from as usize) < index.len() {
+            let page = analysis.transcript_page(&index, from, PAGE, TEXT_BUDGET);
+            for row in page.rows {
+                for part in row.parts {
+                    let mut text = part.text;
+                    if let Some(tool) = part.tool {
+                        text = format!("{tool} {text}");
+                    }
+                    if text.trim().is_empty() {
+                        continue;
+                    }
+                    items.push(Item {
+                        session: session.to_string(),
+                        item: row.row,
+                        file: row.at.file.clone(),
+                        line: row.at.line,
+                        kind: kind_name(part.kind),
+                        text,
+                    });
+                }
+            }
+            from += PAGE;
+        }
+    }
+    Read {
+        entry: entry.clone(),
+        stamps,
+        summary: s.summary,
+        booked: s.by_time.into_iter().chain(s.by_model).collect(),
+        items,
+    }
+}
+
+fn insert(tx: &rusqlite::Transaction<'_>, r: &Read) -> Result<(), Error> {
+    let path = arbor_core::reader::path_text(&r.entry.path);
+    let existing: Option<i64> =
+        tx.query_row("SELECT id FROM entries WHERE path = ?1", [&path], |row| row.get(0)).optional()?;
+    if let Some(id) = existing {
+        tx.execute("DELETE FROM entries WHERE id = ?1", [id])?;
+    }
+    tx.execute(
+        "INSERT INTO entries (path, files, summary) VALUES (?1, ?2, ?3)",
+        params![path, json(&r.stamps), json(&r.summary)],
+    )?;
+    let id = tx.last_insert_rowid();
+    let mut b = tx.prepare_cached("INSERT INTO booked (entry, time, model, usage) VALUES (?1, ?2, ?3, ?4)")?;
+    for booked in &r.booked {
+        b.execute(params![id, booked.time, booked.model, json(&booked.usage)])?;
+    }
+    let mut i = tx.prepare_cached(
+        "INSERT INTO items (entry, session, item, file, line, kind, text) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?;
+    for item in &r.items {
+        i.execute(params![id, item.session, item.item, item.file, item.line as i64, item.kind, item.text])?;
+    }
+    Ok(())
+}
+
+/// What the tables keep as JSON text.
+fn json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}

@@ -1,0 +1,108 @@
+//! The library on disk: made, kept where nothing changed, brought up to date by reading only
+//! what changed, rebuilt with a notice when corrupt or of another schema, and searched.
+
+use arbor_library::store::{match_query, Entry, Library, SCHEMA};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn corpus(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus").join(rel)
+}
+
+/// A folder holding copies of two corpus logs, as entries.
+fn logs(dir: &Path) -> Vec<Entry> {
+    let codex = dir.join("rollout-codex.jsonl");
+    fs::copy(corpus("codex-cli/agtrace_codex_session.jsonl"), &codex).unwrap();
+    let claude = dir.join("claude.jsonl");
+    fs::copy(corpus("claude-code/agtrace_claude_session.jsonl"), &claude).unwrap();
+    vec![Entry::one(codex, "logs".into()), Entry::one(claude, "logs".into())]
+}
+
+#[test]
+fn an_update_reads_only_what_changed_and_drops_what_went() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("lib/library.sqlite3");
+    let entries = logs(dir.path());
+    let mut lib = Library::open(&db).unwrap();
+    assert_eq!(lib.notice, None);
+    let first = lib.update(&entries, 2).unwrap();
+    assert_eq!((first.read, first.kept, first.dropped), (2, 0, 0));
+    let before = lib.summaries().unwrap();
+    drop(lib);
+
+    // Opened again: nothing changed, nothing read.
+    let mut lib = Library::open(&db).unwrap();
+    assert_eq!(lib.notice, None);
+    let again = lib.update(&entries, 2).unwrap();
+    assert_eq!((again.read, again.kept, again.dropped), (0, 2, 0));
+    assert_eq!(lib.summaries().unwrap(), before);
+
+    // One file grows: only it is read again, and its summary says what was appended.
+    let line = fs::read_to_string(&entries[0].path).unwrap().lines().last().unwrap().to_string();
+    let mut text = fs::read_to_string(&entries[0].path).unwrap();
+    text.push_str(&line.replace("2025-12-", "2026-01-"));
+    text.push('\n');
+    fs::write(&entries[0].path, text).unwrap();
+    let grown = lib.update(&entries, 2).unwrap();
+    assert_eq!((grown.read, grown.kept, grown.dropped), (1, 1, 0));
+    let after = lib.summaries().unwrap();
+    let codex = |v: &[arbor_library::summary::Summary]| {
+        v.iter().find(|s| s.path.ends_with("rollout-codex.jsonl")).cloned().unwrap()
+    };
+    assert!(codex(&after).bytes > codex(&before).bytes);
+
+    // One goes away: dropped, and its text is no longer found.
+    let in_codex = |lib: &Library| {
+        lib.search("hoge.py", 100).unwrap().iter().filter(|h| h.path.ends_with("rollout-codex.jsonl")).count()
+    };
+    assert!(in_codex(&lib) > 0);
+    let gone = lib.update(&entries[1..], 2).unwrap();
+    assert_eq!((gone.read, gone.kept, gone.dropped), (0, 1, 1));
+    assert_eq!(in_codex(&lib), 0);
+    assert_eq!(lib.summaries().unwrap().len(), 1);
+}
+
+#[test]
+fn a_corrupt_or_older_library_is_rebuilt_with_a_notice() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("library.sqlite3");
+    fs::write(&db, b"this is not a database, it is a file someone overwrote\n".repeat(200)).unwrap();
+    let mut lib = Library::open(&db).unwrap();
+    let notice = lib.notice.clone().expect("a notice");
+    assert!(notice.contains("could not be read") && notice.contains("rebuilt"), "{notice}");
+    assert_eq!(lib.update(&logs(dir.path()), 1).unwrap().read, 2);
+    drop(lib);
+
+    // A library of an older schema is not trusted either.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.pragma_update(None, "user_version", SCHEMA - 1).unwrap();
+    drop(conn);
+    let lib = Library::open(&db).unwrap();
+    let notice = lib.notice.clone().expect("a notice");
+    assert!(notice.contains(&format!("schema {}", SCHEMA - 1)), "{notice}");
+    assert!(lib.summaries().unwrap().is_empty(), "what was in it is gone, to be read again");
+}
+
+#[test]
+fn search_finds_transcript_text_ranked_with_its_session_item_and_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lib = Library::in_memory().unwrap();
+    let entries = logs(dir.path());
+    lib.update(&entries, 2).unwrap();
+    // A reply of the Codex session (SPEC 4's replies hold it too).
+    let hits = lib.search("simple script", 10).unwrap();
+    assert!(!hits.is_empty());
+    let h = &hits[0];
+    assert!(h.path.ends_with("rollout-codex.jsonl"), "{h:?}");
+    assert_eq!(h.session, "019b04ae-b1c6-7c72-a134-a4c2de66058c");
+    assert!(h.file.ends_with("rollout-codex.jsonl") && h.line > 1, "{h:?}");
+    assert!(h.snippet.contains("[simple]") && h.snippet.contains("[script]"), "{}", h.snippet);
+    assert!(hits.windows(2).all(|w| w[0].rank <= w[1].rank), "best first");
+    // The line the hit names holds the words.
+    let line = arbor_core::raw_line(Path::new(&h.file), h.line).unwrap();
+    assert!(line.contains("simple script"), "{line}");
+    // What a person types is never FTS5 syntax.
+    assert_eq!(match_query("a \"b OR c"), "\"a\" \"\"\"b\" \"OR\" \"c\"");
+    assert!(lib.search("\" OR NEAR(", 10).is_ok());
+    assert!(lib.search("   ", 10).unwrap().is_empty());
+}

@@ -1,0 +1,58 @@
+//! The Library (SPEC 5, 6.1): every session on this machine, from `arbor_library`'s library on
+//! disk (the same file `arbor sessions` keeps: `ARBOR_LIBRARY`, else the platform's local data
+//! folder), brought up to date with the harnesses' places when asked; and a search through every
+//! transcript's text. Both run on a blocking thread; the page gets summaries and hits, a line of
+//! text each, never a transcript.
+
+use crate::open::CommandError;
+use arbor_library::places::{self, Env};
+use arbor_library::store::{self, Entry, Hit, Library};
+use arbor_library::summary::Summary;
+use serde::Serialize;
+use tauri::{AppHandle, Manager, Runtime};
+
+/// The Library's sessions, and why it was rebuilt when it was.
+#[derive(Debug, Clone, Serialize)]
+pub struct LibrarySessions {
+    pub sessions: Vec<Summary>,
+    pub notice: Option<String>,
+}
+
+/// Hits at most for one search.
+const HITS: usize = 200;
+
+fn open() -> Result<Library, CommandError> {
+    let path = store::default_path()
+        .ok_or_else(|| CommandError::new("internal", "no folder for the library: set ARBOR_LIBRARY to a file"))?;
+    Library::open(&path).map_err(|e| CommandError::new("library", e.to_string()))
+}
+
+/// Every session of the harnesses' places, the library brought up to date first (only what
+/// changed is read).
+#[tauri::command]
+pub async fn library_sessions<R: Runtime>(app: AppHandle<R>) -> Result<LibrarySessions, CommandError> {
+    let mut env = Env::from_process();
+    if env.home.is_none() {
+        env.home = app.path().home_dir().ok();
+    }
+    tauri::async_runtime::spawn_blocking(move || {
+        let mut lib = open()?;
+        let entries: Vec<Entry> = places::logs(&env).into_iter().map(|f| Entry::one(f.path, f.folder)).collect();
+        let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+        lib.update(&entries, jobs).map_err(|e| CommandError::new("library", e.to_string()))?;
+        let sessions = lib.summaries().map_err(|e| CommandError::new("library", e.to_string()))?;
+        Ok(LibrarySessions { sessions, notice: lib.notice.take() })
+    })
+    .await
+    .map_err(CommandError::stopped)?
+}
+
+/// The transcript items holding every word of `text`, best first.
+#[tauri::command]
+pub async fn library_search(text: String) -> Result<Vec<Hit>, CommandError> {
+    tauri::async_runtime::spawn_blocking(move || {
+        open()?.search(&text, HITS).map_err(|e| CommandError::new("library", e.to_string()))
+    })
+    .await
+    .map_err(CommandError::stopped)?
+}

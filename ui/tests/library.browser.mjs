@@ -1,0 +1,112 @@
+// The Library, in headless Chromium (IPC mocked, tests/browser.mjs): every session on this
+// machine grouped by project, sorted by a column, each row's facts; the search box searches the
+// transcripts and a hit opens its session; a title or snippet of markup stays text. The sessions
+// are what `arbor sessions` summarized of corpus logs (tests/corpus), one title made hostile.
+// usage: node tests/library.browser.mjs   (from ui/; needs /usr/bin/chromium or $CHROMIUM)
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+import { browserTest, mockIpc, UI } from "./browser.mjs";
+import { transcriptReport } from "./transcript-fixture.mjs";
+
+const SHOTS = resolve(UI, "../docs/screenshots");
+const MARKUP = '<img src=x onerror="window.__pwned=1">Fix the build';
+
+const summary = (o) => ({
+  session: null, title: null, project_from: "cwd", clock: "log", turns: 0, subagents: 0, depth: 0,
+  findings: { error: 0, warning: 0, info: 0 }, outcome: null, files: 1, bytes: 1000, ...o,
+});
+const SESSIONS = [
+  summary({
+    path: "/home/me/.codex/sessions/2025/12/09/rollout-2025-12-09T19-55-16-019b04ae.jsonl", session: "019b04ae-b1c6-7c72-a134-a4c2de66058c",
+    title: "add myapp directory and create myapp/hoge.py which shows result of print(1+1).", project: "/Users/test_user/agent-sample", harness: "codex",
+    start: 1765310116336, end: 1765310166181, duration: 49845, turns: 2,
+    usage: { input: 3828, output: 408, cache_read: 22912, cache_write: 0, cost: 0.011729 }, bytes: 27586,
+  }),
+  summary({
+    path: "/home/me/.claude/projects/-Users-test-user-agent-sample/7f2abd2d-7cfc-4447-9ddd-3ca8d14e02e9.jsonl", session: "7f2abd2d-7cfc-4447-9ddd-3ca8d14e02e9",
+    title: "add myapp directory and create myapp/hoge.py which shows result of print(1+1).", project: "/Users/test_user/agent-sample", harness: "claude-code",
+    start: 1765309662930, end: 1765309730228, duration: 67298, turns: 4,
+    usage: { input: 74, output: 844, cache_read: 93553, cache_write: 5158, cost: 0.0602904 }, bytes: 23449,
+  }),
+  summary({
+    path: "/home/me/.claude/projects/-path-to-Demo/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl", session: "5c0375b4-57a5-4f26-b12d-d022ee4e51b7",
+    title: "/init", project: "/path/to/Demo", harness: "claude-code", start: 1756860420000, end: 1757238840000, duration: 378420000, turns: 4, subagents: 8, depth: 1,
+    usage: { input: 41210, output: 36240, cache_read: 3917000, cache_write: 305000, cost: 2.82 }, findings: { error: 0, warning: 1, info: 0 }, outcome: "end_turn",
+  }),
+  summary({
+    path: "/home/me/.codex/sessions/2025/10/30/rollout-2025-10-30T10-00-00-legacy.jsonl", title: "Review the code changes", project: "/tmp/test", harness: "codex",
+    start: 1761818400000, end: 1761930000000, duration: 111600000,
+    usage: { input: 1211, output: 182, cache_read: 10880, cache_write: 0, unpriced: { tokens: 12273, models: ["gpt-5-codex-legacy"] } },
+  }),
+  summary({
+    path: "/home/me/.dsh/sessions/multi", session: "14dda109-5728-45ba-a002-7db9543fe50e", title: MARKUP, project: "/work/dsh", harness: "dsh-session",
+    start: 1796318000000, end: 1796318000000, duration: 0, clock: "mtime", turns: 1, subagents: 2, depth: 1, outcome: "completed",
+    usage: { input: 5120, output: 410, cache_read: 9700, cache_write: 0, cost: 0.0021 }, findings: { error: 1, warning: 0, info: 1 },
+  }),
+];
+const HITS = [
+  {
+    path: SESSIONS[0].path, session: SESSIONS[0].session, item: 3, file: SESSIONS[0].path, line: 17, kind: "tool-call",
+    snippet: "apply_patch *** Begin Patch *** Add File: myapp/[hoge].[py] +print(1 + 1) <b>bold</b>", rank: -3.1,
+  },
+  {
+    path: SESSIONS[1].path, session: SESSIONS[1].session, item: 0, file: SESSIONS[1].path, line: 2, kind: "prompt",
+    snippet: "add myapp directory and create myapp/[hoge].[py] which shows result of print(1+1).", rank: -2.7,
+  },
+];
+
+await browserTest("library browser test", async ({ ui, newPage }) => {
+  const page = await newPage({ viewport: { width: 1280, height: 800 }, colorScheme: "light" });
+  await mockIpc(page, { report: transcriptReport(4), launch: [], answers: { library_sessions: { sessions: SESSIONS, notice: null }, library_search: HITS } });
+  await page.goto(ui.url);
+  await page.getByTestId("sessions").click();
+  await page.getByTestId("library-open").click();
+  await page.getByTestId("library-row").first().waitFor();
+
+  // Grouped by project, newest first; each group in the order of its newest session.
+  const groups = async () =>
+    page.getByTestId("library-group").evaluateAll((gs) => gs.map((g) => [g.querySelector(".project .mono").textContent, g.querySelectorAll("[data-testid=library-row]").length]));
+  assert.deepEqual(await groups(), [["/work/dsh", 1], ["/Users/test_user/agent-sample", 2], ["/tmp/test", 1], ["/path/to/Demo", 1]]);
+  const rows = async () => (await page.getByTestId("library-row").allTextContents()).map((t) => t.replace(/\s+/g, " ").trim());
+  const first = (await rows())[0];
+  assert.ok(first.startsWith(MARKUP), `a title of markup is shown as text: ${first}`);
+  assert.match(first, /dsh-session .* ~ .*1 2 \(depth 1\) 1\/0\/1 completed$/);
+  assert.equal(await page.locator("[data-testid=library] img").count(), 0);
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  const codex = (await rows()).find((r) => r.includes("codex") && r.includes("hoge"));
+  assert.match(codex, /50s 27\.1K \$0\.01 2/);
+  assert.ok((await rows()).some((r) => r.includes("12.3K unpriced")), "an unpriced model's tokens are named, not a zero cost");
+
+  // Sorted by tokens: the Demo project (4.3M) first.
+  await page.getByTestId("sort-tokens").click();
+  assert.deepEqual((await groups()).map((g) => g[0]), ["/path/to/Demo", "/Users/test_user/agent-sample", "/work/dsh", "/tmp/test"]);
+  assert.equal(await page.getByTestId("sort-tokens").getAttribute("aria-sort"), "descending");
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: resolve(SHOTS, "library-light.png") });
+
+  // The search box searches the transcripts; the hits show their place, matches marked, markup as text.
+  await page.getByLabel("Search every transcript").fill("hoge.py");
+  await page.getByTestId("library-hit").first().waitFor();
+  const asked = await page.evaluate(() => window.__ipcCalls.filter(([c]) => c === "library_search").map(([, a]) => a));
+  assert.deepEqual(asked.at(-1), { text: "hoge.py" });
+  const hits = (await page.getByTestId("library-hit").allTextContents()).map((t) => t.replace(/\s+/g, " ").trim());
+  assert.equal(hits.length, 2);
+  assert.match(hits[0], /tool-call · item 3 · rollout-2025-12-09T19-55-16-019b04ae\.jsonl:17/);
+  assert.ok(hits[0].includes("<b>bold</b>"), hits[0]);
+  assert.deepEqual(await page.locator("[data-testid=library-hit]").first().locator("mark").allTextContents(), ["hoge", "py"]);
+  await page.screenshot({ path: resolve(SHOTS, "library-search-light.png") });
+
+  // A hit opens its session's log, and the Library closes.
+  await page.getByTestId("library-hit").first().click();
+  await page.waitForFunction((p) => window.__ipcCalls.some(([c, a]) => c === "open_paths" && a.paths.length === 1 && a.paths[0] === p), HITS[0].path);
+  assert.equal(await page.getByTestId("library").count(), 0);
+
+  // A row opens its log too.
+  await page.getByTestId("sessions").click();
+  await page.getByTestId("library-open").click();
+  await page.getByTestId("library-row").first().waitFor();
+  await page.getByTestId("library-row").nth(1).click();
+  await page.waitForFunction(() => window.__ipcCalls.filter(([c]) => c === "open_paths").length === 2);
+  console.log("ok: the Library groups, sorts and opens sessions; its search opens a hit; log text stays text");
+});
