@@ -90,6 +90,9 @@ pub struct Open {
     /// The transcript index of the session last read (its rows, a few bytes each): made once
     /// when a session's transcript is first asked for, kept while the page scrolls through it.
     transcript: Mutex<Option<(String, Arc<TranscriptIndex>)>>,
+    /// The edits of the subtree last shown in the Changes tab (`None` key: the whole log): read
+    /// back from the transcripts once, kept while its pages are asked for.
+    changes: Mutex<Option<(Option<String>, Arc<Vec<arbor_core::changes::Edit>>)>>,
     /// What following it goes on from (`engine::load_to_follow`), until Follow takes it: kept
     /// for a log written in the last minutes (Follow's default), and given back when Follow
     /// stops, so that turning it on reads only what was appended since.
@@ -104,7 +107,7 @@ impl Open {
     /// What is open, its view the one `view` holds (a followed log's view, grown from the
     /// revision before into this one).
     pub(crate) fn sharing(analysis: Analysis, view: Arc<Mutex<View>>, paths: Vec<PathBuf>) -> Open {
-        Open { analysis, view, paths, transcript: Mutex::default(), live: Mutex::default() }
+        Open { analysis, view, paths, transcript: Mutex::default(), changes: Mutex::default(), live: Mutex::default() }
     }
 
     pub(crate) fn view(&self) -> MutexGuard<'_, View> {
@@ -128,6 +131,20 @@ impl Open {
         let index = Arc::new(self.analysis.transcript_index(session)?);
         *kept = Some((session.to_owned(), index.clone()));
         Some(index)
+    }
+
+    /// The edits of `session`'s subtree (of the whole log: `None`), made now unless they are the
+    /// ones kept.
+    pub(crate) fn changes(&self, session: Option<&str>) -> Arc<Vec<arbor_core::changes::Edit>> {
+        let mut kept = lock(&self.changes);
+        if let Some((id, edits)) = kept.as_ref() {
+            if id.as_deref() == session {
+                return edits.clone();
+            }
+        }
+        let edits = Arc::new(self.analysis.changes(session));
+        *kept = Some((session.map(str::to_owned), edits.clone()));
+        edits
     }
 }
 

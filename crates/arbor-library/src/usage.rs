@@ -6,7 +6,7 @@
 
 use crate::summary::{Booked, Summary};
 use arbor_core::report::Usage;
-use jiff::tz::TimeZone;
+pub use jiff::tz::TimeZone;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What a report is by.

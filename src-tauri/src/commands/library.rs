@@ -56,3 +56,30 @@ pub async fn library_search(text: String) -> Result<Vec<Hit>, CommandError> {
     .await
     .map_err(CommandError::stopped)?
 }
+
+/// The library's tokens and cost summed `by` day, week or month (in this machine's time zone),
+/// model, project or session (SPEC 6.2), as `arbor usage` reports them; the library as the last
+/// `library_sessions` left it.
+#[tauri::command]
+pub async fn library_usage(by: String) -> Result<Vec<arbor_library::usage::Line>, CommandError> {
+    use arbor_library::usage::By;
+    let by = match by.as_str() {
+        "daily" => By::Daily,
+        "weekly" => By::Weekly,
+        "monthly" => By::Monthly,
+        "session" => By::Session,
+        "model" => By::Model,
+        "project" => By::Project,
+        other => return Err(CommandError::new("bad-argument", format!("no usage report by `{other}`"))),
+    };
+    tauri::async_runtime::spawn_blocking(move || {
+        let lib = open()?;
+        let failed = |e: store::Error| CommandError::new("library", e.to_string());
+        let summaries = lib.summaries().map_err(failed)?;
+        let booked = lib.booked().map_err(failed)?;
+        let tz = arbor_library::usage::TimeZone::system();
+        Ok(arbor_library::usage::report(by, &summaries, &booked, &tz))
+    })
+    .await
+    .map_err(CommandError::stopped)?
+}

@@ -82,7 +82,8 @@ pub async fn changes_page(
 ) -> Result<ChangesPage, CommandError> {
     let open = opened.current()?;
     tauri::async_runtime::spawn_blocking(move || {
-        open.analysis.changes_page(session.as_deref(), from, limit.min(200), CHANGES_DIFF)
+        let edits = open.changes(session.as_deref());
+        ChangesPage::of(&edits, session.as_deref(), from, limit.min(200), CHANGES_DIFF)
     })
     .await
     .map_err(CommandError::stopped)

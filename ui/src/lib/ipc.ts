@@ -3,7 +3,7 @@
 import { Channel, invoke } from "@tauri-apps/api/core";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open, save } from "@tauri-apps/plugin-dialog";
-import type { LibraryHit, LibrarySessions } from "./library";
+import type { LibraryHit, LibrarySessions, UsageBy, UsageLine } from "./library";
 import type { CommandError, EngineInfo, Exported, FollowState, SharePreview, FoundLog, LoadEvent, RecentEntry, SettingsView, Theme, TranscriptSpot, TreeOf, ViewState } from "./generated/app";
 import type { ChangesPage, Page as TranscriptPage, RecordPage, RecordView, ShareOptions, Shared } from "./generated/engine";
 import type {
@@ -59,6 +59,7 @@ interface Commands {
   found_logs: { args: Record<string, never>; answer: FoundLog[] };
   library_sessions: { args: Record<string, never>; answer: LibrarySessions };
   library_search: { args: { text: string }; answer: LibraryHit[] };
+  library_usage: { args: { by: UsageBy }; answer: UsageLine[] };
   open_paths: { args: { paths: string[]; onEvent: Channel<LoadEvent> }; answer: Summary };
   open_sample: { args: { onEvent: Channel<LoadEvent> }; answer: Summary };
   cancel_load: { args: Record<string, never>; answer: null };
@@ -138,6 +139,12 @@ export function librarySessions(): Promise<LibrarySessions> {
 /** The transcript items of every session holding every word of `text`, best first. */
 export function librarySearch(text: string): Promise<LibraryHit[]> {
   return call("library_search", { text });
+}
+
+/** The library's tokens and cost by day, week, month, model, project or session, in this
+ * machine's time zone (SPEC 6.2). */
+export function libraryUsage(by: UsageBy): Promise<UsageLine[]> {
+  return call("library_usage", { by });
 }
 
 function stream<T>(onEvent: (e: T) => void): Channel<T> {

@@ -56,6 +56,22 @@ export interface LibraryHit {
 
 export type LibrarySort = "start" | "tokens" | "cost" | "duration";
 
+/** What a usage report is by (SPEC 6.2), as `arbor usage` names it. */
+export type UsageBy = "daily" | "weekly" | "monthly" | "model" | "project" | "session";
+
+/** One line of a usage report: the day, week's Monday, month, model, project or session path. */
+export interface UsageLine {
+  key: string;
+  sessions: number;
+  usage: Usage;
+}
+
+/** Each line's share of the largest line's tokens, 0–1, for its bar. */
+export function usageShares(lines: readonly UsageLine[]): number[] {
+  const max = Math.max(0, ...lines.map((l) => tokensOf(l.usage)));
+  return lines.map((l) => (max > 0 ? tokensOf(l.usage) / max : 0));
+}
+
 export function tokensOf(u: Usage): number {
   return u.input + u.output + u.cache_read + u.cache_write;
 }

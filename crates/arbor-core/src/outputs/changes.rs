@@ -94,7 +94,14 @@ impl Analysis {
     /// Edits `from..from + limit` of `session`'s subtree (of every session: `None`), each diff cut
     /// to `max_diff` characters.
     pub fn changes_page(&self, session: Option<&str>, from: u32, limit: u32, max_diff: usize) -> ChangesPage {
-        let all = self.changes(session);
+        ChangesPage::of(&self.changes(session), session, from, limit, max_diff)
+    }
+}
+
+impl ChangesPage {
+    /// Edits `from..from + limit` of `all` (the edits of `session`'s subtree, `Analysis::changes`,
+    /// kept by a viewer that pages through them), each diff cut to `max_diff` characters.
+    pub fn of(all: &[Edit], session: Option<&str>, from: u32, limit: u32, max_diff: usize) -> ChangesPage {
         let mut files: Vec<&str> = all.iter().map(|e| e.path.as_str()).collect();
         files.sort_unstable();
         files.dedup();
@@ -103,10 +110,11 @@ impl Analysis {
         let from = from.min(total);
         let mut cut = Vec::new();
         let edits: Vec<Edit> = all
-            .into_iter()
+            .iter()
             .skip(from as usize)
             .take(limit as usize)
-            .map(|mut e| {
+            .map(|e| {
+                let mut e = e.clone();
                 let long = e.diff.chars().count() > max_diff;
                 if long {
                     e.diff = e.diff.chars().take(max_diff).collect();
@@ -117,6 +125,9 @@ impl Analysis {
             .collect();
         ChangesPage { session: session.map(str::to_owned), total, files, from, edits, cut }
     }
+}
+
+impl Analysis {
 
     fn session_edits(&self, index: &Index, out: &mut Vec<Edit>) {
         let first = out.len();
