@@ -101,6 +101,7 @@ ensure_cjk_font() {
 }
 
 BUILD_PACKAGES=(build-essential pkg-config libwebkit2gtk-4.1-dev)
-TEST_PACKAGES=(xvfb xauth webkit2gtk-driver imagemagick x11-utils xdotool strace python3-venv)
+# shellcheck: actionlint checks the workflows' run: scripts with it when it is installed.
+TEST_PACKAGES=(xvfb xauth webkit2gtk-driver imagemagick x11-utils xdotool strace python3-venv shellcheck)
 # The browser tests use $CHROMIUM when set (CI images ship Chrome; Ubuntu's chromium is a snap).
 [[ -n ${CHROMIUM:-} ]] || TEST_PACKAGES+=(chromium)

@@ -8,7 +8,12 @@
 #[path = "src/command_list.rs"]
 mod command_list;
 
+// The commit the app's title names beside the version, as `arbor --version` does.
+#[path = "../crates/arbor-cli/build/commit.rs"]
+mod commit;
+
 fn main() {
+    commit::emit();
     let manifest = tauri_build::AppManifest::new().commands(command_list::COMMANDS);
     tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest))
         .expect("tauri-build failed (see tauri.conf.json and capabilities/)");

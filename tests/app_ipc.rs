@@ -79,6 +79,7 @@ fn engine_info_reports_the_engine_version_and_every_format() {
     let (_app, window) = main_window(&[]);
     let info = invoke(&window, "engine_info", json!({})).expect("engine_info is allowed");
     assert_eq!(info["version"], arbor_core::VERSION);
+    assert_eq!(info["commit"], env!("ARBOR_COMMIT"), "the commit `arbor --version` names too");
     let ids: Vec<&str> = info["formats"].as_array().unwrap().iter().map(|f| f["id"].as_str().unwrap()).collect();
     let expected: Vec<&str> = arbor_core::FORMATS.iter().map(|f| f.id).collect();
     assert_eq!(ids, expected);

@@ -71,7 +71,8 @@ pub fn written_within(paths: &[PathBuf], recent: std::time::Duration) -> bool {
 /// threads are started from it and inherit that priority, so when the reading and the webview
 /// both want the CPU (a large log takes both cores), the webview gets it: the first sessions
 /// reach the screen while the rest is still being read. On Linux the thread's nice value is 10;
-/// elsewhere the priority is left as it is. `Err` when the thread could not start or panicked.
+/// on Windows it is below normal, on macOS below the default of its policy (`lower_priority`).
+/// `Err` when the thread could not start or panicked.
 pub fn at_low_priority<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T, String> {
     let thread = std::thread::Builder::new().name("arbor-load".into()).spawn(move || {
         lower_priority();
@@ -89,21 +90,26 @@ pub fn lower_this_thread() {
     lower_priority();
 }
 
-#[cfg(target_os = "linux")]
+/// The priority the reading thread takes, on thread-priority's scale of 0 to 99 for every OS: on
+/// Linux nice 10 (the crate maps 22 to it: the test below holds it), on Windows
+/// THREAD_PRIORITY_BELOW_NORMAL (20 to 39), on macOS 22 of SCHED_OTHER's 15 to 47 (31 is the
+/// default). Threads it starts inherit it on Linux and macOS; on Windows they start at normal.
+const READING_PRIORITY: u8 = 22;
+
 fn lower_priority() {
-    // SAFETY: getpriority and setpriority read and write none of our memory. On Linux,
-    // PRIO_PROCESS with id 0 is the calling thread (nice is per thread), and threads it starts
-    // inherit the value. Only ever lowered (a process started nicer stays so); a failure leaves
-    // the priority as it was.
-    unsafe {
-        if libc::getpriority(libc::PRIO_PROCESS, 0) < 10 {
-            libc::setpriority(libc::PRIO_PROCESS, 0, 10);
-        }
+    // Only ever lowered: on Linux a thread already nicer than 10 (the app started with `nice`)
+    // stays so; as root, setting nice 10 would raise it.
+    #[cfg(target_os = "linux")]
+    // SAFETY: getpriority reads none of our memory; PRIO_PROCESS with id 0 is the calling thread
+    // on Linux (nice is per thread).
+    if unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) } >= 10 {
+        return;
+    }
+    if let Ok(p) = thread_priority::ThreadPriorityValue::try_from(READING_PRIORITY) {
+        // A failure leaves the priority as it was.
+        let _ = thread_priority::set_current_thread_priority(thread_priority::ThreadPriority::Crossplatform(p));
     }
 }
-
-#[cfg(not(target_os = "linux"))]
-fn lower_priority() {}
 
 /// Keeps the memory a followed log's revision frees for the next one: set once, when Follow first
 /// goes on, for the app's life. Each revision copies the engine's context (`Live::snapshot`) and

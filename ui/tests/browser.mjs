@@ -268,7 +268,7 @@ export async function mockIpc(page, { report, build, files, launch, hits, droppe
       };
       window.__ipcCalls = [];
       const commands = {
-        engine_info: () => ({ version: "0.1.0", formats: [] }),
+        engine_info: () => ({ version: "0.1.0", commit: "", formats: [] }),
         launch_paths: () => launch,
         found_logs: () => [],
         open_sample: open,

@@ -32,7 +32,8 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(
     name = "arbor",
-    version = arbor_core::VERSION,
+    // The workspace version and the commit it was built from (build.rs).
+    version = env!("ARBOR_LONG_VERSION"),
     about = "Inspect the saved session logs of AI agent harnesses: the delegation tree, replies and findings",
     arg_required_else_help = true,
     after_help = "Exit status: 0 when the input was read; `arbor check` 1 when a finding fails the check; \
@@ -262,6 +263,25 @@ enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// Write every shell's completion script, or the man pages, into a folder (for packagers:
+    /// scripts/package)
+    #[command(hide = true)]
+    Generate {
+        #[arg(value_enum)]
+        what: Generated,
+        /// The folder to write into (made when missing)
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+    },
+}
+
+/// What `arbor generate` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Generated {
+    /// arbor.bash, _arbor (zsh), arbor.fish, _arbor.ps1 (PowerShell), arbor.elv (Elvish)
+    Completions,
+    /// arbor.1 and a page for each command (arbor-analyze.1, …)
+    Man,
 }
 
 /// Many independent sessions at once (`batch`).
@@ -404,7 +424,27 @@ fn main() -> ExitCode {
             clap_complete::generate(shell, &mut Cli::command(), "arbor", &mut std::io::stdout());
             ExitCode::SUCCESS
         }
+        Command::Generate { what, dir } => match generate(what, &dir) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail(&format!("cannot write into {}: {e}", dir.display())),
+        },
     }
+}
+
+/// The completion scripts or man pages the packages install, written into `dir`.
+fn generate(what: Generated, dir: &std::path::Path) -> std::io::Result<()> {
+    use clap_complete::Shell;
+    std::fs::create_dir_all(dir)?;
+    let mut cli = Cli::command();
+    match what {
+        Generated::Completions => {
+            for shell in [Shell::Bash, Shell::Zsh, Shell::Fish, Shell::PowerShell, Shell::Elvish] {
+                clap_complete::generate_to(shell, &mut cli, "arbor", dir)?;
+            }
+        }
+        Generated::Man => clap_mangen::generate_to(cli, dir)?,
+    }
+    Ok(())
 }
 
 fn print_explanation(code: Option<&str>, markdown: bool, json: bool) -> ExitCode {

@@ -80,7 +80,18 @@ fn argument_errors_are_clap_errors_and_exit_two() {
 #[test]
 fn every_command_has_help_and_the_version_is_arbor_and_its_version() {
     let out = arbor(&["--version"]);
-    assert_eq!((out.status.code(), text(&out.stdout)), (Some(0), format!("arbor {}\n", arbor_core::VERSION)));
+    assert_eq!((out.status.code(), text(&out.stdout)), (Some(0), format!("arbor {}\n", env!("ARBOR_LONG_VERSION"))));
+    // The workspace version, then the commit when the build could know it (build/commit.rs).
+    let commit = env!("ARBOR_COMMIT");
+    let want =
+        if commit.is_empty() { arbor_core::VERSION.to_owned() } else { format!("{} ({commit})", arbor_core::VERSION) };
+    assert_eq!(env!("ARBOR_LONG_VERSION"), want);
+    let head = std::process::Command::new("git").args(["rev-parse", "--short", "HEAD"]).output().ok();
+    if let Some(head) = head.filter(|h| h.status.success()) {
+        if std::env::var_os("ARBOR_COMMIT").is_none() {
+            assert_eq!(commit, text(&head.stdout).trim(), "the commit is git's HEAD");
+        }
+    }
     let out = arbor(&["--help"]);
     for cmd in ["analyze", "check", "explain", "completions"] {
         assert!(text(&out.stdout).contains(&format!("\n  {cmd} ")), "{cmd} missing from --help");
@@ -112,6 +123,38 @@ fn completions_are_scripts_for_each_shell_that_know_the_commands_and_options() {
             assert!(script.contains(word), "{shell} completion lacks {word}");
         }
     }
+}
+
+#[test]
+fn generate_writes_what_the_packages_install_completions_and_man_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let completions = dir.path().join("completions");
+    let out = arbor(&["generate", "completions", completions.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    for (file, marker) in
+        [("arbor.bash", "complete -F"), ("_arbor", "#compdef arbor"), ("arbor.fish", "complete -c arbor")]
+    {
+        let script = std::fs::read_to_string(completions.join(file)).unwrap();
+        assert!(script.contains(marker), "{file}: no `{marker}`");
+        // The same script `arbor completions SHELL` prints.
+        let shell = match file {
+            "arbor.bash" => "bash",
+            "_arbor" => "zsh",
+            _ => "fish",
+        };
+        assert_eq!(script, text(&arbor(&["completions", shell]).stdout), "{file}");
+    }
+    let man = dir.path().join("man");
+    let out = arbor(&["generate", "man", man.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let page = std::fs::read_to_string(man.join("arbor.1")).unwrap();
+    assert!(page.contains(".TH arbor 1"), "{page}");
+    assert!(page.contains(env!("ARBOR_LONG_VERSION")), "the page names the version: {page}");
+    for cmd in ["analyze", "check", "explain", "watch", "export"] {
+        assert!(man.join(format!("arbor-{cmd}.1")).is_file(), "no page for {cmd}");
+    }
+    // The packagers' command stays out of --help.
+    assert!(!text(&arbor(&["--help"]).stdout).contains("generate"));
 }
 
 #[test]

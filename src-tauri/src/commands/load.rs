@@ -21,10 +21,12 @@ use crate::open::{lock, CommandError, LoadEvent, Open};
 use crate::places::{self, FoundLog};
 use crate::settings::SettingsSlot;
 
-/// What the first screen shows: the engine's version and the formats it reads.
+/// What the first screen shows: the engine's version, the commit the app was built from (empty
+/// when the build could not know it: build/commit.rs) and the formats it reads.
 #[derive(Debug, Clone, Serialize, TS)]
 pub struct EngineInfo {
     pub version: &'static str,
+    pub commit: &'static str,
     pub formats: &'static [arbor_core::FormatInfo],
 }
 
@@ -184,7 +186,7 @@ async fn load_into(
 /// The engine's version and the formats it reads.
 #[tauri::command]
 pub fn engine_info() -> EngineInfo {
-    EngineInfo { version: arbor_core::VERSION, formats: arbor_core::FORMATS }
+    EngineInfo { version: arbor_core::VERSION, commit: env!("ARBOR_COMMIT"), formats: arbor_core::FORMATS }
 }
 
 /// The paths the app was started with; empty when it should open the sample.

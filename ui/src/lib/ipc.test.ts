@@ -11,7 +11,7 @@ describe("engineInfo", () => {
     mockIPC((cmd, args) => {
       seen.push([cmd, args]);
       if (cmd === "engine_info") {
-        return { version: "9.9.9", formats: [{ id: "dsh-rpc", description: "d" }] };
+        return { version: "9.9.9", commit: "abc1234", formats: [{ id: "dsh-rpc", description: "d" }] };
       }
       throw new Error(`unexpected command ${cmd}`);
     });

@@ -24,7 +24,8 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Seen {
     len: u64,
-    /// The file's identity (device and inode on Unix); a replaced file has a new one.
+    /// The file's identity (device and inode on Unix, volume serial number and file index on
+    /// Windows); a replaced file has a new one.
     id: (u64, u64),
     compressed: bool,
 }
@@ -36,11 +37,17 @@ fn seen(path: &Path) -> Option<Seen> {
         use std::os::unix::fs::MetadataExt;
         (m.dev(), m.ino())
     };
-    #[cfg(not(unix))]
-    let id = (
-        0,
-        m.created().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos() as u64),
-    );
+    // NTFS's 64-bit file index carries a sequence number that changes when its record is used for
+    // another file, so a file deleted and made again at its path has a new one; a creation time
+    // would not do (NTFS gives a file made again under a deleted one's name within 15 s the old
+    // file's creation time: "file system tunneling"). The file is open only while this is read.
+    #[cfg(windows)]
+    let id = {
+        let info = winapi_util::file::information(std::fs::File::open(path).ok()?).ok()?;
+        (info.volume_serial_number(), info.file_index())
+    };
+    #[cfg(not(any(unix, windows)))]
+    let id = (0, 0);
     Some(Seen { len: m.len(), id, compressed: reader::is_zstd(path) })
 }
 

@@ -4,7 +4,7 @@
 import type { FormatInfo, Progress } from "./engine";
 import type { Summary } from "./view";
 
-export type EngineInfo = { version: string, formats: Array<FormatInfo>, };
+export type EngineInfo = { version: string, commit: string, formats: Array<FormatInfo>, };
 
 export type CommandError = { code: string, message: string, };
 
