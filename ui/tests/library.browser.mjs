@@ -56,9 +56,16 @@ const HITS = [
   },
 ];
 
+const u = (input, output, cache_read, cache_write, cost) => ({ input, output, cache_read, cache_write, cost });
+// What library_usage answers by day: oldest first, as the engine sorts keys.
+const USAGE = [
+  { key: "2025-09-03", sessions: 1, usage: u(1140, 56525, 4075332, 198421, 2.82) },
+  { key: "2025-12-09", sessions: 2, usage: u(1000, 6000, 100000, 20000, 0.07) },
+];
+
 await browserTest("library browser test", async ({ ui, newPage }) => {
   const page = await newPage({ viewport: { width: 1280, height: 800 }, colorScheme: "light" });
-  await mockIpc(page, { report: transcriptReport(4), launch: [], answers: { library_sessions: { sessions: SESSIONS, notice: null }, library_search: HITS } });
+  await mockIpc(page, { report: transcriptReport(4), launch: [], answers: { library_sessions: { sessions: SESSIONS, notice: null }, library_search: HITS, library_usage: USAGE } });
   await page.goto(ui.url);
   await page.getByTestId("sessions").click();
   await page.getByTestId("library-open").click();
@@ -84,6 +91,19 @@ await browserTest("library browser test", async ({ ui, newPage }) => {
   assert.equal(await page.getByTestId("sort-tokens").getAttribute("aria-sort"), "descending");
   mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: resolve(SHOTS, "library-light.png") });
+
+  // Usage by day: the report's lines newest first, each with its bar against the largest, a total.
+  await page.getByTestId("library-mode").selectOption("daily");
+  await page.getByTestId("usage-line").first().waitFor();
+  const lines = (await page.getByTestId("usage-line").allTextContents()).map((t) => t.replace(/\s+/g, " ").trim());
+  assert.deepEqual(lines, ["2025-12-09 2 127.0K $0.07", "2025-09-03 1 4.3M $2.82"]);
+  const widths = await page.locator("[data-testid=usage-line] .fill").evaluateAll((els) => els.map((e) => e.style.width));
+  assert.equal(parseFloat(widths[1]), 100);
+  assert.ok(parseFloat(widths[0]) > 2 && parseFloat(widths[0]) < 4, widths[0]);
+  assert.deepEqual((await page.evaluate(() => window.__ipcCalls.filter(([c]) => c === "library_usage").map(([, a]) => a))).at(-1), { by: "daily" });
+  await page.screenshot({ path: resolve(SHOTS, "library-usage-light.png") });
+  await page.getByTestId("library-mode").selectOption("sessions");
+  await page.getByTestId("library-row").first().waitFor();
 
   // The search box searches the transcripts; the hits show their place, matches marked, markup as text.
   await page.getByLabel("Search every transcript").fill("hoge.py");

@@ -128,7 +128,6 @@ impl ChangesPage {
 }
 
 impl Analysis {
-
     fn session_edits(&self, index: &Index, out: &mut Vec<Edit>) {
         let first = out.len();
         // Call id → the edits its call made, to be marked applied or not by its result.
