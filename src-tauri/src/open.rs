@@ -79,6 +79,9 @@ pub struct Followed {
     pub summary: Summary,
 }
 
+/// The edits of a subtree (`None`: the whole log), as the Changes tab pages through them.
+type KeptEdits = (Option<String>, Arc<Vec<arbor_core::changes::Edit>>);
+
 /// A log that is open: its analysis (the files it was read from, its records) and its view, and
 /// the paths it was opened with (what Follow watches).
 pub struct Open {
@@ -92,7 +95,7 @@ pub struct Open {
     transcript: Mutex<Option<(String, Arc<TranscriptIndex>)>>,
     /// The edits of the subtree last shown in the Changes tab (`None` key: the whole log): read
     /// back from the transcripts once, kept while its pages are asked for.
-    changes: Mutex<Option<(Option<String>, Arc<Vec<arbor_core::changes::Edit>>)>>,
+    changes: Mutex<Option<KeptEdits>>,
     /// What following it goes on from (`engine::load_to_follow`), until Follow takes it: kept
     /// for a log written in the last minutes (Follow's default), and given back when Follow
     /// stops, so that turning it on reads only what was appended since.
