@@ -106,5 +106,33 @@ fn config() -> Criterion {
     Criterion::default().warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3))
 }
 
-criterion_group! { name = benches; config = config(); targets = stages }
+/// The scan for the end of a run of JSON string text over every line of each log, as x86_64 runs
+/// it (SSE2) and as every other CPU does (`string_special_portable`, 8 bytes a word): what the
+/// engine's fallback path costs on Apple Silicon, measured here where both run.
+fn string_scan(c: &mut Criterion) {
+    use arbor_core::text::json::{string_special, string_special_portable};
+    fn walk(lines: &[&[u8]], scan: fn(&[u8], usize) -> usize) -> usize {
+        let mut stops = 0;
+        for l in lines {
+            let mut i = 0;
+            while i < l.len() {
+                i = scan(l, i) + 1;
+                stops += 1;
+            }
+        }
+        stops
+    }
+    for format in Format::ALL {
+        let data = std::fs::read(log(format)).unwrap();
+        let lines = split(&data);
+        assert_eq!(walk(&lines, string_special), walk(&lines, string_special_portable));
+        let mut g = c.benchmark_group(format!("string_scan/{}", format.id()));
+        g.throughput(Throughput::Bytes(data.len() as u64));
+        g.bench_function("sse2", |b| b.iter(|| walk(black_box(&lines), string_special)));
+        g.bench_function("portable", |b| b.iter(|| walk(black_box(&lines), string_special_portable)));
+        g.finish();
+    }
+}
+
+criterion_group! { name = benches; config = config(); targets = stages, string_scan }
 criterion_main!(benches);

@@ -11,7 +11,7 @@ use base64::Engine as _;
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use sha2::Digest as _;
 
-use super::words::{clock, facts, kind_name, main_argument, shown_text, usage_line, Head, Out, Render};
+use super::words::{facts, shown_text, usage_line, Head, Meta, Out, Render};
 use crate::outputs::report_parts::DiagnosticRef;
 use crate::transcript::{Part, PartKind, Row};
 
@@ -154,36 +154,26 @@ pub(crate) fn markdown(text: &str) -> String {
 }
 
 fn meta(row: &Row, part: &Part) -> String {
-    let mut m = format!("<div class=\"meta\"><span class=\"who\">{}</span>", kind_name(part.kind));
-    let mut name = |s: &str| m.push_str(&format!(" <code>{}</code>", escape(s)));
-    match part.kind {
-        PartKind::ToolCall | PartKind::ToolResult => part.tool.as_deref().into_iter().for_each(&mut name),
-        PartKind::Spawn | PartKind::Received => part.child.as_deref().into_iter().for_each(&mut name),
-        PartKind::Usage => part.model.as_deref().into_iter().for_each(&mut name),
-        PartKind::Image => {
-            if let Some(media) = &part.media {
-                name(media.media_type.as_deref().unwrap_or("type unknown"));
-                if let Some(b) = media.bytes {
-                    m.push_str(&format!(" <span>{b} bytes</span>"));
-                }
-            }
-        }
-        _ => {}
+    let f = Meta::of(row, part);
+    let mut m = format!("<div class=\"meta\"><span class=\"who\">{}</span>", f.who);
+    if let Some(n) = &f.name {
+        m.push_str(&format!(" <code>{}</code>", escape(n)));
     }
-    if part.is_error == Some(true) {
+    if let Some(b) = f.bytes {
+        m.push_str(&format!(" <span>{b} bytes</span>"));
+    }
+    if f.error {
         m.push_str(" <span class=\"err\">error</span>");
     }
-    if part.kind == PartKind::ToolCall {
-        if let Some(arg) = main_argument(part) {
-            m.push_str(&format!(" <span class=\"arg\">{}</span>", escape(&arg)));
-        }
+    if let Some(arg) = &f.argument {
+        m.push_str(&format!(" <span class=\"arg\">{}</span>", escape(arg)));
     }
-    m.push_str(&format!(" <code>{}:{}</code>", escape(&row.at.file), row.at.line));
-    if let Some(t) = clock(row.time) {
+    m.push_str(&format!(" <code>{}</code>", escape(&f.place)));
+    if let Some(t) = &f.time {
         m.push_str(&format!(" <time>{t}</time>"));
     }
-    if let Some(u) = &part.usage {
-        m.push_str(&format!(" <span>tokens {}</span>", escape(&usage_line(u))));
+    if let Some(t) = &f.tokens {
+        m.push_str(&format!(" <span>tokens {}</span>", escape(t)));
     }
     m.push_str("</div>");
     m

@@ -4,7 +4,7 @@
 
 use std::io;
 
-use super::words::{clock, facts, kind_name, main_argument, shown_text, usage_line, Head, Out, Render};
+use super::words::{facts, shown_text, usage_line, Head, Meta, Out, Render};
 use crate::outputs::report_parts::DiagnosticRef;
 use crate::transcript::{Part, PartKind, Row};
 
@@ -110,53 +110,29 @@ fn escape_outside_spans(line: &str, out: &mut String) {
 
 /// The line of facts above an item: what it is, its place and time, its tokens.
 fn meta(row: &Row, part: &Part) -> String {
-    let mut m = format!("**{}**", kind_name(part.kind));
-    match part.kind {
-        PartKind::ToolCall | PartKind::ToolResult => {
-            if let Some(t) = &part.tool {
-                m.push(' ');
-                m.push_str(&code(t));
-            }
-        }
-        PartKind::Spawn | PartKind::Received => {
-            if let Some(c) = &part.child {
-                m.push(' ');
-                m.push_str(&code(c));
-            }
-        }
-        PartKind::Usage => {
-            if let Some(model) = &part.model {
-                m.push(' ');
-                m.push_str(&code(model));
-            }
-        }
-        PartKind::Image => {
-            if let Some(media) = &part.media {
-                m.push(' ');
-                m.push_str(&code(media.media_type.as_deref().unwrap_or("type unknown")));
-                if let Some(b) = media.bytes {
-                    m.push_str(&format!(", {b} bytes"));
-                }
-            }
-        }
-        _ => {}
+    let f = Meta::of(row, part);
+    let mut m = format!("**{}**", f.who);
+    if let Some(n) = &f.name {
+        m.push(' ');
+        m.push_str(&code(n));
     }
-    if part.is_error == Some(true) {
+    if let Some(b) = f.bytes {
+        m.push_str(&format!(", {b} bytes"));
+    }
+    if f.error {
         m.push_str(" **(error)**");
     }
-    if part.kind == PartKind::ToolCall {
-        if let Some(arg) = main_argument(part) {
-            m.push_str(" · ");
-            m.push_str(&code(&arg));
-        }
+    if let Some(arg) = &f.argument {
+        m.push_str(" · ");
+        m.push_str(&code(arg));
     }
     m.push_str(" · ");
-    m.push_str(&code(&format!("{}:{}", row.at.file, row.at.line)));
-    if let Some(t) = clock(row.time) {
+    m.push_str(&code(&f.place));
+    if let Some(t) = &f.time {
         m.push_str(&format!(" · {t}"));
     }
-    if let Some(u) = &part.usage {
-        m.push_str(&format!(" · tokens {}", usage_line(u)));
+    if let Some(t) = &f.tokens {
+        m.push_str(&format!(" · tokens {t}"));
     }
     m.push_str("\n\n");
     m

@@ -231,3 +231,41 @@ pub(crate) fn severity(s: crate::report::Severity) -> &'static str {
         crate::report::Severity::Info => "info",
     }
 }
+
+/// What the line above an item says, in the order both styles show it: what it is, the name it
+/// is about (a tool, a child, a model, an image's type), its size, whether it failed, a tool
+/// call's main argument, its place, its time of day and its tokens.
+pub(crate) struct Meta {
+    pub who: &'static str,
+    pub name: Option<String>,
+    pub bytes: Option<u64>,
+    pub error: bool,
+    pub argument: Option<String>,
+    pub place: String,
+    pub time: Option<String>,
+    pub tokens: Option<String>,
+}
+
+impl Meta {
+    pub fn of(row: &Row, part: &Part) -> Meta {
+        let name = match part.kind {
+            PartKind::ToolCall | PartKind::ToolResult => part.tool.clone(),
+            PartKind::Spawn | PartKind::Received => part.child.clone(),
+            PartKind::Usage => part.model.clone(),
+            PartKind::Image => {
+                part.media.as_ref().map(|m| m.media_type.clone().unwrap_or_else(|| "type unknown".to_owned()))
+            }
+            _ => None,
+        };
+        Meta {
+            who: kind_name(part.kind),
+            name,
+            bytes: part.media.as_ref().and_then(|m| m.bytes).filter(|_| part.kind == PartKind::Image),
+            error: part.is_error == Some(true),
+            argument: (part.kind == PartKind::ToolCall).then(|| main_argument(part)).flatten(),
+            place: format!("{}:{}", row.at.file, row.at.line),
+            time: clock(row.time),
+            tokens: part.usage.as_ref().map(usage_line),
+        }
+    }
+}
