@@ -10,6 +10,7 @@
 mod batch;
 mod changes;
 mod check;
+mod diff;
 mod export;
 mod github;
 mod junit;
@@ -118,6 +119,37 @@ enum Command {
         /// Log files or folders (folders are read recursively)
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
+    },
+    /// Compare two runs: their delegation trees aligned root to root and child to child, each
+    /// pair's deltas (duration, turns, steps, tool calls, tokens, cost, outcome, findings), the
+    /// sessions on one side only, totals, and the first place their conversations part (SPEC 6.3)
+    #[command(after_help = "Sub-agents are aligned in order of spawn by what each is: its label (agent type), else \
+                            the text of its task. A conversation is compared item by item: prompts, replies, and tool \
+                            calls by name and arguments (JSON arguments whatever the order of their keys; whitespace \
+                            folded); tool results and reasoning are not compared.\n\n\
+                            Exit status: 0 when the runs are the same by every measure not ignored (\"this change made \
+                            no difference\"); 1 when they differ; 2 when a path cannot be read, a session is not \
+                            found, or the arguments are wrong.")]
+    Diff {
+        /// Print the comparison as one JSON object: `a`, `b`, `same`, `pairs` (each `a`, `b`, a
+        /// session id or null, `delta` and `divergence`), `divergence`, `totals`, `ignored`
+        #[arg(long)]
+        json: bool,
+        /// The root session of A, where A holds several
+        #[arg(long, value_name = "ID")]
+        session_a: Option<String>,
+        /// The root session of B, where B holds several
+        #[arg(long, value_name = "ID")]
+        session_b: Option<String>,
+        /// A measure left out of whether the runs are the same (it is still shown); repeatable
+        #[arg(long, value_enum, value_name = "MEASURE")]
+        ignore: Vec<DiffMeasure>,
+        /// The first run: a log file or folder
+        #[arg(value_name = "A")]
+        a: PathBuf,
+        /// The second run: a log file or folder
+        #[arg(value_name = "B")]
+        b: PathBuf,
     },
     /// Follow logs as they are written: print findings as they are found (and, with --json, new
     /// sessions, settled runs and ended turns), then exit as `check` does
@@ -298,6 +330,41 @@ struct Each {
     jobs: Option<usize>,
 }
 
+/// A measure `arbor diff --ignore` leaves out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum DiffMeasure {
+    Duration,
+    Turns,
+    Steps,
+    ToolCalls,
+    Tokens,
+    Cost,
+    Outcome,
+    Findings,
+    /// Where the conversations part
+    Conversation,
+    /// Sessions on one side only
+    Sessions,
+}
+
+impl DiffMeasure {
+    fn measure(self) -> arbor_core::outputs::compare::Measure {
+        use arbor_core::outputs::compare::Measure as M;
+        match self {
+            DiffMeasure::Duration => M::Duration,
+            DiffMeasure::Turns => M::Turns,
+            DiffMeasure::Steps => M::Steps,
+            DiffMeasure::ToolCalls => M::ToolCalls,
+            DiffMeasure::Tokens => M::Tokens,
+            DiffMeasure::Cost => M::Cost,
+            DiffMeasure::Outcome => M::Outcome,
+            DiffMeasure::Findings => M::Findings,
+            DiffMeasure::Conversation => M::Conversation,
+            DiffMeasure::Sessions => M::Sessions,
+        }
+    }
+}
+
 /// Where a shared session's sub-agents go (`arbor export --subagents`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum ShareSubagents {
@@ -370,6 +437,14 @@ fn main() -> ExitCode {
         }
         Command::Transcript { session, json, width, paths } => transcript::print(&paths, &session, json, width),
         Command::Changes { session, json, patch, paths } => changes::print(&paths, session.as_deref(), json, patch),
+        Command::Diff { json, session_a, session_b, ignore, a, b } => diff::run(diff::Args {
+            a: &a,
+            b: &b,
+            session_a: session_a.as_deref(),
+            session_b: session_b.as_deref(),
+            json,
+            ignore: ignore.into_iter().map(DiffMeasure::measure).collect(),
+        }),
         Command::Watch { json, idle, fail_on, paths } => watch::run(&paths, json, idle, fail_on),
         Command::Export { markdown, html, session, subagents, reasoning, paths, .. }
             if markdown.is_some() || html.is_some() =>

@@ -1,0 +1,906 @@
+//! Comparing two runs (SPEC 6.3): the two delegation trees aligned root to root, then child to
+//! child in order of spawn by what each agent is (its label, else its task's text); each aligned
+//! pair with its deltas (duration, turns, steps, tool calls by tool name, tokens by kind, cost,
+//! outcome, findings by code); sessions only on one side; totals; and the **divergence**, the
+//! first item where an aligned pair's conversations differ (a prompt, a tool call's name or
+//! arguments, a reply), with both places.
+//!
+//! Each side is a plain value here: the report its analysis gives (`Analysis::report`) for the
+//! measures, and its transcripts read back a page at a time for the conversations, each item kept
+//! only as a fingerprint (its kind, tool and a hash of its text) until the divergence is found and
+//! its two places read back. The two sides are read back on two threads.
+
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
+
+use crate::analysis::Analysis;
+use crate::intern::HashMap;
+use crate::report::{Outcome, Place, Report, Usage};
+use crate::transcript::{Index, PartKind};
+
+/// A measure a comparison may leave out of whether two runs are the same (`--ignore`): it is
+/// still reported, but a difference in it does not make the runs differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum Measure {
+    Duration,
+    Turns,
+    Steps,
+    ToolCalls,
+    Tokens,
+    Cost,
+    Outcome,
+    Findings,
+    /// The conversations (a divergence).
+    Conversation,
+    /// Sessions on one side only.
+    Sessions,
+}
+
+impl Measure {
+    pub const ALL: [Measure; 10] = [
+        Measure::Duration,
+        Measure::Turns,
+        Measure::Steps,
+        Measure::ToolCalls,
+        Measure::Tokens,
+        Measure::Cost,
+        Measure::Outcome,
+        Measure::Findings,
+        Measure::Conversation,
+        Measure::Sessions,
+    ];
+
+    /// Its name in the JSON (`differs`) and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Measure::Duration => "duration",
+            Measure::Turns => "turns",
+            Measure::Steps => "steps",
+            Measure::ToolCalls => "tool-calls",
+            Measure::Tokens => "tokens",
+            Measure::Cost => "cost",
+            Measure::Outcome => "outcome",
+            Measure::Findings => "findings",
+            Measure::Conversation => "conversation",
+            Measure::Sessions => "sessions",
+        }
+    }
+}
+
+/// A count on both sides (`null` on a side the session is not on) and B's change over A's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+pub struct Count {
+    #[ts(type = "number | null")]
+    pub a: Option<u64>,
+    #[ts(type = "number | null")]
+    pub b: Option<u64>,
+    #[ts(type = "number")]
+    pub change: i64,
+}
+
+impl Count {
+    fn of(a: Option<u64>, b: Option<u64>) -> Count {
+        Count { a, b, change: b.unwrap_or(0) as i64 - a.unwrap_or(0) as i64 }
+    }
+
+    fn differs(&self) -> bool {
+        self.change != 0
+    }
+}
+
+/// An amount (seconds, dollars) on both sides, B's change over A's, and that change as a fraction
+/// of A's (`0.18`: 18 % more), when both sides have one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, ts_rs::TS)]
+pub struct Amount {
+    pub a: Option<f64>,
+    pub b: Option<f64>,
+    pub change: Option<f64>,
+    pub ratio: Option<f64>,
+}
+
+impl Amount {
+    fn of(a: Option<f64>, b: Option<f64>) -> Amount {
+        let change = match (a, b) {
+            (Some(x), Some(y)) => Some(y - x),
+            _ => None,
+        };
+        let ratio = match (a, change) {
+            (Some(x), Some(c)) if x != 0.0 => Some(c / x),
+            _ => None,
+        };
+        Amount { a, b, change, ratio }
+    }
+
+    fn differs(&self) -> bool {
+        match (self.a, self.b) {
+            (Some(x), Some(y)) => (x - y).abs() > 1e-9 * x.abs().max(y.abs()).max(1.0),
+            (None, None) => false,
+            _ => true,
+        }
+    }
+}
+
+/// Tokens by kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+pub struct Tokens {
+    pub input: Count,
+    pub output: Count,
+    pub cache_read: Count,
+    pub cache_write: Count,
+}
+
+impl Tokens {
+    fn differs(&self) -> bool {
+        [self.input, self.output, self.cache_read, self.cache_write].iter().any(Count::differs)
+    }
+}
+
+/// The two outcomes (the last run's).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+pub struct Outcomes {
+    pub a: Option<Outcome>,
+    pub b: Option<Outcome>,
+}
+
+/// What changed from A to B, measure by measure.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, ts_rs::TS)]
+pub struct Delta {
+    /// Seconds from the first to the last time the session's records carry.
+    pub duration: Amount,
+    pub turns: Count,
+    pub steps: Count,
+    /// By tool name, every tool either side called.
+    pub tool_calls: BTreeMap<String, Count>,
+    pub tokens: Tokens,
+    /// US dollars, where the prices of every model are known.
+    pub cost: Amount,
+    pub outcome: Outcomes,
+    /// By finding code, every code either side has.
+    pub findings: BTreeMap<String, Count>,
+    /// The measures that differ (those a comparison ignores left out).
+    pub differs: Vec<Measure>,
+}
+
+/// One item of a conversation, at its place.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
+pub struct ItemAt {
+    pub session: String,
+    /// Its row in the session's transcript.
+    pub row: u32,
+    pub at: Place,
+    pub kind: PartKind,
+    pub tool: Option<String>,
+    /// Its text, cut to `EXCERPT` characters (`cut` then).
+    pub text: String,
+    pub cut: bool,
+}
+
+/// Where two conversations part.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
+pub struct Divergence {
+    /// The pair (an index into `pairs`).
+    pub pair: u32,
+    /// What differs: `prompt`, `reply`, `tool` (a tool call's name), `arguments` (its
+    /// arguments), `task` (a spawn's task), `kind` (one side has another kind of item there), or
+    /// `ended` (one side's conversation ends there: its place is `null`).
+    pub what: &'static str,
+    /// The item on each side: the `n`th compared item of each conversation.
+    pub a: Option<ItemAt>,
+    pub b: Option<ItemAt>,
+    /// How many items both conversations had the same before it.
+    pub same_before: u32,
+}
+
+/// One aligned pair of sessions, or a session on one side alone.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
+pub struct Pair {
+    pub a: Option<String>,
+    pub b: Option<String>,
+    /// The pair its sessions are sub-agents of (an index into `pairs`).
+    pub parent: Option<u32>,
+    pub depth: u32,
+    /// What the agent is: the label, else the beginning of its task.
+    pub label: Option<String>,
+    pub delta: Delta,
+    /// Where the two conversations part (a pair of two sessions only).
+    pub divergence: Option<Divergence>,
+}
+
+/// What a side of a comparison is.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
+pub struct RunInfo {
+    pub root: String,
+    pub title: Option<String>,
+    pub format: Option<String>,
+    pub files: Vec<String>,
+    pub sessions: u32,
+}
+
+/// Two runs compared (SPEC 6.3; `arbor diff --json`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
+pub struct Comparison {
+    pub a: RunInfo,
+    pub b: RunInfo,
+    /// The runs are the same by every measure not ignored.
+    pub same: bool,
+    /// Root first, then each pair's sub-agents after it, in order of spawn.
+    pub pairs: Vec<Pair>,
+    /// The first divergence in `pairs`' order.
+    pub divergence: Option<Divergence>,
+    /// The two whole trees: durations of the roots, every other measure summed over the sessions.
+    pub totals: Delta,
+    /// The measures left out of `same` and `differs`.
+    pub ignored: Vec<Measure>,
+}
+
+/// Characters of an item's text a divergence shows.
+pub const EXCERPT: usize = 400;
+
+/// Rows read back at a time.
+const PAGE: u32 = 512;
+
+/// A compared item's fingerprint: what it is and a hash of what it says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Print {
+    kind: PartKind,
+    /// The tool's name, a hash of it (`0`: none).
+    tool: u64,
+    text: u64,
+    row: u32,
+    part: u16,
+}
+
+/// What one session is, for the comparison.
+#[derive(Debug, Default)]
+struct Facts {
+    id: String,
+    parent: Option<usize>,
+    label: Option<String>,
+    /// The task it was given: its spawn's text, else its first prompt (whitespace folded, cut).
+    task: Option<String>,
+    /// When its parent spawned it (the spawn's row in the parent), for the order of children.
+    spawned_at: Option<u32>,
+    report_order: usize,
+    start: Option<f64>,
+    end: Option<f64>,
+    turns: u64,
+    steps: u64,
+    tools: BTreeMap<String, u64>,
+    usage: Usage,
+    cost: Option<f64>,
+    outcome: Option<Outcome>,
+    findings: BTreeMap<String, u64>,
+    prints: Vec<Print>,
+    children: Vec<usize>,
+}
+
+/// One side: its analysis, its report and its sessions' facts (the root's subtree).
+struct Side<'a> {
+    analysis: &'a Analysis,
+    report: Report,
+    facts: Vec<Facts>,
+    indexes: HashMap<&'a str, Index>,
+}
+
+fn hash_of(x: &impl Hash) -> u64 {
+    let mut h = std::hash::DefaultHasher::new();
+    x.hash(&mut h);
+    h.finish()
+}
+
+/// A JSON value's hash with object keys in order, whatever order the log wrote them in.
+fn hash_json(v: &serde_json::Value, h: &mut impl Hasher) {
+    use serde_json::Value;
+    match v {
+        Value::Null => 0u8.hash(h),
+        Value::Bool(b) => (1u8, b).hash(h),
+        Value::Number(n) => (2u8, n.to_string()).hash(h),
+        Value::String(s) => (3u8, s).hash(h),
+        Value::Array(a) => {
+            (4u8, a.len()).hash(h);
+            a.iter().for_each(|x| hash_json(x, h));
+        }
+        Value::Object(o) => {
+            (5u8, o.len()).hash(h);
+            let mut keys: Vec<&String> = o.keys().collect();
+            keys.sort_unstable();
+            for k in keys {
+                k.hash(h);
+                hash_json(&o[k], h);
+            }
+        }
+    }
+}
+
+/// The words of a text, whitespace folded: two runs that wrap a text otherwise say the same.
+fn folded(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for w in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out
+}
+
+fn text_print(kind: PartKind, text: &str, json: bool) -> u64 {
+    let mut h = std::hash::DefaultHasher::new();
+    if json {
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(text) {
+            hash_json(&v, &mut h);
+            return h.finish();
+        }
+    }
+    let text = if kind == PartKind::Prompt { crate::formats::without_context(text) } else { text };
+    folded(text).hash(&mut h);
+    h.finish()
+}
+
+/// Whether a part is compared: prompts, replies, tool calls (and spawns, which are tool calls).
+fn compared(kind: PartKind) -> bool {
+    matches!(kind, PartKind::Prompt | PartKind::Text | PartKind::ToolCall | PartKind::Spawn)
+}
+
+impl<'a> Side<'a> {
+    fn new(analysis: &'a Analysis, root: &str) -> Option<Side<'a>> {
+        let report = analysis.report();
+        let mut by_id: HashMap<&str, usize> = HashMap::default();
+        for (i, s) in report.sessions.iter().enumerate() {
+            by_id.insert(s.id.as_str(), i);
+        }
+        let &root_ix = by_id.get(root)?;
+        // The root's subtree, each session once, in report order.
+        let mut kids: HashMap<usize, Vec<usize>> = HashMap::default();
+        for (i, s) in report.sessions.iter().enumerate() {
+            if let Some(&p) = s.parent.as_deref().and_then(|p| by_id.get(p)) {
+                if p != i {
+                    kids.entry(p).or_default().push(i);
+                }
+            }
+        }
+        let mut order: Vec<(usize, Option<usize>)> = vec![(root_ix, None)];
+        let mut seen = vec![false; report.sessions.len()];
+        seen[root_ix] = true;
+        let mut at = 0;
+        while at < order.len() {
+            let (s, _) = order[at];
+            for &c in kids.get(&s).into_iter().flatten() {
+                if !seen[c] {
+                    seen[c] = true;
+                    order.push((c, Some(at)));
+                }
+            }
+            at += 1;
+        }
+        let mut facts: Vec<Facts> = order
+            .iter()
+            .map(|&(s, parent)| {
+                let sess = &report.sessions[s];
+                let mut f = Facts {
+                    id: sess.id.clone(),
+                    parent,
+                    label: sess.label.clone().filter(|l| !l.trim().is_empty()),
+                    report_order: s,
+                    outcome: sess.runs.last().map(|r| r.outcome),
+                    ..Facts::default()
+                };
+                let times = sess.runs.iter().flat_map(|r| [r.start_time, r.end_time]).flatten();
+                for t in times.filter(|t| t.is_finite()) {
+                    f.start = Some(f.start.map_or(t, |x: f64| x.min(t)));
+                    f.end = Some(f.end.map_or(t, |x: f64| x.max(t)));
+                }
+                if let Some(u) = &sess.usage {
+                    f.usage = u.clone();
+                    f.cost = u.cost.filter(|_| u.unpriced.is_none());
+                }
+                f
+            })
+            .collect();
+        let children: Vec<(usize, usize)> =
+            facts.iter().enumerate().filter_map(|(i, f)| f.parent.map(|p| (p, i))).collect();
+        for (p, i) in children {
+            facts[p].children.push(i);
+        }
+        let ix: HashMap<String, usize> = facts.iter().enumerate().map(|(i, f)| (f.id.clone(), i)).collect();
+        for t in &report.turns {
+            if let Some(&i) = ix.get(t.session.as_str()) {
+                let f = &mut facts[i];
+                f.turns += 1;
+                f.steps += u64::from(t.steps);
+                for x in [t.start_time, t.end_time].into_iter().flatten().filter(|t| t.is_finite()) {
+                    f.start = Some(f.start.map_or(x, |y| y.min(x)));
+                    f.end = Some(f.end.map_or(x, |y| y.max(x)));
+                }
+            }
+        }
+        for d in &report.diagnostics {
+            if let Some(&i) = d.session.as_deref().and_then(|s| ix.get(s)) {
+                *facts[i].findings.entry(d.code.clone()).or_default() += 1;
+            }
+        }
+        Some(Side { analysis, report, facts, indexes: HashMap::default() })
+    }
+
+    /// Reads back every session's transcript: its items' prints, tool calls, and the tasks its
+    /// spawns gave (to the children they name).
+    fn read_back(&mut self) {
+        let a = self.analysis;
+        self.indexes = a.transcript_indexes();
+        let ix: HashMap<String, usize> = self.facts.iter().enumerate().map(|(i, f)| (f.id.clone(), i)).collect();
+        let mut tasks: Vec<(usize, String, u32)> = Vec::new();
+        for i in 0..self.facts.len() {
+            let Some(index) = self.indexes.get(self.facts[i].id.as_str()) else { continue };
+            let mut from = 0;
+            let mut first_prompt: Option<String> = None;
+            while (from as usize) < index.len() {
+                let page = a.transcript_page(index, from, PAGE, usize::MAX);
+                if page.rows.is_empty() {
+                    break;
+                }
+                for row in &page.rows {
+                    for (k, p) in row.parts.iter().enumerate() {
+                        if !compared(p.kind) {
+                            continue;
+                        }
+                        let f = &mut self.facts[i];
+                        if matches!(p.kind, PartKind::ToolCall | PartKind::Spawn) {
+                            let name = p.tool.clone().unwrap_or_else(|| "(unnamed)".to_owned());
+                            *f.tools.entry(name).or_default() += 1;
+                        }
+                        if p.kind == PartKind::Prompt && first_prompt.is_none() {
+                            first_prompt = Some(task_text(&p.text));
+                        }
+                        if p.kind == PartKind::Spawn {
+                            if let Some(&c) = p.child.as_deref().and_then(|c| ix.get(c)) {
+                                tasks.push((c, task_text(&p.text), row.row));
+                            }
+                        }
+                        f.prints.push(Print {
+                            kind: p.kind,
+                            tool: p.tool.as_ref().map_or(0, hash_of),
+                            text: text_print(p.kind, &p.text, p.json),
+                            row: row.row,
+                            part: k as u16,
+                        });
+                    }
+                }
+                from = page.from + page.rows.len() as u32;
+            }
+            if let Some(t) = first_prompt {
+                self.facts[i].task = Some(t);
+            }
+        }
+        // A spawn's task names what the child is better than its first prompt, which may be the
+        // same text with the harness's framing around it.
+        for (c, task, row) in tasks {
+            if self.facts[c].spawned_at.is_none() {
+                self.facts[c].task = Some(task);
+                self.facts[c].spawned_at = Some(row);
+            }
+        }
+        // Children in order of spawn: their spawns' rows in the parent, else their start, else
+        // the report's order.
+        for i in 0..self.facts.len() {
+            let mut kids = std::mem::take(&mut self.facts[i].children);
+            let facts = &self.facts;
+            kids.sort_by(|&x, &y| {
+                let (fx, fy) = (&facts[x], &facts[y]);
+                let by_spawn = match (fx.spawned_at, fy.spawned_at) {
+                    (Some(p), Some(q)) => p.cmp(&q),
+                    _ => std::cmp::Ordering::Equal,
+                };
+                let by_start = match (fx.start, fy.start) {
+                    (Some(p), Some(q)) => p.total_cmp(&q),
+                    _ => std::cmp::Ordering::Equal,
+                };
+                by_spawn.then(by_start).then(fx.report_order.cmp(&fy.report_order))
+            });
+            self.facts[i].children = kids;
+        }
+    }
+
+    /// The item `print` as a divergence shows it, read back from its line.
+    fn item(&self, f: usize, print: &Print) -> Option<ItemAt> {
+        let facts = &self.facts[f];
+        let index = self.indexes.get(facts.id.as_str())?;
+        let page = self.analysis.transcript_page(index, print.row, 1, EXCERPT);
+        let row = page.rows.into_iter().next()?;
+        let part = row.parts.into_iter().nth(print.part as usize)?;
+        Some(ItemAt {
+            session: facts.id.clone(),
+            row: row.row,
+            at: row.at,
+            kind: part.kind,
+            tool: part.tool,
+            text: part.text,
+            cut: part.cut,
+        })
+    }
+
+    fn info(&self) -> RunInfo {
+        let root = &self.facts[0];
+        let a = self.analysis;
+        let first_file = self
+            .indexes
+            .get(root.id.as_str())
+            .and_then(|i| i.record(0))
+            .and_then(|r| a.cx.file_of(r))
+            .and_then(|f| a.files.get(f as usize));
+        let title = root
+            .label
+            .clone()
+            .or_else(|| first_file.and_then(|info| crate::formats::about_file(&info.path, info.format)));
+        let mut files: Vec<String> = Vec::new();
+        let sessions: crate::intern::HashSet<&str> = self.facts.iter().map(|f| f.id.as_str()).collect();
+        for input in self.report.inputs.iter().filter(|i| i.format != "unknown") {
+            if !files.contains(&input.file) {
+                files.push(input.file.clone());
+            }
+        }
+        // A folder of many sessions: only the files the subtree's rows are in.
+        if self.report.sessions.len() > sessions.len() {
+            let mut used: Vec<u32> = self
+                .facts
+                .iter()
+                .filter_map(|f| self.indexes.get(f.id.as_str()))
+                .flat_map(|i| (0..i.len() as u32).filter_map(|r| i.record(r)).filter_map(|r| a.cx.file_of(r)))
+                .collect();
+            used.sort_unstable();
+            used.dedup();
+            files = used.into_iter().filter_map(|f| a.files.get(f as usize)).map(|f| f.display.clone()).collect();
+        }
+        RunInfo {
+            root: root.id.clone(),
+            title,
+            format: first_file.and_then(|f| f.format).map(|f| f.id.to_owned()),
+            files,
+            sessions: self.facts.len() as u32,
+        }
+    }
+}
+
+/// A task's text as alignment compares it: whitespace folded, context blocks left out, cut.
+fn task_text(text: &str) -> String {
+    let t = folded(crate::formats::without_context(text));
+    match t.char_indices().nth(600) {
+        Some((end, _)) => t[..end].to_owned(),
+        None => t,
+    }
+}
+
+/// Whether two sessions are the same agent: the same label, or the same task; two of which the
+/// logs say neither (a child whose spawn and prompt were not written) pair in order.
+fn same_agent(x: &Facts, y: &Facts) -> bool {
+    let label = matches!((&x.label, &y.label), (Some(p), Some(q)) if p == q);
+    let task = matches!((&x.task, &y.task), (Some(p), Some(q)) if !p.is_empty() && p == q);
+    let unknown = |f: &Facts| f.label.is_none() && f.task.as_deref().is_none_or(str::is_empty);
+    label || task || (unknown(x) && unknown(y))
+}
+
+/// The aligned children: an order-keeping alignment (longest common subsequence) of the two
+/// lists by `same_agent`; what is left stands alone, in place.
+fn align(xs: &[usize], ys: &[usize], same: impl Fn(usize, usize) -> bool) -> Vec<(Option<usize>, Option<usize>)> {
+    let (n, m) = (xs.len(), ys.len());
+    let mut out = Vec::with_capacity(n.max(m));
+    if n.saturating_mul(m) > 4_000_000 {
+        // Too many for the table: in order, each with the next of the other side that matches.
+        let mut j = 0;
+        for &x in xs {
+            match ys[j..].iter().position(|&y| same(x, y)) {
+                Some(k) => {
+                    out.extend(ys[j..j + k].iter().map(|&y| (None, Some(y))));
+                    out.push((Some(x), Some(ys[j + k])));
+                    j += k + 1;
+                }
+                None => out.push((Some(x), None)),
+            }
+        }
+        out.extend(ys[j..].iter().map(|&y| (None, Some(y))));
+        return out;
+    }
+    let mut t = vec![0u32; (n + 1) * (m + 1)];
+    let at = |i: usize, j: usize| i * (m + 1) + j;
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            t[at(i, j)] =
+                if same(xs[i], ys[j]) { t[at(i + 1, j + 1)] + 1 } else { t[at(i + 1, j)].max(t[at(i, j + 1)]) };
+        }
+    }
+    let (mut i, mut j) = (0, 0);
+    while i < n && j < m {
+        if same(xs[i], ys[j]) {
+            out.push((Some(xs[i]), Some(ys[j])));
+            i += 1;
+            j += 1;
+        } else if t[at(i + 1, j)] >= t[at(i, j + 1)] {
+            out.push((Some(xs[i]), None));
+            i += 1;
+        } else {
+            out.push((None, Some(ys[j])));
+            j += 1;
+        }
+    }
+    out.extend(xs[i..].iter().map(|&x| (Some(x), None)));
+    out.extend(ys[j..].iter().map(|&y| (None, Some(y))));
+    out
+}
+
+/// What one side says of a pair's measures (summed over sessions for the totals).
+#[derive(Default)]
+struct Sum {
+    duration: Option<f64>,
+    turns: u64,
+    steps: u64,
+    tools: BTreeMap<String, u64>,
+    usage: Usage,
+    cost: Option<f64>,
+    /// Some session's cost is not known.
+    unknown_cost: bool,
+    outcome: Option<Outcome>,
+    findings: BTreeMap<String, u64>,
+}
+
+impl Sum {
+    fn of(f: &Facts) -> Sum {
+        let mut s = Sum::default();
+        s.add(f);
+        s.duration = match (f.start, f.end) {
+            (Some(a), Some(b)) => Some((b - a) / 1000.0),
+            _ => None,
+        };
+        s.outcome = f.outcome;
+        s
+    }
+
+    fn add(&mut self, f: &Facts) {
+        self.turns += f.turns;
+        self.steps += f.steps;
+        for (k, v) in &f.tools {
+            *self.tools.entry(k.clone()).or_default() += v;
+        }
+        self.usage.input += f.usage.input;
+        self.usage.output += f.usage.output;
+        self.usage.cache_read += f.usage.cache_read;
+        self.usage.cache_write += f.usage.cache_write;
+        match f.cost {
+            Some(c) => self.cost = Some(self.cost.unwrap_or(0.0) + c),
+            None if !f.usage.is_zero() => self.unknown_cost = true,
+            None => {}
+        }
+        for (k, v) in &f.findings {
+            *self.findings.entry(k.clone()).or_default() += v;
+        }
+    }
+
+    fn cost(&self) -> Option<f64> {
+        self.cost.filter(|_| !self.unknown_cost)
+    }
+}
+
+fn counts(a: Option<&BTreeMap<String, u64>>, b: Option<&BTreeMap<String, u64>>) -> BTreeMap<String, Count> {
+    let mut keys: Vec<&String> = a.into_iter().chain(b).flat_map(|m| m.keys()).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys.into_iter()
+        .map(|k| {
+            let of = |m: Option<&BTreeMap<String, u64>>| m.map(|m| m.get(k).copied().unwrap_or(0));
+            (k.clone(), Count::of(of(a), of(b)))
+        })
+        .collect()
+}
+
+fn delta(a: Option<&Sum>, b: Option<&Sum>, diverged: bool, ignored: &[Measure]) -> Delta {
+    let n = |f: fn(&Sum) -> u64| Count::of(a.map(f), b.map(f));
+    let mut d = Delta {
+        duration: Amount::of(a.and_then(|s| s.duration), b.and_then(|s| s.duration)),
+        turns: n(|s| s.turns),
+        steps: n(|s| s.steps),
+        tool_calls: counts(a.map(|s| &s.tools), b.map(|s| &s.tools)),
+        tokens: Tokens {
+            input: n(|s| s.usage.input),
+            output: n(|s| s.usage.output),
+            cache_read: n(|s| s.usage.cache_read),
+            cache_write: n(|s| s.usage.cache_write),
+        },
+        cost: Amount::of(a.and_then(Sum::cost), b.and_then(Sum::cost)),
+        outcome: Outcomes { a: a.and_then(|s| s.outcome), b: b.and_then(|s| s.outcome) },
+        findings: counts(a.map(|s| &s.findings), b.map(|s| &s.findings)),
+        differs: Vec::new(),
+    };
+    let differs = [
+        (Measure::Duration, d.duration.differs()),
+        (Measure::Turns, d.turns.differs()),
+        (Measure::Steps, d.steps.differs()),
+        (Measure::ToolCalls, d.tool_calls.values().any(Count::differs)),
+        (Measure::Tokens, d.tokens.differs()),
+        (Measure::Cost, d.cost.differs()),
+        (Measure::Outcome, d.outcome.a != d.outcome.b),
+        (Measure::Findings, d.findings.values().any(Count::differs)),
+        (Measure::Conversation, diverged),
+        (Measure::Sessions, a.is_none() || b.is_none()),
+    ];
+    d.differs = differs.into_iter().filter(|&(m, x)| x && !ignored.contains(&m)).map(|(m, _)| m).collect();
+    d
+}
+
+/// The first place two conversations part, as indexes into each side's prints and what differs.
+fn first_difference(xs: &[Print], ys: &[Print]) -> Option<(usize, &'static str)> {
+    let n = xs.len().min(ys.len());
+    for k in 0..n {
+        let (x, y) = (&xs[k], &ys[k]);
+        // A spawn on one side and a plain tool call on the other (a child not loaded) are the
+        // same call if their tool and arguments are.
+        let kind = |p: &Print| if p.kind == PartKind::Spawn { PartKind::ToolCall } else { p.kind };
+        if kind(x) != kind(y) {
+            return Some((k, "kind"));
+        }
+        let what = match x.kind {
+            PartKind::Prompt => "prompt",
+            PartKind::Text => "reply",
+            _ if x.tool != y.tool => "tool",
+            PartKind::Spawn => "task",
+            _ => "arguments",
+        };
+        if x.tool != y.tool || x.text != y.text {
+            return Some((k, what));
+        }
+    }
+    (xs.len() != ys.len()).then_some((n, "ended"))
+}
+
+impl Analysis {
+    /// The sessions a comparison may start from: the roots, and sessions whose parent was not
+    /// read (a sub-agent's file alone), in report order.
+    pub fn top_sessions(&self) -> Vec<&str> {
+        let g = &self.cx.graph;
+        let order = g.report_order();
+        let listed: crate::intern::HashSet<crate::intern::Sym> = order.iter().copied().collect();
+        order
+            .into_iter()
+            .filter(|&s| g.get(s).is_some_and(|n| n.parent.is_none_or(|p| !listed.contains(&p))))
+            .map(|s| self.cx.ids.name(s))
+            .collect()
+    }
+
+    /// Compares the run under `root` here (A) with the run under `other_root` in `other` (B).
+    /// `None` when either root is not a session of its analysis.
+    pub fn compare(&self, root: &str, other: &Analysis, other_root: &str, ignored: &[Measure]) -> Option<Comparison> {
+        let mut a = Side::new(self, root)?;
+        let mut b = Side::new(other, other_root)?;
+        std::thread::scope(|s| {
+            let t = s.spawn(|| b.read_back());
+            a.read_back();
+            let _ = t.join();
+        });
+        let mut ignored: Vec<Measure> = ignored.to_vec();
+        ignored.sort_unstable();
+        ignored.dedup();
+
+        // The pairs, root first, each pair's children after it (depth first, in spawn order).
+        let mut pairs: Vec<Pair> = Vec::new();
+        // Each: the sessions of A and B (their facts), the parent pair, the depth.
+        type Todo = (Option<usize>, Option<usize>, Option<u32>, u32);
+        let mut stack: Vec<Todo> = vec![(Some(0), Some(0), None, 0)];
+        let mut divergence: Option<Divergence> = None;
+        while let Some((x, y, parent, depth)) = stack.pop() {
+            let fx = x.map(|i| &a.facts[i]);
+            let fy = y.map(|i| &b.facts[i]);
+            let here = pairs.len() as u32;
+            let div = match (x, y) {
+                (Some(i), Some(j)) => {
+                    first_difference(&a.facts[i].prints, &b.facts[j].prints).map(|(k, what)| Divergence {
+                        pair: here,
+                        what,
+                        a: a.facts[i].prints.get(k).and_then(|p| a.item(i, p)),
+                        b: b.facts[j].prints.get(k).and_then(|p| b.item(j, p)),
+                        same_before: k as u32,
+                    })
+                }
+                _ => None,
+            };
+            let label = fx.or(fy).and_then(|f| f.label.clone().or_else(|| f.task.as_ref().map(|t| excerpt(t, 80))));
+            let sums = (fx.map(Sum::of), fy.map(Sum::of));
+            let d = delta(sums.0.as_ref(), sums.1.as_ref(), div.is_some(), &ignored);
+            if divergence.is_none() && !ignored.contains(&Measure::Conversation) {
+                divergence.clone_from(&div);
+            }
+            pairs.push(Pair {
+                a: fx.map(|f| f.id.clone()),
+                b: fy.map(|f| f.id.clone()),
+                parent,
+                depth,
+                label,
+                delta: d,
+                divergence: div,
+            });
+            let kids_a = fx.map(|f| f.children.as_slice()).unwrap_or_default();
+            let kids_b = fy.map(|f| f.children.as_slice()).unwrap_or_default();
+            let aligned = align(kids_a, kids_b, |i, j| same_agent(&a.facts[i], &b.facts[j]));
+            for (ci, cj) in aligned.into_iter().rev() {
+                stack.push((ci, cj, Some(here), depth + 1));
+            }
+        }
+
+        let total = |side: &Side| {
+            let mut s = Sum::default();
+            side.facts.iter().for_each(|f| s.add(f));
+            s.duration = Sum::of(&side.facts[0]).duration;
+            s.outcome = side.facts[0].outcome;
+            s
+        };
+        let (info_a, info_b) = (a.info(), b.info());
+        // The roots are what their runs are: their titles name them.
+        if let Some(root) = pairs.first_mut() {
+            root.label = info_a.title.clone().or_else(|| info_b.title.clone()).or(root.label.take());
+        }
+        let one_sided = pairs.iter().any(|p| p.a.is_none() || p.b.is_none());
+        let mut totals = delta(Some(&total(&a)), Some(&total(&b)), divergence.is_some(), &ignored);
+        if one_sided && !ignored.contains(&Measure::Sessions) {
+            totals.differs.push(Measure::Sessions);
+        }
+        let same = totals.differs.is_empty() && pairs.iter().all(|p| p.delta.differs.is_empty());
+        Some(Comparison { a: info_a, b: info_b, same, pairs, divergence, totals, ignored })
+    }
+}
+
+fn excerpt(text: &str, chars: usize) -> String {
+    match text.char_indices().nth(chars) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn children_align_in_order_by_what_they_are() {
+        // A: x y z, B: y w z: y and z pair, x and w stand alone in place.
+        let a = ["x", "y", "z"];
+        let b = ["y", "w", "z"];
+        let got = align(&[0, 1, 2], &[0, 1, 2], |i, j| a[i] == b[j]);
+        assert_eq!(got, vec![(Some(0), None), (Some(1), Some(0)), (None, Some(1)), (Some(2), Some(2))]);
+        assert_eq!(align(&[], &[0], |_, _| true), vec![(None, Some(0))]);
+    }
+
+    #[test]
+    fn json_arguments_compare_whatever_the_order_of_their_keys() {
+        let p = |t: &str| text_print(PartKind::ToolCall, t, true);
+        assert_eq!(p(r#"{"a":1,"b":[true,"x"]}"#), p(r#"{ "b": [true, "x"], "a": 1 }"#));
+        assert_ne!(p(r#"{"a":1}"#), p(r#"{"a":2}"#));
+        let q = |t: &str| text_print(PartKind::Text, t, false);
+        assert_eq!(q("two  words\n"), q("two words"));
+        assert_ne!(q("two words"), q("two wordz"));
+    }
+
+    #[test]
+    fn the_first_difference_says_what_differs() {
+        let pr = |kind, tool: u64, text: u64| Print { kind, tool, text, row: 0, part: 0 };
+        let xs = [pr(PartKind::Prompt, 0, 1), pr(PartKind::ToolCall, 7, 2), pr(PartKind::Text, 0, 3)];
+        assert_eq!(first_difference(&xs, &xs), None);
+        let mut ys = xs;
+        ys[1].text = 9;
+        assert_eq!(first_difference(&xs, &ys), Some((1, "arguments")));
+        ys[1].tool = 8;
+        assert_eq!(first_difference(&xs, &ys), Some((1, "tool")));
+        assert_eq!(first_difference(&xs, &xs[..2]), Some((2, "ended")));
+        let mut zs = xs;
+        zs[0].text = 5;
+        assert_eq!(first_difference(&xs, &zs), Some((0, "prompt")));
+        let spawn = [pr(PartKind::Prompt, 0, 1), pr(PartKind::Spawn, 7, 2), pr(PartKind::Text, 0, 3)];
+        assert_eq!(first_difference(&xs, &spawn), None);
+    }
+
+    #[test]
+    fn an_amount_changes_by_its_fraction() {
+        let d = Amount::of(Some(10.0), Some(12.5));
+        assert_eq!((d.change, d.ratio), (Some(2.5), Some(0.25)));
+        assert!(d.differs());
+        assert!(!Amount::of(Some(1.0), Some(1.0)).differs());
+        assert!(Amount::of(None, Some(1.0)).differs());
+        assert_eq!(Count::of(Some(3), None).change, -3);
+    }
+}
