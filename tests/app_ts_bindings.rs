@@ -3,6 +3,7 @@
 //! test fails when the committed file differs from what the Rust types generate;
 //! `ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-app --test app_ts_bindings` rewrites it.
 
+use arbor_app::commands::compare::{CompareSide, Which};
 use arbor_app::commands::export::{Exported, SharePreview};
 use arbor_app::commands::load::EngineInfo;
 use arbor_app::commands::transcript::TranscriptSpot;
@@ -38,6 +39,8 @@ fn bindings() -> String {
         TranscriptSpot::decl(&cfg),
         Exported::decl(&cfg),
         SharePreview::decl(&cfg),
+        CompareSide::decl(&cfg),
+        Which::decl(&cfg),
     ];
     ts_file::file_of(
         HEADER,

@@ -39,6 +39,7 @@ pub fn app_builder<R: Runtime>(
         .manage(settings::SettingsSlot::new(settings))
         .manage(launch)
         .manage(commands::opened::Opened::default())
+        .manage(commands::compare::Compared::default())
         .invoke_handler(app_commands!(handler))
         // Closing the window stops following what it showed.
         .on_window_event(|window, event| {

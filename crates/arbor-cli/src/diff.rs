@@ -2,7 +2,9 @@
 //! deltas, sessions on one side only, totals, and where the conversations part. The comparison
 //! is the engine's (`arbor_core::compare`), the same the app's Compare view shows.
 
-use arbor_core::outputs::compare::{Amount, Comparison, Count, Delta, Divergence, ItemAt, Measure, Pair};
+use arbor_core::outputs::compare::{
+    AmountDelta, ComparedItem, ComparedPair, Comparison, CountDelta, Divergence, Measure, PairDelta,
+};
 use arbor_core::Analysis;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -140,7 +142,7 @@ fn percent(r: Option<f64>) -> String {
     }
 }
 
-fn count(c: &Count) -> String {
+fn count(c: &CountDelta) -> String {
     let side = |x: Option<u64>| x.map_or_else(|| "–".to_owned(), |n| n.to_string());
     if c.change == 0 {
         side(c.a.or(c.b))
@@ -149,7 +151,7 @@ fn count(c: &Count) -> String {
     }
 }
 
-fn amount(a: &Amount, unit: fn(f64) -> String) -> String {
+fn amount(a: &AmountDelta, unit: fn(f64) -> String) -> String {
     let side = |x: Option<f64>| x.map_or_else(|| "unknown".to_owned(), unit);
     if a.a == a.b {
         side(a.a)
@@ -159,7 +161,7 @@ fn amount(a: &Amount, unit: fn(f64) -> String) -> String {
 }
 
 /// The lines of a delta: every measure that differs, or, with `all`, every measure.
-fn delta_lines(out: &mut impl Write, d: &Delta, indent: &str, all: bool) -> io::Result<()> {
+fn delta_lines(out: &mut impl Write, d: &PairDelta, indent: &str, all: bool) -> io::Result<()> {
     let differs = |m: Measure| all || d.differs.contains(&m);
     let mut line: Vec<String> = Vec::new();
     if differs(Measure::Duration) {
@@ -188,7 +190,7 @@ fn delta_lines(out: &mut impl Write, d: &Delta, indent: &str, all: bool) -> io::
             count(&t.cache_write)
         )?;
     }
-    let listed = |m: &std::collections::BTreeMap<String, Count>| -> Vec<String> {
+    let listed = |m: &std::collections::BTreeMap<String, CountDelta>| -> Vec<String> {
         m.iter().filter(|(_, c)| all || c.change != 0).map(|(k, c)| format!("{} {}", safe(k, 60), count(c))).collect()
     };
     if differs(Measure::ToolCalls) && !d.tool_calls.is_empty() {
@@ -213,7 +215,7 @@ fn delta_lines(out: &mut impl Write, d: &Delta, indent: &str, all: bool) -> io::
     Ok(())
 }
 
-fn item(out: &mut impl Write, side: &str, i: Option<&ItemAt>, indent: &str) -> io::Result<()> {
+fn item(out: &mut impl Write, side: &str, i: Option<&ComparedItem>, indent: &str) -> io::Result<()> {
     match i {
         None => writeln!(out, "{indent}  {side}  (its conversation ends here)"),
         Some(i) => {
@@ -248,7 +250,7 @@ fn divergence(out: &mut impl Write, d: &Divergence, indent: &str) -> io::Result<
     item(out, "B", d.b.as_ref(), indent)
 }
 
-fn name(p: &Pair) -> String {
+fn name(p: &ComparedPair) -> String {
     let id = |x: &Option<String>| x.as_deref().map_or_else(|| "–".to_owned(), |s| safe(s, 48));
     let label = p.label.as_deref().map(|l| format!("  {}", safe(l, 80))).unwrap_or_default();
     match (&p.a, &p.b) {

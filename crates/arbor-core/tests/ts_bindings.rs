@@ -47,8 +47,19 @@ fn engine_bindings() -> String {
         arbor_core::share::Subagents::decl(&cfg),
         arbor_core::share::ShareOptions::decl(&cfg),
         arbor_core::share::Shared::decl(&cfg),
+        arbor_core::outputs::compare::Measure::decl(&cfg),
+        arbor_core::outputs::compare::CountDelta::decl(&cfg),
+        arbor_core::outputs::compare::AmountDelta::decl(&cfg),
+        arbor_core::outputs::compare::TokenDeltas::decl(&cfg),
+        arbor_core::outputs::compare::Outcomes::decl(&cfg),
+        arbor_core::outputs::compare::PairDelta::decl(&cfg),
+        arbor_core::outputs::compare::ComparedItem::decl(&cfg),
+        arbor_core::outputs::compare::Divergence::decl(&cfg),
+        arbor_core::outputs::compare::ComparedPair::decl(&cfg),
+        arbor_core::outputs::compare::ComparedRun::decl(&cfg),
+        arbor_core::outputs::compare::Comparison::decl(&cfg),
     ];
-    file_of("import type { Diagnostic, Place, Usage } from \"./report\";\n\n", &decls)
+    file_of("import type { Diagnostic, Outcome, Place, Usage } from \"./report\";\n\n", &decls)
 }
 
 /// What the app's page asks of an open log (`arbor_core::view`): pages of the tree, findings,

@@ -9,6 +9,7 @@
 //! and the page asks for the rows of that tree it shows (`tree.rs`). Search streams its hits
 //! through a channel of its own (`search.rs`).
 
+pub mod compare;
 pub mod export;
 pub mod follow;
 pub mod library;

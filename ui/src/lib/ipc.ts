@@ -4,8 +4,8 @@ import { Channel, invoke } from "@tauri-apps/api/core";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open, save } from "@tauri-apps/plugin-dialog";
 import type { LibraryHit, LibrarySessions, UsageBy, UsageLine } from "./library";
-import type { CommandError, EngineInfo, Exported, FollowState, SharePreview, FoundLog, LoadEvent, RecentEntry, SettingsView, Theme, TranscriptSpot, TreeOf, ViewState } from "./generated/app";
-import type { ChangesPage, Page as TranscriptPage, RecordPage, RecordView, ShareOptions, Shared } from "./generated/engine";
+import type { CommandError, CompareSide, CompareWhich, EngineInfo, Exported, FollowState, SharePreview, FoundLog, LoadEvent, RecentEntry, SettingsView, Theme, TranscriptSpot, TreeOf, ViewState } from "./generated/app";
+import type { ChangesPage, CompareMeasure, Comparison, Page as TranscriptPage, RecordPage, RecordView, ShareOptions, Shared } from "./generated/engine";
 import type {
   Axis,
   FindingsFilter,
@@ -32,8 +32,8 @@ import type { Diagnostic, Place } from "./report";
 // The IPC's types are generated from the Rust ones (ts-rs): the app's in generated/app.ts, the
 // engine's in generated/engine.ts, generated/report.ts and generated/view.ts (what the page asks
 // of the open log: it holds only what it draws, and asks for the rest a page or a window at a time).
-export type { EngineInfo, Exported, SharePreview, FollowState, Followed, FoundLog, RecentEntry, SettingsView, Theme, TranscriptSpot, TreeOf, ViewState } from "./generated/app";
-export type { ChangesPage, Edit, ShareOptions, Shared, Style as ShareStyle, Subagents as ShareSubagents, FormatInfo, Page as TranscriptPage, RecordView } from "./generated/engine";
+export type { CompareSide, CompareWhich, EngineInfo, Exported, SharePreview, FollowState, Followed, FoundLog, RecentEntry, SettingsView, Theme, TranscriptSpot, TreeOf, ViewState } from "./generated/app";
+export type { ChangesPage, CompareMeasure, ComparedItem, ComparedPair, ComparedRun, Comparison, CountDelta, AmountDelta, Divergence, PairDelta, Edit, ShareOptions, Shared, Style as ShareStyle, Subagents as ShareSubagents, FormatInfo, Page as TranscriptPage, RecordView } from "./generated/engine";
 export type * from "./generated/view";
 
 /** How every command error reaches the UI (`open::CommandError`): a code and a sentence. */
@@ -98,6 +98,8 @@ interface Commands {
   export_otel: { args: { path: string }; answer: Exported };
   share_preview: { args: { session: string | null; options: ShareOptions }; answer: SharePreview };
   export_share: { args: { path: string; session: string | null; options: ShareOptions }; answer: Shared };
+  compare_runs: { args: { a: CompareSide; b: CompareSide; ignore: CompareMeasure[] }; answer: Comparison };
+  compare_transcript: { args: { side: CompareWhich; session: string; from: number; limit: number }; answer: TranscriptPage };
 }
 
 async function call<C extends keyof Commands>(command: C, args: Commands[C]["args"]): Promise<Commands[C]["answer"]> {
@@ -414,4 +416,14 @@ export function chooseShareFile(style: ShareOptions["style"], name: string): Pro
 /** Writes a session as Markdown or HTML to `path` (sub-agents' own files beside it when asked). */
 export function exportShare(path: string, session: string | null, options: ShareOptions): Promise<Shared> {
   return call("export_share", { path, session, options });
+}
+
+/** Two runs compared (SPEC 6.3): a side with no paths is the open log. */
+export function compareRuns(a: CompareSide, b: CompareSide, ignore: CompareMeasure[] = []): Promise<Comparison> {
+  return call("compare_runs", { a, b, ignore });
+}
+
+/** Rows of a session's transcript on one side of the last comparison. */
+export function compareTranscript(side: CompareWhich, session: string, from: number, limit: number): Promise<TranscriptPage> {
+  return call("compare_transcript", { side, session, from, limit });
 }

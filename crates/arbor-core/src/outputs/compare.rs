@@ -22,6 +22,7 @@ use crate::transcript::{Index, PartKind};
 /// still reported, but a difference in it does not make the runs differ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize, ts_rs::TS)]
 #[serde(rename_all = "kebab-case")]
+#[ts(rename = "CompareMeasure")]
 pub enum Measure {
     Duration,
     Turns,
@@ -70,7 +71,7 @@ impl Measure {
 
 /// A count on both sides (`null` on a side the session is not on) and B's change over A's.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
-pub struct Count {
+pub struct CountDelta {
     #[ts(type = "number | null")]
     pub a: Option<u64>,
     #[ts(type = "number | null")]
@@ -79,9 +80,9 @@ pub struct Count {
     pub change: i64,
 }
 
-impl Count {
-    fn of(a: Option<u64>, b: Option<u64>) -> Count {
-        Count { a, b, change: b.unwrap_or(0) as i64 - a.unwrap_or(0) as i64 }
+impl CountDelta {
+    fn of(a: Option<u64>, b: Option<u64>) -> CountDelta {
+        CountDelta { a, b, change: b.unwrap_or(0) as i64 - a.unwrap_or(0) as i64 }
     }
 
     fn differs(&self) -> bool {
@@ -92,15 +93,15 @@ impl Count {
 /// An amount (seconds, dollars) on both sides, B's change over A's, and that change as a fraction
 /// of A's (`0.18`: 18 % more), when both sides have one.
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, ts_rs::TS)]
-pub struct Amount {
+pub struct AmountDelta {
     pub a: Option<f64>,
     pub b: Option<f64>,
     pub change: Option<f64>,
     pub ratio: Option<f64>,
 }
 
-impl Amount {
-    fn of(a: Option<f64>, b: Option<f64>) -> Amount {
+impl AmountDelta {
+    fn of(a: Option<f64>, b: Option<f64>) -> AmountDelta {
         let change = match (a, b) {
             (Some(x), Some(y)) => Some(y - x),
             _ => None,
@@ -109,7 +110,7 @@ impl Amount {
             (Some(x), Some(c)) if x != 0.0 => Some(c / x),
             _ => None,
         };
-        Amount { a, b, change, ratio }
+        AmountDelta { a, b, change, ratio }
     }
 
     fn differs(&self) -> bool {
@@ -121,18 +122,18 @@ impl Amount {
     }
 }
 
-/// Tokens by kind.
+/// Tokens by kind, each a change.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
-pub struct Tokens {
-    pub input: Count,
-    pub output: Count,
-    pub cache_read: Count,
-    pub cache_write: Count,
+pub struct TokenDeltas {
+    pub input: CountDelta,
+    pub output: CountDelta,
+    pub cache_read: CountDelta,
+    pub cache_write: CountDelta,
 }
 
-impl Tokens {
+impl TokenDeltas {
     fn differs(&self) -> bool {
-        [self.input, self.output, self.cache_read, self.cache_write].iter().any(Count::differs)
+        [self.input, self.output, self.cache_read, self.cache_write].iter().any(CountDelta::differs)
     }
 }
 
@@ -145,26 +146,26 @@ pub struct Outcomes {
 
 /// What changed from A to B, measure by measure.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, ts_rs::TS)]
-pub struct Delta {
+pub struct PairDelta {
     /// Seconds from the first to the last time the session's records carry.
-    pub duration: Amount,
-    pub turns: Count,
-    pub steps: Count,
+    pub duration: AmountDelta,
+    pub turns: CountDelta,
+    pub steps: CountDelta,
     /// By tool name, every tool either side called.
-    pub tool_calls: BTreeMap<String, Count>,
-    pub tokens: Tokens,
+    pub tool_calls: BTreeMap<String, CountDelta>,
+    pub tokens: TokenDeltas,
     /// US dollars, where the prices of every model are known.
-    pub cost: Amount,
+    pub cost: AmountDelta,
     pub outcome: Outcomes,
     /// By finding code, every code either side has.
-    pub findings: BTreeMap<String, Count>,
+    pub findings: BTreeMap<String, CountDelta>,
     /// The measures that differ (those a comparison ignores left out).
     pub differs: Vec<Measure>,
 }
 
 /// One item of a conversation, at its place.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
-pub struct ItemAt {
+pub struct ComparedItem {
     pub session: String,
     /// Its row in the session's transcript.
     pub row: u32,
@@ -186,15 +187,15 @@ pub struct Divergence {
     /// `ended` (one side's conversation ends there: its place is `null`).
     pub what: &'static str,
     /// The item on each side: the `n`th compared item of each conversation.
-    pub a: Option<ItemAt>,
-    pub b: Option<ItemAt>,
+    pub a: Option<ComparedItem>,
+    pub b: Option<ComparedItem>,
     /// How many items both conversations had the same before it.
     pub same_before: u32,
 }
 
 /// One aligned pair of sessions, or a session on one side alone.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
-pub struct Pair {
+pub struct ComparedPair {
     pub a: Option<String>,
     pub b: Option<String>,
     /// The pair its sessions are sub-agents of (an index into `pairs`).
@@ -202,14 +203,14 @@ pub struct Pair {
     pub depth: u32,
     /// What the agent is: the label, else the beginning of its task.
     pub label: Option<String>,
-    pub delta: Delta,
+    pub delta: PairDelta,
     /// Where the two conversations part (a pair of two sessions only).
     pub divergence: Option<Divergence>,
 }
 
 /// What a side of a comparison is.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
-pub struct RunInfo {
+pub struct ComparedRun {
     pub root: String,
     pub title: Option<String>,
     pub format: Option<String>,
@@ -220,16 +221,16 @@ pub struct RunInfo {
 /// Two runs compared (SPEC 6.3; `arbor diff --json`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
 pub struct Comparison {
-    pub a: RunInfo,
-    pub b: RunInfo,
+    pub a: ComparedRun,
+    pub b: ComparedRun,
     /// The runs are the same by every measure not ignored.
     pub same: bool,
     /// Root first, then each pair's sub-agents after it, in order of spawn.
-    pub pairs: Vec<Pair>,
+    pub pairs: Vec<ComparedPair>,
     /// The first divergence in `pairs`' order.
     pub divergence: Option<Divergence>,
     /// The two whole trees: durations of the roots, every other measure summed over the sessions.
-    pub totals: Delta,
+    pub totals: PairDelta,
     /// The measures left out of `same` and `differs`.
     pub ignored: Vec<Measure>,
 }
@@ -502,13 +503,13 @@ impl<'a> Side<'a> {
     }
 
     /// The item `print` as a divergence shows it, read back from its line.
-    fn item(&self, f: usize, print: &Print) -> Option<ItemAt> {
+    fn item(&self, f: usize, print: &Print) -> Option<ComparedItem> {
         let facts = &self.facts[f];
         let index = self.indexes.get(facts.id.as_str())?;
         let page = self.analysis.transcript_page(index, print.row, 1, EXCERPT);
         let row = page.rows.into_iter().next()?;
         let part = row.parts.into_iter().nth(print.part as usize)?;
-        Some(ItemAt {
+        Some(ComparedItem {
             session: facts.id.clone(),
             row: row.row,
             at: row.at,
@@ -519,7 +520,7 @@ impl<'a> Side<'a> {
         })
     }
 
-    fn info(&self) -> RunInfo {
+    fn info(&self) -> ComparedRun {
         let root = &self.facts[0];
         let a = self.analysis;
         let first_file = self
@@ -551,7 +552,7 @@ impl<'a> Side<'a> {
             used.dedup();
             files = used.into_iter().filter_map(|f| a.files.get(f as usize)).map(|f| f.display.clone()).collect();
         }
-        RunInfo {
+        ComparedRun {
             root: root.id.clone(),
             title,
             format: first_file.and_then(|f| f.format).map(|f| f.id.to_owned()),
@@ -679,32 +680,32 @@ impl Sum {
     }
 }
 
-fn counts(a: Option<&BTreeMap<String, u64>>, b: Option<&BTreeMap<String, u64>>) -> BTreeMap<String, Count> {
+fn counts(a: Option<&BTreeMap<String, u64>>, b: Option<&BTreeMap<String, u64>>) -> BTreeMap<String, CountDelta> {
     let mut keys: Vec<&String> = a.into_iter().chain(b).flat_map(|m| m.keys()).collect();
     keys.sort_unstable();
     keys.dedup();
     keys.into_iter()
         .map(|k| {
             let of = |m: Option<&BTreeMap<String, u64>>| m.map(|m| m.get(k).copied().unwrap_or(0));
-            (k.clone(), Count::of(of(a), of(b)))
+            (k.clone(), CountDelta::of(of(a), of(b)))
         })
         .collect()
 }
 
-fn delta(a: Option<&Sum>, b: Option<&Sum>, diverged: bool, ignored: &[Measure]) -> Delta {
-    let n = |f: fn(&Sum) -> u64| Count::of(a.map(f), b.map(f));
-    let mut d = Delta {
-        duration: Amount::of(a.and_then(|s| s.duration), b.and_then(|s| s.duration)),
+fn delta(a: Option<&Sum>, b: Option<&Sum>, diverged: bool, ignored: &[Measure]) -> PairDelta {
+    let n = |f: fn(&Sum) -> u64| CountDelta::of(a.map(f), b.map(f));
+    let mut d = PairDelta {
+        duration: AmountDelta::of(a.and_then(|s| s.duration), b.and_then(|s| s.duration)),
         turns: n(|s| s.turns),
         steps: n(|s| s.steps),
         tool_calls: counts(a.map(|s| &s.tools), b.map(|s| &s.tools)),
-        tokens: Tokens {
+        tokens: TokenDeltas {
             input: n(|s| s.usage.input),
             output: n(|s| s.usage.output),
             cache_read: n(|s| s.usage.cache_read),
             cache_write: n(|s| s.usage.cache_write),
         },
-        cost: Amount::of(a.and_then(Sum::cost), b.and_then(Sum::cost)),
+        cost: AmountDelta::of(a.and_then(Sum::cost), b.and_then(Sum::cost)),
         outcome: Outcomes { a: a.and_then(|s| s.outcome), b: b.and_then(|s| s.outcome) },
         findings: counts(a.map(|s| &s.findings), b.map(|s| &s.findings)),
         differs: Vec::new(),
@@ -713,11 +714,11 @@ fn delta(a: Option<&Sum>, b: Option<&Sum>, diverged: bool, ignored: &[Measure]) 
         (Measure::Duration, d.duration.differs()),
         (Measure::Turns, d.turns.differs()),
         (Measure::Steps, d.steps.differs()),
-        (Measure::ToolCalls, d.tool_calls.values().any(Count::differs)),
+        (Measure::ToolCalls, d.tool_calls.values().any(CountDelta::differs)),
         (Measure::Tokens, d.tokens.differs()),
         (Measure::Cost, d.cost.differs()),
         (Measure::Outcome, d.outcome.a != d.outcome.b),
-        (Measure::Findings, d.findings.values().any(Count::differs)),
+        (Measure::Findings, d.findings.values().any(CountDelta::differs)),
         (Measure::Conversation, diverged),
         (Measure::Sessions, a.is_none() || b.is_none()),
     ];
@@ -779,7 +780,7 @@ impl Analysis {
         ignored.dedup();
 
         // The pairs, root first, each pair's children after it (depth first, in spawn order).
-        let mut pairs: Vec<Pair> = Vec::new();
+        let mut pairs: Vec<ComparedPair> = Vec::new();
         // Each: the sessions of A and B (their facts), the parent pair, the depth.
         type Todo = (Option<usize>, Option<usize>, Option<u32>, u32);
         let mut stack: Vec<Todo> = vec![(Some(0), Some(0), None, 0)];
@@ -806,7 +807,7 @@ impl Analysis {
             if divergence.is_none() && !ignored.contains(&Measure::Conversation) {
                 divergence.clone_from(&div);
             }
-            pairs.push(Pair {
+            pairs.push(ComparedPair {
                 a: fx.map(|f| f.id.clone()),
                 b: fy.map(|f| f.id.clone()),
                 parent,
@@ -896,11 +897,11 @@ mod tests {
 
     #[test]
     fn an_amount_changes_by_its_fraction() {
-        let d = Amount::of(Some(10.0), Some(12.5));
+        let d = AmountDelta::of(Some(10.0), Some(12.5));
         assert_eq!((d.change, d.ratio), (Some(2.5), Some(0.25)));
         assert!(d.differs());
-        assert!(!Amount::of(Some(1.0), Some(1.0)).differs());
-        assert!(Amount::of(None, Some(1.0)).differs());
-        assert_eq!(Count::of(Some(3), None).change, -3);
+        assert!(!AmountDelta::of(Some(1.0), Some(1.0)).differs());
+        assert!(AmountDelta::of(None, Some(1.0)).differs());
+        assert_eq!(CountDelta::of(Some(3), None).change, -3);
     }
 }

@@ -114,3 +114,7 @@ export type SharePreview = {
  * The session shown (the one asked for, else the log's first root).
  */
 session: string, text: string, cut: boolean, sessions: number, rows: number, };
+
+export type CompareSide = { paths: Array<string>, session: string | null, };
+
+export type CompareWhich = "a" | "b";

@@ -1,7 +1,7 @@
 // Generated from arbor-core's Rust types by ts-rs (crates/arbor-core/tests/ts_bindings.rs).
 // Do not edit: change the Rust types, then ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test ts_bindings
 
-import type { Diagnostic, Place, Usage } from "./report";
+import type { Diagnostic, Outcome, Place, Usage } from "./report";
 
 export type Progress = { files_done: number, files_total: number, bytes_read: number, bytes_total: number, records: number, sessions: number, findings: number, };
 
@@ -149,3 +149,103 @@ files: Array<string>,
  * The export stopped at its budget of bytes (a preview).
  */
 cut: boolean, };
+
+export type CompareMeasure = "duration" | "turns" | "steps" | "tool-calls" | "tokens" | "cost" | "outcome" | "findings" | "conversation" | "sessions";
+
+export type CountDelta = { a: number | null, b: number | null, change: number, };
+
+export type AmountDelta = { a: number | null, b: number | null, change: number | null, ratio: number | null, };
+
+export type TokenDeltas = { input: CountDelta, output: CountDelta, cache_read: CountDelta, cache_write: CountDelta, };
+
+export type Outcomes = { a: Outcome | null, b: Outcome | null, };
+
+export type PairDelta = { 
+/**
+ * Seconds from the first to the last time the session's records carry.
+ */
+duration: AmountDelta, turns: CountDelta, steps: CountDelta, 
+/**
+ * By tool name, every tool either side called.
+ */
+tool_calls: { [key in string]: CountDelta }, tokens: TokenDeltas, 
+/**
+ * US dollars, where the prices of every model are known.
+ */
+cost: AmountDelta, outcome: Outcomes, 
+/**
+ * By finding code, every code either side has.
+ */
+findings: { [key in string]: CountDelta }, 
+/**
+ * The measures that differ (those a comparison ignores left out).
+ */
+differs: Array<CompareMeasure>, };
+
+export type ComparedItem = { session: string, 
+/**
+ * Its row in the session's transcript.
+ */
+row: number, at: Place, kind: PartKind, tool: string | null, 
+/**
+ * Its text, cut to `EXCERPT` characters (`cut` then).
+ */
+text: string, cut: boolean, };
+
+export type Divergence = { 
+/**
+ * The pair (an index into `pairs`).
+ */
+pair: number, 
+/**
+ * What differs: `prompt`, `reply`, `tool` (a tool call's name), `arguments` (its
+ * arguments), `task` (a spawn's task), `kind` (one side has another kind of item there), or
+ * `ended` (one side's conversation ends there: its place is `null`).
+ */
+what: string, 
+/**
+ * The item on each side: the `n`th compared item of each conversation.
+ */
+a: ComparedItem | null, b: ComparedItem | null, 
+/**
+ * How many items both conversations had the same before it.
+ */
+same_before: number, };
+
+export type ComparedPair = { a: string | null, b: string | null, 
+/**
+ * The pair its sessions are sub-agents of (an index into `pairs`).
+ */
+parent: number | null, depth: number, 
+/**
+ * What the agent is: the label, else the beginning of its task.
+ */
+label: string | null, delta: PairDelta, 
+/**
+ * Where the two conversations part (a pair of two sessions only).
+ */
+divergence: Divergence | null, };
+
+export type ComparedRun = { root: string, title: string | null, format: string | null, files: Array<string>, sessions: number, };
+
+export type Comparison = { a: ComparedRun, b: ComparedRun, 
+/**
+ * The runs are the same by every measure not ignored.
+ */
+same: boolean, 
+/**
+ * Root first, then each pair's sub-agents after it, in order of spawn.
+ */
+pairs: Array<ComparedPair>, 
+/**
+ * The first divergence in `pairs`' order.
+ */
+divergence: Divergence | null, 
+/**
+ * The two whole trees: durations of the roots, every other measure summed over the sessions.
+ */
+totals: PairDelta, 
+/**
+ * The measures left out of `same` and `differs`.
+ */
+ignored: Array<CompareMeasure>, };
