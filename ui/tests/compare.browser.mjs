@@ -49,7 +49,7 @@ for (const line of arbor([0], "transcript", "--json", "--session", root, A).spli
 }
 const all = [...rows.values()];
 const div = comparison.divergence;
-const from = Math.max(0, div.a.row - 3);
+const from = Math.max(0, div.row_a - 3);
 const page = { session: root, total: all.length, from, rows: all.slice(from, from + 80) };
 
 const summary = (o) => ({
@@ -103,7 +103,7 @@ await browserTest("compare browser test", async ({ ui, newPage }) => {
   assert.match(head, /a tool call's arguments differ, after \d+ items the same/, head);
   await page1.getByTestId("compare-row-a").first().waitFor();
   const loads = await page1.evaluate(() => window.__ipcCalls.filter(([c]) => c === "compare_transcript").map(([, a]) => a));
-  assert.deepEqual(loads.map((l) => [l.side, l.session, l.from]), [["a", root, from], ["b", root, Math.max(0, div.b.row - 3)]]);
+  assert.deepEqual(loads.map((l) => [l.side, l.session, l.from]), [["a", root, from], ["b", root, Math.max(0, div.row_b - 3)]]);
   for (const side of ["a", "b"]) {
     const marked = page1.locator(`[data-testid=compare-row-${side}].diverges`);
     assert.equal(await marked.count(), 1, `the divergence is marked on side ${side}`);

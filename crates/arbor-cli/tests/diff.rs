@@ -77,6 +77,9 @@ fn a_run_against_its_own_first_half_shows_what_the_half_lacks() {
     let d = &j["divergence"];
     assert_eq!(d["what"], "ended", "{d}");
     assert!(d["b"].is_null() && d["a"]["at"]["line"].as_u64().unwrap() as usize > lines.len() / 2, "{d}");
+    // The half's view of it starts after its last item, the whole's at the item the half lacks.
+    assert_eq!(d["row_a"], d["a"]["row"]);
+    assert!(d["row_b"].as_u64().unwrap() > 0);
     // The half has the whole's first items, and no more.
     let (_, half_self, _) = diff(&["--json"], &half, &half);
     let pairs = j["pairs"].as_array().unwrap();

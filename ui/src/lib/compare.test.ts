@@ -43,9 +43,10 @@ describe("the Compare view's words", () => {
   });
 
   it("gives the verdict, and starts each side a few rows before it diverges", () => {
-    const div = { pair: 0, what: "arguments", same_before: 4, a: { session: "x", row: 10, at: { file: "a", line: 1 }, kind: "tool-call" as const, tool: "Bash", text: "", cut: false }, b: null };
+    const div = { pair: 0, what: "arguments", same_before: 4, a: { session: "x", row: 10, at: { file: "a", line: 1 }, kind: "tool-call" as const, tool: "Bash", text: "", cut: false }, b: null, row_a: 10, row_b: 2 };
     const p = pair("x", "y", { divergence: div });
     expect([firstRow(p, "a"), firstRow(p, "b"), firstRow(pair("x", "y"), "a")]).toEqual([7, 0, 0]);
+    expect(firstRow(pair("x", "y", { divergence: { ...div, row_b: 9 } }), "b")).toBe(6);
     const cmp = { same: false, pairs: [p], totals: delta({ differs: ["cost"] }) } as unknown as Comparison;
     expect(verdict(cmp)).toBe("They differ: cost, duration, turns, tool-calls, tokens");
     expect(verdict({ ...cmp, same: true })).toBe("The same by every measure");

@@ -92,8 +92,9 @@ export const CONTEXT_ROWS = 3;
 
 /** The first row of a side's transcript the view shows for a pair: a few before where it diverges. */
 export function firstRow(p: ComparedPair, side: "a" | "b"): number {
-  const at = p.divergence?.[side]?.row;
-  return at == null ? 0 : Math.max(0, at - CONTEXT_ROWS);
+  const d = p.divergence;
+  if (!d) return 0;
+  return Math.max(0, (side === "a" ? d.row_a : d.row_b) - CONTEXT_ROWS);
 }
 
 /** The rows of the two sides on one line each, side by side, so that the two scroll together. */

@@ -191,6 +191,10 @@ pub struct Divergence {
     pub b: Option<ComparedItem>,
     /// How many items both conversations had the same before it.
     pub same_before: u32,
+    /// The row each side's transcript is at there: its item's row, or on a side whose
+    /// conversation ended, the row after its last compared item (where a view of it starts).
+    pub row_a: u32,
+    pub row_b: u32,
 }
 
 /// One aligned pair of sessions, or a session on one side alone.
@@ -797,6 +801,8 @@ impl Analysis {
                         a: a.facts[i].prints.get(k).and_then(|p| a.item(i, p)),
                         b: b.facts[j].prints.get(k).and_then(|p| b.item(j, p)),
                         same_before: k as u32,
+                        row_a: row_at(&a.facts[i].prints, k),
+                        row_b: row_at(&b.facts[j].prints, k),
                     })
                 }
                 _ => None,
@@ -843,6 +849,15 @@ impl Analysis {
         }
         let same = totals.differs.is_empty() && pairs.iter().all(|p| p.delta.differs.is_empty());
         Some(Comparison { a: info_a, b: info_b, same, pairs, divergence, totals, ignored })
+    }
+}
+
+/// The row of a conversation's `k`th compared item, or the row after its last when it has no
+/// `k`th.
+fn row_at(prints: &[Print], k: usize) -> u32 {
+    match prints.get(k) {
+        Some(p) => p.row,
+        None => prints.last().map_or(0, |p| p.row + 1),
     }
 }
 

@@ -210,7 +210,12 @@ a: ComparedItem | null, b: ComparedItem | null,
 /**
  * How many items both conversations had the same before it.
  */
-same_before: number, };
+same_before: number, 
+/**
+ * The row each side's transcript is at there: its item's row, or on a side whose
+ * conversation ended, the row after its last compared item (where a view of it starts).
+ */
+row_a: number, row_b: number, };
 
 export type ComparedPair = { a: string | null, b: string | null, 
 /**
