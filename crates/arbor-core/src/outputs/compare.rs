@@ -242,8 +242,8 @@ pub struct Comparison {
 /// Characters of an item's text a divergence shows.
 pub const EXCERPT: usize = 400;
 
-/// Rows read back at a time.
-const PAGE: u32 = 512;
+/// Records read back at a time.
+const CHUNK: usize = 4096;
 
 /// A compared item's fingerprint: what it is and a hash of what it says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -429,52 +429,55 @@ impl<'a> Side<'a> {
     }
 
     /// Reads back every session's transcript: its items' prints, tool calls, and the tasks its
-    /// spawns gave (to the children they name).
+    /// spawns gave (to the children they name). Every session's rows at once, in the files'
+    /// order: one pass through each file, however the sessions interleave in it.
     fn read_back(&mut self) {
         let a = self.analysis;
         self.indexes = a.transcript_indexes();
         let ix: HashMap<String, usize> = self.facts.iter().enumerate().map(|(i, f)| (f.id.clone(), i)).collect();
+        // (record, session's facts, row), in record order: the files' order.
+        let mut all: Vec<(u32, u32, u32)> = Vec::new();
+        for (i, f) in self.facts.iter().enumerate() {
+            if let Some(index) = self.indexes.get(f.id.as_str()) {
+                all.extend(index.records().iter().enumerate().map(|(row, &r)| (r, i as u32, row as u32)));
+            }
+        }
+        all.sort_unstable();
         let mut tasks: Vec<(usize, String, u32)> = Vec::new();
-        for i in 0..self.facts.len() {
-            let Some(index) = self.indexes.get(self.facts[i].id.as_str()) else { continue };
-            let mut from = 0;
-            let mut first_prompt: Option<String> = None;
-            while (from as usize) < index.len() {
-                let page = a.transcript_page(index, from, PAGE, usize::MAX);
-                if page.rows.is_empty() {
-                    break;
-                }
-                for row in &page.rows {
-                    for (k, p) in row.parts.iter().enumerate() {
-                        if !compared(p.kind) {
-                            continue;
-                        }
-                        let f = &mut self.facts[i];
-                        if matches!(p.kind, PartKind::ToolCall | PartKind::Spawn) {
-                            let name = p.tool.clone().unwrap_or_else(|| "(unnamed)".to_owned());
-                            *f.tools.entry(name).or_default() += 1;
-                        }
-                        if p.kind == PartKind::Prompt && first_prompt.is_none() {
-                            first_prompt = Some(task_text(&p.text));
-                        }
-                        if p.kind == PartKind::Spawn {
-                            if let Some(&c) = p.child.as_deref().and_then(|c| ix.get(c)) {
-                                tasks.push((c, task_text(&p.text), row.row));
+        for chunk in all.chunks(CHUNK) {
+            let records: Vec<u32> = chunk.iter().map(|&(r, _, _)| r).collect();
+            for (parts, &(_, i, row)) in a.record_parts(&records).into_iter().zip(chunk) {
+                let f = &mut self.facts[i as usize];
+                for (k, p) in parts.into_iter().enumerate() {
+                    let kind = p.kind.unwrap_or(PartKind::Notice);
+                    if !compared(kind) {
+                        continue;
+                    }
+                    if matches!(kind, PartKind::ToolCall | PartKind::Spawn) {
+                        let name = p.tool.as_deref().unwrap_or("(unnamed)");
+                        match f.tools.get_mut(name) {
+                            Some(n) => *n += 1,
+                            None => {
+                                f.tools.insert(name.to_owned(), 1);
                             }
                         }
-                        f.prints.push(Print {
-                            kind: p.kind,
-                            tool: p.tool.as_ref().map_or(0, hash_of),
-                            text: text_print(p.kind, &p.text, p.json),
-                            row: row.row,
-                            part: k as u16,
-                        });
                     }
+                    if kind == PartKind::Prompt && f.task.is_none() {
+                        f.task = Some(task_text(&p.text));
+                    }
+                    if kind == PartKind::Spawn {
+                        if let Some(&c) = p.child.as_deref().and_then(|c| ix.get(c)) {
+                            tasks.push((c, task_text(&p.text), row));
+                        }
+                    }
+                    f.prints.push(Print {
+                        kind,
+                        tool: p.tool.as_ref().map_or(0, hash_of),
+                        text: text_print(kind, &p.text, p.json),
+                        row,
+                        part: k as u16,
+                    });
                 }
-                from = page.from + page.rows.len() as u32;
-            }
-            if let Some(t) = first_prompt {
-                self.facts[i].task = Some(t);
             }
         }
         // A spawn's task names what the child is better than its first prompt, which may be the

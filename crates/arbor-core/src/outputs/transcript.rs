@@ -46,6 +46,11 @@ pub struct Index {
 }
 
 impl Index {
+    /// The session's records, a row each, in order.
+    pub(crate) fn records(&self) -> &[u32] {
+        &self.rows
+    }
+
     pub fn len(&self) -> usize {
         self.rows.len()
     }
@@ -295,6 +300,26 @@ impl Analysis {
             step,
             parts,
         }
+    }
+
+    /// The parts of records of any sessions as their formats read them, with each tool call that
+    /// started a child a spawn naming it: what a comparison fingerprints, without the rows of a
+    /// page around them. Read in one pass per file in offset order.
+    pub(crate) fn record_parts(&self, records: &[u32]) -> Vec<Vec<Draft>> {
+        let mut drafts = self.read_drafts(records);
+        for (&r, parts) in records.iter().zip(drafts.iter_mut()) {
+            let Some(session) = self.cx.records.get(r as usize).map(|x| Sym(x.session)) else { continue };
+            for d in parts.iter_mut().filter(|d| d.kind == Some(PartKind::ToolCall)) {
+                let Some(call) = d.call_id.as_deref() else { continue };
+                if let Some(c) = self.cx.spawns.get(&(session, std::sync::Arc::<str>::from(call))) {
+                    d.kind = Some(PartKind::Spawn);
+                    if d.child.is_none() {
+                        d.child = Some(self.cx.ids.name(*c).to_owned());
+                    }
+                }
+            }
+        }
+        drafts
     }
 
     /// The parts of each record, read from its line by its file's format: one pass per file,
