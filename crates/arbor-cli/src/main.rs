@@ -142,8 +142,8 @@ enum Command {
         #[arg(long, value_name = "ID")]
         session_b: Option<String>,
         /// A measure left out of whether the runs are the same (it is still shown); repeatable
-        #[arg(long, value_enum, value_name = "MEASURE")]
-        ignore: Vec<DiffMeasure>,
+        #[arg(long, value_name = "MEASURE", value_parser = measures())]
+        ignore: Vec<String>,
         /// The first run: a log file or folder
         #[arg(value_name = "A")]
         a: PathBuf,
@@ -330,39 +330,9 @@ struct Each {
     jobs: Option<usize>,
 }
 
-/// A measure `arbor diff --ignore` leaves out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum DiffMeasure {
-    Duration,
-    Turns,
-    Steps,
-    ToolCalls,
-    Tokens,
-    Cost,
-    Outcome,
-    Findings,
-    /// Where the conversations part
-    Conversation,
-    /// Sessions on one side only
-    Sessions,
-}
-
-impl DiffMeasure {
-    fn measure(self) -> arbor_core::outputs::compare::Measure {
-        use arbor_core::outputs::compare::Measure as M;
-        match self {
-            DiffMeasure::Duration => M::Duration,
-            DiffMeasure::Turns => M::Turns,
-            DiffMeasure::Steps => M::Steps,
-            DiffMeasure::ToolCalls => M::ToolCalls,
-            DiffMeasure::Tokens => M::Tokens,
-            DiffMeasure::Cost => M::Cost,
-            DiffMeasure::Outcome => M::Outcome,
-            DiffMeasure::Findings => M::Findings,
-            DiffMeasure::Conversation => M::Conversation,
-            DiffMeasure::Sessions => M::Sessions,
-        }
-    }
+/// The measures `arbor diff --ignore` may leave out, by the names the JSON's `differs` gives.
+fn measures() -> PossibleValuesParser {
+    PossibleValuesParser::new(arbor_core::outputs::compare::Measure::ALL.iter().map(|m| m.as_str()))
 }
 
 /// Where a shared session's sub-agents go (`arbor export --subagents`).
@@ -443,7 +413,10 @@ fn main() -> ExitCode {
             session_a: session_a.as_deref(),
             session_b: session_b.as_deref(),
             json,
-            ignore: ignore.into_iter().map(DiffMeasure::measure).collect(),
+            ignore: ignore
+                .iter()
+                .filter_map(|name| arbor_core::outputs::compare::Measure::ALL.into_iter().find(|m| m.as_str() == name))
+                .collect(),
         }),
         Command::Watch { json, idle, fail_on, paths } => watch::run(&paths, json, idle, fail_on),
         Command::Export { markdown, html, session, subagents, reasoning, paths, .. }
