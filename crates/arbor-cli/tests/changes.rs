@@ -59,3 +59,63 @@ fn a_codex_patch_is_an_edit_of_each_file_it_names_and_prints_as_a_diff() {
     let (_, text) = arbor(&["changes"], &log);
     assert!(text.contains("myapp/hoge.py  +1 -0") && text.contains("apply_patch add +1 -0 (applied)"), "{text}");
 }
+
+#[test]
+fn a_codex_patch_apply_end_says_whether_the_patch_applied() {
+    // The corpus session with the `patch_apply_end` event Codex writes after applying a patch
+    // (in rollouts that persist it), put after the call's output: it has the last word.
+    let text = std::fs::read_to_string(corpus("codex-cli/agtrace_codex_session.jsonl")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for (name, success) in [("failed.jsonl", false), ("applied.jsonl", true)] {
+        let mut out = String::new();
+        for (i, line) in text.lines().enumerate() {
+            out.push_str(line);
+            out.push('\n');
+            if i + 1 == 19 {
+                out.push_str(&format!(
+                    r#"{{"timestamp":"2025-12-09T19:55:35.300Z","type":"event_msg","payload":{{"type":"patch_apply_end","call_id":"call_pBXH93fl6ZXH2svDOFIlr8GA","stdout":"","stderr":"hoge.py: permission denied","success":{success}}}}}"#
+                ));
+                out.push('\n');
+            }
+        }
+        let log = dir.path().join(name);
+        std::fs::write(&log, out).unwrap();
+        let e = edits(&[], &log);
+        assert_eq!(e.len(), 1);
+        assert_eq!(
+            (e[0]["path"].as_str(), e[0]["applied"].as_bool()),
+            (Some("myapp/hoge.py"), Some(success)),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn the_dsh_editor_creates_replaces_and_inserts() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("session.jsonl");
+    let call = |seq: u32, id: &str, args: &str| {
+        format!(
+            r#"{{"type":"tool/call","seq":{seq},"time":{seq},"data":{{"turn":1,"step":1,"callId":"{id}","name":"str_replace_editor","arguments":{args}}}}}"#
+        )
+    };
+    let lines = [
+        r#"{"type":"session","version":0,"id":"s1"}"#.to_owned(),
+        r#"{"type":"turn/start","seq":1,"time":1,"data":{"turn":1}}"#.to_owned(),
+        r#"{"type":"step/start","seq":2,"time":2,"data":{"turn":1,"step":1}}"#.to_owned(),
+        call(3, "c1", r#"{"command":"create","path":"/w/a.txt","file_text":"one\ntwo\n"}"#),
+        call(4, "c2", r#"{"command":"str_replace","path":"/w/a.txt","old_str":"one","new_str":"uno"}"#),
+        call(5, "c3", r#"{"command":"insert","path":"/w/a.txt","insert_line":2,"new_str":"three"}"#),
+        call(6, "c4", r#"{"command":"view","path":"/w/a.txt"}"#),
+        r#"{"type":"step/end","seq":7,"time":7,"data":{"turn":1,"step":1}}"#.to_owned(),
+        r#"{"type":"turn/end","seq":8,"time":8,"data":{"turn":1,"reason":{"kind":"completed"}}}"#.to_owned(),
+    ];
+    std::fs::write(&log, lines.join("\n") + "\n").unwrap();
+    let e = edits(&[], &log);
+    let kinds: Vec<(&str, &str, u64)> = e
+        .iter()
+        .map(|e| (e["path"].as_str().unwrap(), e["kind"].as_str().unwrap(), e["added"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(kinds, [("/w/a.txt", "write", 2), ("/w/a.txt", "edit", 1), ("/w/a.txt", "edit", 1)]);
+    assert!(e[2]["diff"].as_str().unwrap().contains("(insert after line 2)"), "{}", e[2]["diff"]);
+}

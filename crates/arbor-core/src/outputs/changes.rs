@@ -165,11 +165,20 @@ impl Analysis {
                                 open.entry(id.clone()).or_default().extend(ids);
                             }
                         }
-                        PartKind::ToolResult => {
-                            let Some(ids) = part.call_id.as_ref().and_then(|id| open.remove(id)) else { continue };
-                            let failed = part.is_error == Some(true) || patch_failed(&part.text);
-                            for i in ids {
-                                out[i].applied = Some(!failed);
+                        // The call's first result says whether it applied (its error flag, or a
+                        // patch tool's words); an event that says so of the call by its id (Codex's
+                        // `patch_apply_end`, a notice) has the last word.
+                        PartKind::ToolResult | PartKind::Notice => {
+                            let Some(ids) = part.call_id.as_ref().and_then(|id| open.get(id)) else { continue };
+                            let explicit = part.kind == PartKind::Notice;
+                            if explicit && part.is_error.is_none() {
+                                continue;
+                            }
+                            let failed = part.is_error == Some(true) || (!explicit && patch_failed(&part.text));
+                            for &i in ids {
+                                if explicit || out[i].applied.is_none() {
+                                    out[i].applied = Some(!failed);
+                                }
                             }
                         }
                         _ => {}
@@ -214,6 +223,30 @@ fn edits_of(part: &Part) -> Vec<(String, &'static str, String)> {
     }
     let Some(args) = args.filter(Value::is_object) else { return Vec::new() };
     let Some(path) = str_of(&args, PATH_KEYS).filter(|p| !p.is_empty()) else { return Vec::new() };
+    if tool == "str_replace_editor" {
+        // The dsh harness's editor: `create` writes a file, `str_replace` replaces a text,
+        // `insert` adds lines after one; `view` changes nothing.
+        match str_of(&args, &["command"]) {
+            Some("create") => {
+                let content = str_of(&args, &["file_text"]).unwrap_or_default();
+                return vec![(path.to_owned(), "write", headed(path, "whole file written", &added_lines(content)))];
+            }
+            Some("insert") => {
+                let after = args
+                    .get("insert_line")
+                    .and_then(Value::as_u64)
+                    .map_or(String::new(), |n| format!("after line {n}"));
+                let new = str_of(&args, NEW_KEYS).unwrap_or_default();
+                return vec![(
+                    path.to_owned(),
+                    "edit",
+                    headed(path, format!("insert {after}").trim_end(), &added_lines(new)),
+                )];
+            }
+            Some("str_replace") => {}
+            _ => return Vec::new(),
+        }
+    }
     if tool == "NotebookEdit" {
         let new = str_of(&args, &["new_source"]).unwrap_or_default();
         let cell = str_of(&args, &["cell_id"]).unwrap_or("new cell");

@@ -114,7 +114,7 @@ pub(super) fn record_kind(envelope: &str, p: &Payload) -> Kind {
             "task_complete" | "turn_complete" | "turn_aborted" => Kind::TurnEnd,
             "context_compacted" => Kind::Compaction,
             "error" | "stream_error" => Kind::Error,
-            "sub_agent_activity" | "entered_review_mode" | "exited_review_mode" => Kind::Lifecycle,
+            "sub_agent_activity" | "entered_review_mode" | "exited_review_mode" | "patch_apply_end" => Kind::Lifecycle,
             "item_completed" => match p.item.0.as_ref().and_then(|i| i.kind.as_str()) {
                 Some("SubAgentActivity") => Kind::Lifecycle,
                 Some("ContextCompaction") => Kind::Compaction,

@@ -230,6 +230,23 @@ fn event(p: &Value, t: &str, out: &mut Vec<Draft>) {
             let hint = str_at(p, "user_facing_hint").map(str::to_owned);
             out.push(Draft::new(PartKind::Notice, format!("Entered review mode: {}", hint.unwrap_or_else(|| fields_text(p)))));
         }
+        "patch_apply_end" => {
+            // Whether an `apply_patch` call's patch was applied (SPEC 6.5), by its call id: a notice
+            // of its own, beside the call's output, which Codex writes too.
+            let ok = p.get("success").and_then(Value::as_bool);
+            let said: Vec<&str> =
+                ["stdout", "stderr"].iter().filter_map(|k| str_at(p, k)).map(str::trim).filter(|t| !t.is_empty()).collect();
+            let head = match ok {
+                Some(true) => "Patch applied",
+                Some(false) => "Patch not applied",
+                None => "Patch applied?",
+            };
+            let text = if said.is_empty() { head.to_owned() } else { format!("{head}: {}", said.join("\n")) };
+            let mut d = Draft::new(PartKind::Notice, text);
+            d.call_id = str_at(p, "call_id").map(str::to_owned);
+            d.is_error = ok.map(|ok| !ok);
+            out.push(d);
+        }
         "exited_review_mode" => {
             let said = p.pointer("/review_output/overall_explanation").and_then(Value::as_str);
             out.push(Draft::new(PartKind::Notice, format!("Exited review mode: {}", said.unwrap_or(""))));
@@ -249,6 +266,18 @@ fn activity(p: &Value) -> Draft {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_patch_apply_end_is_a_notice_of_its_call_saying_whether_it_applied() {
+        let mut out = Vec::new();
+        line(br#"{"timestamp":"t","type":"event_msg","payload":{"type":"patch_apply_end","call_id":"call_7","stdout":"Success. Updated the following files:\nM src/a.rs\n","stderr":"","success":true}}"#, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0].kind, out[0].call_id.as_deref(), out[0].is_error), (Some(PartKind::Notice), Some("call_7"), Some(false)));
+        assert_eq!(out[0].text, "Patch applied: Success. Updated the following files:\nM src/a.rs");
+        let mut out = Vec::new();
+        line(br#"{"timestamp":"t","type":"event_msg","payload":{"type":"patch_apply_end","call_id":"call_8","stdout":"","stderr":"no such file","success":false}}"#, &mut out);
+        assert_eq!((out[0].is_error, out[0].text.as_str()), (Some(true), "Patch not applied: no such file"));
+    }
 
     #[test]
     fn a_user_message_keeps_its_blocks_apart_and_each_image_is_a_part() {
