@@ -75,9 +75,9 @@ fn library(paths: &[PathBuf]) -> Result<Library, ExitCode> {
 }
 
 /// The library's entries for the units of the paths given: a Claude Code project folder's
-/// sessions, which `units` splits, are one entry again, read whole (a resume's replayed chain
-/// counts once, where it was first written, only when both files are read together: SPEC 6.2),
-/// as `Entry::of_places` makes the machine's; every other unit is an entry of its own.
+/// sessions as `Entry::claude_project` groups them (a resume with the chain it replays, so that
+/// the replay counts once: SPEC 6.2), as `Entry::of_places` makes the machine's; every other
+/// unit is an entry of its own.
 fn entries_of(units: Vec<crate::batch::Unit>, given: &[PathBuf]) -> Vec<Entry> {
     let mut out: Vec<Entry> = Vec::new();
     let mut projects: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
@@ -89,11 +89,9 @@ fn entries_of(units: Vec<crate::batch::Unit>, given: &[PathBuf]) -> Vec<Entry> {
             .map(Path::to_path_buf);
         match project {
             Some(dir) => {
-                if !projects.insert(dir.clone()) {
-                    continue;
+                if projects.insert(dir.clone()) {
+                    out.extend(Entry::claude_project(&dir, &folder_of(&dir)));
                 }
-                let folder = folder_of(&dir);
-                out.push(Entry { path: dir.clone(), paths: vec![dir], folder });
             }
             None => {
                 let folder = folder_of(&first);

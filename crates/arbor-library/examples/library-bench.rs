@@ -32,7 +32,13 @@ fn main() {
         .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
         .collect();
     files.sort();
-    let entries: Vec<Entry> = files.iter().map(|f| Entry::one(f.clone(), "bench".into())).collect();
+    // What the library keeps of a Claude Code project: one entry, the folder read whole and
+    // summarized per session (ARBOR_BENCH_EACH=1: each session file alone, as before schema 2).
+    let entries: Vec<Entry> = if std::env::var_os("ARBOR_BENCH_EACH").is_some() {
+        files.iter().map(|f| Entry::one(f.clone(), "bench".into())).collect()
+    } else {
+        vec![Entry::one(dir.clone(), "bench".into())]
+    };
 
     let (t, c) = (Instant::now(), cpu());
     let mut lib = Library::open(&db).unwrap();

@@ -88,10 +88,7 @@ impl Entry {
     }
 
     /// The library's entries for the logs found in the harnesses' places: a Claude Code
-    /// project's session files are one entry, the project folder read whole and summarized per
-    /// root session (a resumed session's file replays the chain it resumes, which counts once,
-    /// where it was first written, only when both files are read together: SPEC 2.4, 6.2);
-    /// every other log is an entry of its own.
+    /// project's sessions as `claude_project` groups them, every other log an entry of its own.
     pub fn of_places(found: Vec<crate::places::Found>) -> Vec<Entry> {
         let mut out: Vec<Entry> = Vec::new();
         let mut projects: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
@@ -100,7 +97,7 @@ impl Entry {
             match project {
                 Some(dir) => {
                     if projects.insert(dir.to_path_buf()) {
-                        out.push(Entry::one(dir.to_path_buf(), f.folder));
+                        out.extend(Entry::claude_project(dir, &f.folder));
                     }
                 }
                 None => out.push(Entry::one(f.path, f.folder)),
@@ -108,6 +105,91 @@ impl Entry {
         }
         out
     }
+
+    /// A Claude Code project folder's entries: each session file with the files that must be
+    /// read with it. A resumed session's file replays the chain it resumes, from its first line
+    /// (SPEC 2.4), and that replay counts once, where it was first written, only when both files
+    /// are read together (read alone, a resume counts it again); so the session files whose
+    /// first line with a `uuid` is the same one are one entry. A 2.0 `agent-*.jsonl` beside them
+    /// goes with the session its first line names (`sessionId`); a session's own
+    /// `<session>/subagents/` comes along when its file is read. Everything else stays apart,
+    /// so that an update reads again only the chain that changed.
+    pub fn claude_project(dir: &Path, folder: &str) -> Vec<Entry> {
+        let Ok(list) = std::fs::read_dir(dir) else { return Vec::new() };
+        let mut sessions: Vec<PathBuf> = Vec::new();
+        let mut agents: Vec<PathBuf> = Vec::new();
+        for e in list.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if !arbor_core::reader::is_log_name(&name) || !e.file_type().is_ok_and(|t| t.is_file()) {
+                continue;
+            }
+            if name.starts_with("agent-") {
+                agents.push(e.path())
+            } else {
+                sessions.push(e.path())
+            }
+        }
+        sessions.sort();
+        agents.sort();
+        // Sessions by the first uuid of their chain; each group in the order of its first file.
+        let mut by_chain: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let mut groups: Vec<Vec<PathBuf>> = Vec::new();
+        let mut by_stem: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        for s in sessions {
+            let (first_uuid, _) = head_ids(&s);
+            let g = match first_uuid.as_ref().and_then(|u| by_chain.get(u)) {
+                Some(&g) => g,
+                None => {
+                    groups.push(Vec::new());
+                    if let Some(u) = first_uuid {
+                        by_chain.insert(u, groups.len() - 1);
+                    }
+                    groups.len() - 1
+                }
+            };
+            if let Some(stem) = log_stem(&s) {
+                by_stem.insert(stem, g);
+            }
+            groups[g].push(s);
+        }
+        for a in agents {
+            match head_ids(&a).1.and_then(|sid| by_stem.get(&sid).copied()) {
+                Some(g) => groups[g].push(a),
+                None => groups.push(vec![a]),
+            }
+        }
+        groups
+            .into_iter()
+            .filter_map(|paths| {
+                let path = paths.first()?.clone();
+                Some(Entry { path, paths, folder: folder.to_owned() })
+            })
+            .collect()
+    }
+}
+
+/// A log file's name without its extensions (`a.jsonl.zst` → `a`).
+fn log_stem(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_string_lossy();
+    Some(name.split('.').next().unwrap_or(&name).to_owned())
+}
+
+/// The first `uuid` a Claude Code file's lines carry, and its first `sessionId`, from its head.
+fn head_ids(path: &Path) -> (Option<String>, Option<String>) {
+    use std::io::{BufRead, Read};
+    let Ok(file) = arbor_core::reader::open(path) else { return (None, None) };
+    let mut lines = std::io::BufReader::new(file.take(1 << 16));
+    let (mut uuid, mut session) = (None, None);
+    let mut line = Vec::new();
+    while uuid.is_none() && lines.read_until(b'\n', &mut line).is_ok_and(|n| n > 0) {
+        if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&line) {
+            let text = |k: &str| v.get(k).and_then(|x| x.as_str()).filter(|x| !x.is_empty()).map(str::to_owned);
+            session = session.or_else(|| text("sessionId"));
+            uuid = text("uuid");
+        }
+        line.clear();
+    }
+    (uuid, session)
 }
 
 /// A file as it was when read: its name, size, modification time (ns) and identity (the inode

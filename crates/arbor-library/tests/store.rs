@@ -126,7 +126,9 @@ fn a_claude_code_project_is_read_whole_and_books_a_resume_once() {
     let found = places::logs(&env);
     assert!(found.len() > 1, "a session file each: {}", found.len());
     let entries = Entry::of_places(found.clone());
-    assert_eq!(entries.len(), 1, "the project is one entry");
+    // A resume is one entry with the chain it replays; the other sessions stay apart.
+    assert!(entries.len() < found.len(), "{} entries of {} sessions", entries.len(), found.len());
+    assert!(entries.iter().any(|e| e.paths.len() > 1));
     let mut lib = Library::in_memory().unwrap();
     lib.update(&entries, 2).unwrap();
     let summaries = lib.summaries().unwrap();
