@@ -138,10 +138,16 @@ pub fn sessions(paths: &[PathBuf], q: Query) -> ExitCode {
         Ok(s) => s,
         Err(e) => return crate::fail(&e),
     };
-    let lib = match library(paths) {
+    let mut lib = match library(paths) {
         Ok(l) => l,
         Err(code) => return code,
     };
+    // The text index is made when a search needs it (a list and the usage reports do not).
+    if q.search.is_some() {
+        if let Err(e) = lib.index(crate::batch::default_jobs()) {
+            return crate::fail(&e.to_string());
+        }
+    }
     let all = match lib.summaries() {
         Ok(s) => s,
         Err(e) => return crate::fail(&e.to_string()),

@@ -21,8 +21,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 /// The schema's version, in `PRAGMA user_version`. 2: a log read whole keeps a summary per root
-/// session (`sessions`), so a project's resumed sessions book their replays once.
-pub const SCHEMA: i64 = 2;
+/// session (`sessions`), so a project's resumed sessions book their replays once. 3: the text
+/// index is filled once per entry, not by a trigger per item, and apart from the summaries
+/// (`Library::index`), so that a library's sessions are there at the speed of their analysis.
+pub const SCHEMA: i64 = 3;
 
 /// Characters of one transcript part kept in the full-text index (a tool's result can be
 /// megabytes; its first 32 K characters are what a person searches for).
@@ -32,12 +34,16 @@ const CREATE: &str = "
 CREATE TABLE entries (
     id INTEGER PRIMARY KEY,
     path TEXT NOT NULL UNIQUE,
-    files TEXT NOT NULL
+    paths TEXT NOT NULL,
+    folder TEXT NOT NULL,
+    files TEXT NOT NULL,
+    indexed INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE sessions (
     id INTEGER PRIMARY KEY,
     entry INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
     key TEXT NOT NULL,
+    members TEXT NOT NULL,
     summary TEXT NOT NULL
 );
 CREATE INDEX sessions_entry ON sessions(entry);
@@ -61,9 +67,6 @@ CREATE TABLE items (
 );
 CREATE INDEX items_entry ON items(entry);
 CREATE VIRTUAL TABLE texts USING fts5(text, content='items', content_rowid='id', tokenize='unicode61 remove_diacritics 2');
-CREATE TRIGGER items_in AFTER INSERT ON items BEGIN
-    INSERT INTO texts(rowid, text) VALUES (new.id, new.text);
-END;
 CREATE TRIGGER items_out AFTER DELETE ON items BEGIN
     INSERT INTO texts(texts, rowid, text) VALUES ('delete', old.id, old.text);
 END;
@@ -215,8 +218,6 @@ fn stamp(path: &Path) -> Stamp {
 /// One transcript part, as the index keeps it.
 #[derive(Debug, Clone, PartialEq)]
 struct Item {
-    /// The summary (of `Read::sessions`) its session is under.
-    owner: usize,
     session: String,
     item: u32,
     file: String,
@@ -229,9 +230,8 @@ struct Item {
 struct Read {
     entry: Entry,
     stamps: Vec<Stamp>,
-    /// A summary per root session, with what it booked.
-    sessions: Vec<(Summary, Vec<Booked>)>,
-    items: Vec<Item>,
+    /// A summary per root session, with what it booked and the sessions it sums up.
+    sessions: Vec<(Summary, Vec<Booked>, Vec<String>)>,
 }
 
 /// What an update did.
@@ -373,6 +373,8 @@ impl Library {
             tx.execute("DELETE FROM entries WHERE id = ?1", [id])?;
         }
         let next = AtomicUsize::new(0);
+        // Fewer entries than threads: each reads on every core.
+        let threads = if todo.len() < jobs { arbor_core::Threads::PerCore } else { arbor_core::Threads::Caller };
         let (send, recv) = mpsc::sync_channel::<Read>(jobs.max(1) * 2);
         let mut written: Result<(), Error> = Ok(());
         std::thread::scope(|scope| {
@@ -382,7 +384,7 @@ impl Library {
                 scope.spawn(move || loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(entry) = todo.get(i) else { break };
-                    if send.send(read(entry)).is_err() {
+                    if send.send(read(entry, threads)).is_err() {
                         break;
                     }
                 });
@@ -396,6 +398,110 @@ impl Library {
             }
         });
         written?;
+        tx.commit()?;
+        Ok(done)
+    }
+
+    /// Indexes the text of every entry not yet indexed (`jobs` at once), a few entries a
+    /// transaction so that searches go on meanwhile; returns how many it indexed. A search finds
+    /// what is indexed: `arbor sessions --search` indexes first, the app after listing.
+    pub fn index(&mut self, jobs: usize) -> Result<usize, Error> {
+        let todo: Vec<(i64, Entry)> = {
+            let mut q =
+                self.conn.prepare("SELECT id, path, paths, folder FROM entries WHERE indexed = 0 ORDER BY path")?;
+            let rows = q.query_map([], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, String>(3)?))
+            })?;
+            let mut out = Vec::new();
+            for row in rows {
+                let (id, path, paths, folder) = row?;
+                let paths: Vec<String> = serde_json::from_str(&paths).unwrap_or_default();
+                let entry =
+                    Entry { path: PathBuf::from(path), paths: paths.into_iter().map(PathBuf::from).collect(), folder };
+                out.push((id, entry));
+            }
+            out
+        };
+        let threads = if todo.len() < jobs { arbor_core::Threads::PerCore } else { arbor_core::Threads::Caller };
+        let next = AtomicUsize::new(0);
+        let (send, recv) = mpsc::sync_channel::<(i64, Vec<Item>)>(jobs.max(1) * 2);
+        let (mut done, mut failed): (usize, Option<Error>) = (0, None);
+        std::thread::scope(|scope| {
+            for _ in 0..jobs.max(1).min(todo.len().max(1)) {
+                let send = send.clone();
+                let (todo, next) = (&todo, &next);
+                scope.spawn(move || loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some((id, entry)) = todo.get(i) else { break };
+                    if send.send((*id, items(entry, threads))).is_err() {
+                        break;
+                    }
+                });
+            }
+            drop(send);
+            let mut batch: Vec<(i64, Vec<Item>)> = Vec::new();
+            let mut write = |batch: &[(i64, Vec<Item>)]| {
+                if failed.is_none() {
+                    match self.index_batch(batch) {
+                        Ok(n) => done += n,
+                        Err(e) => failed = Some(e),
+                    }
+                }
+            };
+            for got in recv {
+                batch.push(got);
+                if batch.len() >= INDEX_BATCH {
+                    write(&std::mem::take(&mut batch));
+                }
+            }
+            write(&batch);
+        });
+        failed.map_or(Ok(done), Err)
+    }
+
+    /// Entries' items into the index, in one transaction; an entry changed meanwhile (gone or
+    /// read again) is left alone.
+    fn index_batch(&mut self, batch: &[(i64, Vec<Item>)]) -> Result<usize, Error> {
+        let tx = self.conn.transaction()?;
+        let mut done = 0;
+        for (id, items) in batch {
+            let owners: Vec<(i64, Vec<String>)> = {
+                let mut q = tx.prepare_cached("SELECT id, members FROM sessions WHERE entry = ?1 ORDER BY id")?;
+                let rows = q.query_map([id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+                let mut out = Vec::new();
+                for row in rows {
+                    let (sid, members) = row?;
+                    out.push((sid, serde_json::from_str(&members).unwrap_or_default()));
+                }
+                out
+            };
+            let Some(first) = owners.first().map(|o| o.0) else { continue };
+            let changed = tx.execute("UPDATE entries SET indexed = 1 WHERE id = ?1 AND indexed = 0", [id])?;
+            if changed == 0 {
+                continue;
+            }
+            let mut i = tx.prepare_cached(
+                "INSERT INTO items (entry, owner, session, item, file, line, kind, text) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )?;
+            for item in items {
+                let owner = owners.iter().find(|o| o.1.contains(&item.session)).map_or(first, |o| o.0);
+                i.execute(params![
+                    id,
+                    owner,
+                    item.session,
+                    item.item,
+                    item.file,
+                    item.line as i64,
+                    item.kind,
+                    item.text
+                ])?;
+            }
+            // The entry's texts into the index in one statement: FTS5 writes its pending terms
+            // out at every statement's savepoint, so a row at a time (a trigger per item) wrote
+            // the index out once per item, two thirds of a build's instructions.
+            tx.execute("INSERT INTO texts(rowid, text) SELECT id, text FROM items WHERE entry = ?1", [id])?;
+            done += 1;
+        }
         tx.commit()?;
         Ok(done)
     }
@@ -494,16 +600,10 @@ fn kind_name(kind: PartKind) -> &'static str {
     }
 }
 
-/// Rows read back per page.
-const PAGE: u32 = 256;
-
-/// One entry analysed on this thread alone, summarized, and its transcripts read back.
-fn read(entry: &Entry) -> Read {
-    let analysis = arbor_core::analyze_with(&entry.paths, &mut (), arbor_core::Threads::Caller);
+/// One entry analysed (`threads`) and summarized.
+fn read(entry: &Entry, threads: arbor_core::Threads) -> Read {
+    let analysis = arbor_core::analyze_with(&entry.paths, &mut (), threads);
     let summarized = summarize(&entry.path, &entry.folder, &analysis);
-    // Each session's summary: the one whose group it is in.
-    let owner: std::collections::HashMap<&str, usize> =
-        summarized.iter().enumerate().flat_map(|(i, s)| s.sessions.iter().map(move |id| (id.as_str(), i))).collect();
     // What was given (a folder's time changes when a file appears in it), then what was read.
     let mut stamps: Vec<Stamp> = Vec::new();
     for p in std::iter::once(&entry.path).chain(&entry.paths).chain(analysis.files.iter().map(|f| &f.path)) {
@@ -512,6 +612,22 @@ fn read(entry: &Entry) -> Read {
             stamps.push(s);
         }
     }
+    let sessions = summarized
+        .into_iter()
+        .map(|s| (s.summary, s.by_time.into_iter().chain(s.by_model).collect(), s.sessions))
+        .collect();
+    Read { entry: entry.clone(), stamps, sessions }
+}
+
+/// Rows read back per page.
+const PAGE: u32 = 256;
+
+/// Entries indexed a transaction.
+const INDEX_BATCH: usize = 16;
+
+/// One entry analysed (`threads`) and its transcripts read back, each part an item.
+fn items(entry: &Entry, threads: arbor_core::Threads) -> Vec<Item> {
+    let analysis = arbor_core::analyze_with(&entry.paths, &mut (), threads);
     let mut items = Vec::new();
     let mut indexes: Vec<_> = analysis.transcript_indexes().into_iter().collect();
     indexes.sort_by(|a, b| a.0.cmp(b.0));
@@ -529,7 +645,6 @@ fn read(entry: &Entry) -> Read {
                         continue;
                     }
                     items.push(Item {
-                        owner: owner.get(session).copied().unwrap_or(0),
                         session: session.to_string(),
                         item: row.row,
                         file: file_path(entry, &row.at.file),
@@ -542,9 +657,7 @@ fn read(entry: &Entry) -> Read {
             from += PAGE;
         }
     }
-    let sessions =
-        summarized.into_iter().map(|s| (s.summary, s.by_time.into_iter().chain(s.by_model).collect())).collect();
-    Read { entry: entry.clone(), stamps, sessions, items }
+    items
 }
 
 /// A file as a hit names it: a path that opens it (the report names a folder's files relative
@@ -564,25 +677,20 @@ fn insert(tx: &rusqlite::Transaction<'_>, r: &Read) -> Result<(), Error> {
     if let Some(id) = existing {
         tx.execute("DELETE FROM entries WHERE id = ?1", [id])?;
     }
-    tx.execute("INSERT INTO entries (path, files) VALUES (?1, ?2)", params![path, json(&r.stamps)])?;
+    let paths: Vec<String> = r.entry.paths.iter().map(|p| arbor_core::reader::path_text(p)).collect();
+    tx.execute(
+        "INSERT INTO entries (path, paths, folder, files) VALUES (?1, ?2, ?3, ?4)",
+        params![path, json(&paths), r.entry.folder, json(&r.stamps)],
+    )?;
     let id = tx.last_insert_rowid();
-    let mut s = tx.prepare_cached("INSERT INTO sessions (entry, key, summary) VALUES (?1, ?2, ?3)")?;
+    let mut s = tx.prepare_cached("INSERT INTO sessions (entry, key, members, summary) VALUES (?1, ?2, ?3, ?4)")?;
     let mut b = tx.prepare_cached("INSERT INTO booked (session, time, model, usage) VALUES (?1, ?2, ?3, ?4)")?;
-    let mut rows = Vec::with_capacity(r.sessions.len());
-    for (summary, booked) in &r.sessions {
-        s.execute(params![id, summary.key, json(summary)])?;
+    for (summary, booked, members) in &r.sessions {
+        s.execute(params![id, summary.key, json(members), json(summary)])?;
         let row = tx.last_insert_rowid();
-        rows.push(row);
         for booked in booked {
             b.execute(params![row, booked.time, booked.model, json(&booked.usage)])?;
         }
-    }
-    let mut i = tx.prepare_cached(
-        "INSERT INTO items (entry, owner, session, item, file, line, kind, text) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-    )?;
-    for item in &r.items {
-        let owner = rows.get(item.owner).or(rows.first()).copied().unwrap_or_default();
-        i.execute(params![id, owner, item.session, item.item, item.file, item.line as i64, item.kind, item.text])?;
     }
     Ok(())
 }

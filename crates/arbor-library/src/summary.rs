@@ -130,6 +130,17 @@ struct Groups {
     of_sym: Vec<Option<usize>>,
     /// Each file's group: that of its first record that belongs to a session (else the first).
     of_file: Vec<usize>,
+    /// What each group's records hold.
+    acc: Vec<Acc>,
+}
+
+/// A group's records: the first and last wire times, the files they are in (in file order), and
+/// the file of its root's first record.
+struct Acc {
+    start: f64,
+    end: f64,
+    files: Vec<usize>,
+    root_file: Option<usize>,
 }
 
 impl Groups {
@@ -163,11 +174,34 @@ impl Groups {
                 }
             };
         }
+        // Each report session's symbol: its id interned, else (an id shown as `id@format`) the
+        // symbol shown by that name.
         let ids = &analysis.cx.ids;
-        let of_sym: Vec<Option<usize>> = (0..ids.len() as u32)
-            .map(|s| index.get(ids.name(arbor_core::intern::Sym(s))).map(|&i| of_session[i]))
-            .collect();
-        let mut groups = Groups { roots, of_session, of_sym, of_file: Vec::new() };
+        let mut of_sym: Vec<Option<usize>> = vec![None; ids.len()];
+        let mut root_syms: Vec<Option<u32>> = vec![None; roots.len()];
+        let mut unfound: Vec<usize> = Vec::new();
+        for (i, s) in report.sessions.iter().enumerate() {
+            match ids.get(&s.id).filter(|&sym| ids.name(sym) == s.id) {
+                Some(sym) => of_sym[sym.0 as usize] = Some(of_session[i]),
+                None => unfound.push(i),
+            }
+        }
+        if !unfound.is_empty() {
+            for sym in 0..ids.len() as u32 {
+                if let Some(&i) = index.get(ids.name(arbor_core::intern::Sym(sym))) {
+                    of_sym[sym as usize] = Some(of_session[i]);
+                }
+            }
+        }
+        for (g, &r) in roots.iter().enumerate() {
+            let id = report.sessions[r].id.as_str();
+            root_syms[g] = ids
+                .get(id)
+                .filter(|&sym| ids.name(sym) == id)
+                .map(|sym| sym.0)
+                .or_else(|| (0..ids.len() as u32).find(|&sym| ids.name(arbor_core::intern::Sym(sym)) == id));
+        }
+        let mut groups = Groups { roots, of_session, of_sym, of_file: Vec::new(), acc: Vec::new() };
         groups.of_file = (0..analysis.files.len() as u32)
             .map(|f| {
                 analysis
@@ -178,6 +212,32 @@ impl Groups {
                     .unwrap_or(0)
             })
             .collect();
+        // One pass over the records: each group's times, files and its root's first record.
+        let mut acc: Vec<Acc> = (0..groups.roots.len().max(1))
+            .map(|_| Acc { start: f64::INFINITY, end: f64::NEG_INFINITY, files: Vec::new(), root_file: None })
+            .collect();
+        for f in 0..analysis.files.len() {
+            let own = groups.of_file[f];
+            if let Some(a) = acc.get_mut(own) {
+                a.files.push(f);
+            }
+            for i in analysis.cx.records_of(f as u32).flatten() {
+                let Some(r) = analysis.cx.records.get(i) else { continue };
+                let g = groups.sym(r.session).unwrap_or(own);
+                let Some(a) = acc.get_mut(g) else { continue };
+                if a.files.last() != Some(&f) {
+                    a.files.push(f);
+                }
+                if !r.time.is_nan() {
+                    a.start = a.start.min(r.time);
+                    a.end = a.end.max(r.time);
+                }
+                if a.root_file.is_none() && root_syms.get(g).copied().flatten() == Some(r.session) {
+                    a.root_file = Some(f);
+                }
+            }
+        }
+        groups.acc = acc;
         groups
     }
 
@@ -202,35 +262,11 @@ fn summarize_group(
 ) -> Summarized {
     let root = groups.roots.get(g).map(|&r| &report.sessions[r]);
     let in_group = |i: usize| groups.of_session[i] == g;
-    // Its records: their times, and the files they are in (the root's own first).
-    let (mut start, mut end) = (f64::INFINITY, f64::NEG_INFINITY);
-    let mut files: Vec<usize> = Vec::new();
-    let mut root_file: Option<(usize, usize)> = None;
-    let root_sym = root.and_then(|r| {
-        let ids = &analysis.cx.ids;
-        (0..ids.len() as u32).find(|&s| ids.name(arbor_core::intern::Sym(s)) == r.id)
-    });
-    for f in 0..analysis.files.len() {
-        let mut mine = groups.of_file[f] == g;
-        for i in analysis.cx.records_of(f as u32).flatten() {
-            let Some(r) = analysis.cx.records.get(i) else { continue };
-            if groups.sym(r.session).unwrap_or(groups.of_file[f]) != g {
-                continue;
-            }
-            mine = true;
-            if !r.time.is_nan() {
-                start = start.min(r.time);
-                end = end.max(r.time);
-            }
-            if Some(r.session) == root_sym && root_file.is_none_or(|(first, _)| i < first) {
-                root_file = Some((i, f));
-            }
-        }
-        if mine {
-            files.push(f);
-        }
-    }
+    let acc = &groups.acc[g];
+    let (start, end, files) = (acc.start, acc.end, &acc.files);
+    let root_file = acc.root_file;
     let mut clock = Clock::Log;
+    let (mut start, mut end) = (start, end);
     if start > end {
         match latest_mtime(files.iter().map(|&f| analysis.files[f].path.as_path())) {
             Some(t) => (start, end, clock) = (t, t, Clock::Mtime),
@@ -239,7 +275,6 @@ fn summarize_group(
     }
     let (start, end) = if clock == Clock::None { (None, None) } else { (Some(start), Some(end)) };
     let first = root_file
-        .map(|(_, f)| f)
         .or(files.first().copied())
         .map(|f| analysis.files[f].path.clone())
         .unwrap_or_else(|| path.to_path_buf());
@@ -252,7 +287,7 @@ fn summarize_group(
         let p = &analysis.files[f].path;
         *p == first || p.starts_with(&own)
     });
-    let claude = root_file.is_some_and(|(_, f)| analysis.files[f].format.is_some_and(|x| x.id == "claude-code"));
+    let claude = root_file.is_some_and(|f| analysis.files[f].format.is_some_and(|x| x.id == "claude-code"));
     let open = if alone && (several || (claude && path.is_dir())) { first.as_path() } else { path };
     let (project, project_from) = match cwd(open, &first) {
         Some(c) => (c, "cwd"),
@@ -289,7 +324,7 @@ fn summarize_group(
         },
         path: path_text,
         session: root.map(|r| r.id.clone()),
-        title: title(open, &first),
+        title: title(open, &first, root_file.or(files.first().copied()).and_then(|f| analysis.files[f].format)),
         project,
         project_from: project_from.to_string(),
         harness: files.iter().find_map(|&f| analysis.files[f].format).map(|f| f.id.to_string()),
@@ -397,15 +432,17 @@ fn latest_mtime<'a>(paths: impl Iterator<Item = &'a Path>) -> Option<f64> {
         .map(|d| d.as_millis() as f64)
 }
 
-/// The title as the app's list shows it: Copilot's workspace summary, else what the first
-/// file's format reads in its head.
-fn title(path: &Path, first: &Path) -> Option<String> {
+/// The title as the app shows it: Copilot's workspace summary, else what the first file's format
+/// reads in its head.
+fn title(path: &Path, first: &Path, format: Option<&arbor_core::formats::FormatInfo>) -> Option<String> {
     if path.is_dir() {
         if let Some(t) = yaml_field(&path.join("workspace.yaml"), "summary") {
             return arbor_core::formats::about_line(&t);
         }
     }
-    arbor_core::formats::about_file(first, None)
+    // Its format reads its head, as the app's tree titles it (every format asked of every line
+    // of a 64 KiB head cost more than the rest of the summary).
+    arbor_core::formats::about_file(first, format)
 }
 
 /// `key: value` in a small YAML file (Copilot's `workspace.yaml`).

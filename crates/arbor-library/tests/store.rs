@@ -52,11 +52,15 @@ fn an_update_reads_only_what_changed_and_drops_what_went() {
     };
     assert!(codex(&after).bytes > codex(&before).bytes);
 
-    // One goes away: dropped, and its text is no longer found.
+    // Its text is found once indexed, and only then.
     let in_codex = |lib: &Library| {
         lib.search("hoge.py", 100).unwrap().iter().filter(|h| h.path.ends_with("rollout-codex.jsonl")).count()
     };
+    assert_eq!(in_codex(&lib), 0, "nothing is indexed before index()");
+    assert_eq!(lib.index(2).unwrap(), 2);
     assert!(in_codex(&lib) > 0);
+    assert_eq!(lib.index(2).unwrap(), 0, "indexed once");
+    // One goes away: dropped, and its text is no longer found.
     let gone = lib.update(&entries[1..], 2).unwrap();
     assert_eq!((gone.read, gone.kept, gone.dropped), (0, 1, 1));
     assert_eq!(in_codex(&lib), 0);
@@ -91,6 +95,7 @@ fn search_finds_transcript_text_ranked_with_its_session_item_and_place() {
     let entries = logs(dir.path());
     lib.update(&entries, 2).unwrap();
     // A reply of the Codex session (SPEC 4's replies hold it too).
+    lib.index(2).unwrap();
     let hits = lib.search("simple script", 10).unwrap();
     assert!(!hits.is_empty());
     let h = &hits[0];
@@ -154,6 +159,7 @@ fn a_claude_code_project_is_read_whole_and_books_a_resume_once() {
     // A hit in a sub-agent's transcript opens its root's file.
     let subs: Vec<_> = project_report.sessions.iter().filter(|s| s.parent.is_some()).collect();
     assert!(!subs.is_empty());
+    lib.index(2).unwrap();
     let hits = lib.search("the", 500).unwrap();
     let sub_hit = hits.iter().find(|h| subs.iter().any(|s| s.id == h.session)).expect("a hit in a sub-agent");
     let root = subs.iter().find(|s| s.id == sub_hit.session).unwrap().root.clone().unwrap();

@@ -38,10 +38,13 @@ pub async fn library_sessions<R: Runtime>(app: AppHandle<R>) -> Result<LibrarySe
     tauri::async_runtime::spawn_blocking(move || {
         let mut lib = open()?;
         let entries = Entry::of_places(places::logs(&env));
-        let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
-        lib.update(&entries, jobs).map_err(|e| CommandError::new("library", e.to_string()))?;
+        lib.update(&entries, jobs()).map_err(|e| CommandError::new("library", e.to_string()))?;
         let sessions = lib.summaries().map_err(|e| CommandError::new("library", e.to_string()))?;
-        Ok(LibrarySessions { sessions, notice: lib.notice.take() })
+        // The transcripts' text indexed behind the list, for the first search (one that comes
+        // sooner indexes what is left itself, waiting on this one's transactions).
+        let notice = lib.notice.take();
+        std::thread::spawn(move || lib.index(jobs()));
+        Ok(LibrarySessions { sessions, notice })
     })
     .await
     .map_err(CommandError::stopped)?
@@ -51,7 +54,10 @@ pub async fn library_sessions<R: Runtime>(app: AppHandle<R>) -> Result<LibrarySe
 #[tauri::command]
 pub async fn library_search(text: String) -> Result<Vec<Hit>, CommandError> {
     tauri::async_runtime::spawn_blocking(move || {
-        open()?.search(&text, HITS).map_err(|e| CommandError::new("library", e.to_string()))
+        // What is not yet indexed is indexed first (the Library indexes after listing too).
+        let mut lib = open()?;
+        lib.index(jobs()).map_err(|e| CommandError::new("library", e.to_string()))?;
+        lib.search(&text, HITS).map_err(|e| CommandError::new("library", e.to_string()))
     })
     .await
     .map_err(CommandError::stopped)?
@@ -82,4 +88,9 @@ pub async fn library_usage(by: String) -> Result<Vec<arbor_library::usage::Line>
     })
     .await
     .map_err(CommandError::stopped)?
+}
+
+/// Entries read at once: one a core.
+fn jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
