@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 pub fn print(paths: &[PathBuf], session: Option<&str>, json: bool, patch: bool) -> ExitCode {
-    let analysis = match crate::transcript::read(paths) {
+    let analysis = match crate::transcript::read_for(paths, session) {
         Ok(a) => a,
         Err(code) => return code,
     };

@@ -12,7 +12,7 @@ pub fn run(paths: &[PathBuf], session: Option<&str>, options: ShareOptions, file
     if to_stdout && options.subagents == Subagents::Files {
         return crate::fail("--subagents files writes files beside the export: give a FILE, not `-`");
     }
-    let analysis = match crate::transcript::read(paths) {
+    let analysis = match crate::transcript::read_for(paths, session) {
         Ok(a) => a,
         Err(code) => return code,
     };

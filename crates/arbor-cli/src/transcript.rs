@@ -13,21 +13,52 @@ const PAGE: u32 = 256;
 /// The logs at `paths`, read whole for reading back: a one-line error and exit 2 when a path is
 /// missing or nothing is in a known format.
 pub fn read(paths: &[PathBuf]) -> Result<arbor_core::Analysis, ExitCode> {
+    read_for(paths, None)
+}
+
+/// `read`, of only what one session needs where the paths say which files that is: a Claude Code
+/// project folder holding `<session>.jsonl` is read as that session's chain (its file, its
+/// sub-agents, the sessions a resume replays: `Entry::claude_project`), a folder holding
+/// `<session>/` (a Copilot session-state) as that folder, not the whole project or state.
+pub fn read_for(paths: &[PathBuf], session: Option<&str>) -> Result<arbor_core::Analysis, ExitCode> {
     crate::tune_allocator();
     for p in paths {
         if !p.exists() {
             return Err(crate::fail(&format!("no such file or folder: {}", p.display())));
         }
     }
-    let analysis = arbor_core::analyze(paths, &mut ());
+    let narrowed = session.and_then(|s| narrow(paths, s));
+    let mut analysis = arbor_core::analyze(narrowed.as_deref().unwrap_or(paths), &mut ());
+    if narrowed.is_some() {
+        // Named as the folder's files are when the folder is read whole.
+        analysis.name_files_under(&paths[0]);
+    }
     if !analysis.files.iter().any(|f| f.format.is_some()) {
         return Err(crate::fail("nothing could be read in a known format"));
     }
     Ok(analysis)
 }
 
+/// The files of `session` alone, when one folder given holds them as its own (see `read_for`).
+fn narrow(paths: &[PathBuf], session: &str) -> Option<Vec<PathBuf>> {
+    let [dir] = paths else { return None };
+    if !dir.is_dir() || session.is_empty() || session.contains(['/', '\\']) || session.starts_with('.') {
+        return None;
+    }
+    let own = dir.join(session);
+    if ["jsonl", "jsonl.zst", "jsonl.zstd"].iter().any(|x| dir.join(format!("{session}.{x}")).is_file()) {
+        let entries = arbor_library::store::Entry::claude_project(dir, "");
+        let stem = |p: &PathBuf| p.file_name().map(|n| n.to_string_lossy().split('.').next().unwrap_or("").to_owned());
+        return entries
+            .into_iter()
+            .find(|e| e.paths.iter().any(|p| stem(p).as_deref() == Some(session)))
+            .map(|e| e.paths);
+    }
+    own.is_dir().then(|| vec![own])
+}
+
 pub fn print(paths: &[PathBuf], session: &str, json: bool, width: usize) -> ExitCode {
-    let analysis = match crate::transcript::read(paths) {
+    let analysis = match crate::transcript::read_for(paths, Some(session)) {
         Ok(a) => a,
         Err(code) => return code,
     };

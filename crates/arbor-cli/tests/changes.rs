@@ -119,3 +119,47 @@ fn the_dsh_editor_creates_replaces_and_inserts() {
     assert_eq!(kinds, [("/w/a.txt", "write", 2), ("/w/a.txt", "edit", 1), ("/w/a.txt", "edit", 1)]);
     assert!(e[2]["diff"].as_str().unwrap().contains("(insert after line 2)"), "{}", e[2]["diff"]);
 }
+
+/// `arbor transcript DIR --session S` of a Claude Code project reads S's chain alone (its file,
+/// its sub-agents, the sessions a resume replays), and says what reading the whole folder says.
+#[test]
+fn one_session_of_a_project_reads_as_the_whole_project_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("proj");
+    let gen = Path::new(env!("CARGO_BIN_EXE_arbor")).with_file_name("arbor-gen");
+    let mut sessions = Vec::new();
+    for seed in [1, 2, 3] {
+        let out = Command::new(&gen)
+            .args(["--format", "claude-code", "--size", "200K", "--depth", "2", "--seed", &seed.to_string(), "-o"])
+            .arg(&project)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    for e in std::fs::read_dir(&project).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if let Some(stem) = name.strip_suffix(".jsonl").filter(|s| !s.starts_with("agent-")) {
+            sessions.push(stem.to_owned());
+        }
+    }
+    sessions.sort();
+    assert!(sessions.len() >= 3, "{sessions:?}");
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    for s in &sessions {
+        let alone = Command::new(env!("CARGO_BIN_EXE_arbor"))
+            .args(["transcript", "--json", "--session", s])
+            .arg(&project)
+            .output()
+            .unwrap();
+        // Two folders: nothing to narrow, the whole project read (its files named under `proj/`).
+        let whole = Command::new(env!("CARGO_BIN_EXE_arbor"))
+            .args(["transcript", "--json", "--session", s])
+            .args([&project, &empty])
+            .output()
+            .unwrap();
+        assert!(alone.status.success() && whole.status.success());
+        let whole = String::from_utf8_lossy(&whole.stdout).replace("\"file\":\"proj/", "\"file\":\"");
+        assert_eq!(String::from_utf8_lossy(&alone.stdout), whole, "session {s}");
+    }
+}
