@@ -164,7 +164,9 @@ pub(crate) fn parse_chunk_guarded<'a, L: Default>(
         }
         ArenaSlice::new(out)
     }))
-    .unwrap_or_else(|_| ArenaSlice::new(bumpalo::collections::Vec::from_iter_in(chunk.lines.iter().map(|_| None), arena)))
+    .unwrap_or_else(|_| {
+        ArenaSlice::new(bumpalo::collections::Vec::from_iter_in(chunk.lines.iter().map(|_| None), arena))
+    })
 }
 
 /// Values made in an arena and owned here: dropped in place when this is dropped (the arena
