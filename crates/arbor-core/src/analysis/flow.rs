@@ -40,7 +40,7 @@ pub(crate) fn spawn_reader(
     let (tx, rx) = std::sync::mpsc::sync_channel(4);
     let (recycle, recycled) = std::sync::mpsc::channel::<Chunk>();
     let spawned = std::thread::Builder::new().name("arbor-read".into()).spawn(move || {
-        let mut blocks = reader::LineBlocks::new(input);
+        let mut blocks = reader::LineBlocks::with_sizes(input, FLOW_BLOCK, 1 << 16, reader::MAX_LINE);
         loop {
             // A buffer that grew for one huge line is let go rather than kept.
             let mut chunk = recycled.try_recv().ok().filter(|c| c.bytes.capacity() <= 4 << 20).unwrap_or_default();
@@ -75,6 +75,12 @@ pub(crate) fn spawn_reader(
 /// Chunks parsed ahead of the router at most: parsed lines take about three times the bytes
 /// of their chunk, and are freed as soon as they are routed.
 pub(crate) const LOOKAHEAD: u64 = 8;
+
+/// The bytes of a chunk the reader thread hands over. A quarter of a megabyte keeps what is in
+/// flight (eight chunks ahead, their parsed lines beside them) near the size of the cores' caches,
+/// so a chunk is parsed and routed while its bytes and lines are still in them: against 1 MiB
+/// chunks, 5-10 % less CPU and 20-30 MB less peak memory on 200 MB logs (`bench/cpu`).
+pub(crate) const FLOW_BLOCK: usize = 256 << 10;
 
 /// Closes a flow when dropped.
 pub(crate) struct CloseOnDrop<'a>(&'a Flow);
