@@ -372,31 +372,18 @@ impl Library {
         for id in gone {
             tx.execute("DELETE FROM entries WHERE id = ?1", [id])?;
         }
-        let next = AtomicUsize::new(0);
-        // Fewer entries than threads: each reads on every core.
-        let threads = if todo.len() < jobs { arbor_core::Threads::PerCore } else { arbor_core::Threads::Caller };
-        let (send, recv) = mpsc::sync_channel::<Read>(jobs.max(1) * 2);
         let mut written: Result<(), Error> = Ok(());
-        std::thread::scope(|scope| {
-            for _ in 0..jobs.max(1).min(todo.len().max(1)) {
-                let send = send.clone();
-                let (todo, next) = (&todo, &next);
-                scope.spawn(move || loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(entry) = todo.get(i) else { break };
-                    if send.send(read(entry, threads)).is_err() {
-                        break;
-                    }
-                });
-            }
-            drop(send);
-            for r in recv {
+        in_parallel(
+            &todo,
+            jobs,
+            |entry, threads| read(entry, threads),
+            |r| {
                 if written.is_ok() {
                     written = insert(&tx, &r);
                     done.read += 1;
                 }
-            }
-        });
+            },
+        );
         written?;
         tx.commit()?;
         Ok(done)
@@ -422,40 +409,28 @@ impl Library {
             }
             out
         };
-        let threads = if todo.len() < jobs { arbor_core::Threads::PerCore } else { arbor_core::Threads::Caller };
-        let next = AtomicUsize::new(0);
-        let (send, recv) = mpsc::sync_channel::<(i64, Vec<Item>)>(jobs.max(1) * 2);
         let (mut done, mut failed): (usize, Option<Error>) = (0, None);
-        std::thread::scope(|scope| {
-            for _ in 0..jobs.max(1).min(todo.len().max(1)) {
-                let send = send.clone();
-                let (todo, next) = (&todo, &next);
-                scope.spawn(move || loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some((id, entry)) = todo.get(i) else { break };
-                    if send.send((*id, items(entry, threads))).is_err() {
-                        break;
-                    }
-                });
-            }
-            drop(send);
-            let mut batch: Vec<(i64, Vec<Item>)> = Vec::new();
-            let mut write = |batch: &[(i64, Vec<Item>)]| {
-                if failed.is_none() {
-                    match self.index_batch(batch) {
-                        Ok(n) => done += n,
-                        Err(e) => failed = Some(e),
-                    }
+        let mut batch: Vec<(i64, Vec<Item>)> = Vec::new();
+        let mut write = |batch: &[(i64, Vec<Item>)]| {
+            if failed.is_none() {
+                match self.index_batch(batch) {
+                    Ok(n) => done += n,
+                    Err(e) => failed = Some(e),
                 }
-            };
-            for got in recv {
+            }
+        };
+        in_parallel(
+            &todo,
+            jobs,
+            |(id, entry), threads| (*id, items(entry, threads)),
+            |got| {
                 batch.push(got);
                 if batch.len() >= INDEX_BATCH {
                     write(&std::mem::take(&mut batch));
                 }
-            }
-            write(&batch);
-        });
+            },
+        );
+        write(&batch);
         failed.map_or(Ok(done), Err)
     }
 
@@ -598,6 +573,36 @@ fn kind_name(kind: PartKind) -> &'static str {
         PartKind::Usage => "usage",
         PartKind::Image => "image",
     }
+}
+
+/// `work` on each of `todo`, `jobs` at once on threads of their own, each result handed to
+/// `take` on this thread as it comes; with fewer items than jobs, each reads on every core.
+fn in_parallel<T: Sync, R: Send>(
+    todo: &[T],
+    jobs: usize,
+    work: impl Fn(&T, arbor_core::Threads) -> R + Sync,
+    mut take: impl FnMut(R),
+) {
+    let threads = if todo.len() < jobs { arbor_core::Threads::PerCore } else { arbor_core::Threads::Caller };
+    let next = AtomicUsize::new(0);
+    let (send, recv) = mpsc::sync_channel::<R>(jobs.max(1) * 2);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.max(1).min(todo.len().max(1)) {
+            let send = send.clone();
+            let (next, work) = (&next, &work);
+            scope.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(item) = todo.get(i) else { break };
+                if send.send(work(item, threads)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(send);
+        for r in recv {
+            take(r);
+        }
+    });
 }
 
 /// One entry analysed (`threads`) and summarized.
