@@ -14,7 +14,7 @@ use crate::intern::Sym;
 use crate::report::{Place, Usage};
 use crate::turns::TurnId;
 
-pub use crate::vocab::transcript::{Draft, Item, Media, Page, Part, PartKind, Row};
+pub use crate::vocab::transcript::{Draft, Item, Media, Page, Part, PartKind, Row, Show};
 
 /// The kinds of record that are transcript rows.
 pub fn is_row(kind: Kind) -> bool {
@@ -254,6 +254,34 @@ impl Analysis {
             at = next;
         }
         tokens
+    }
+
+    /// The rows of a transcript that `show` keeps and whose text (or tool name) holds `query`
+    /// (any case; every row `show` keeps when `query` is empty), in order: what the app's find
+    /// steps through and its filter shows. Each part's whole text is read back, `FIND_BLOCK` rows
+    /// at a time.
+    pub fn transcript_find(&self, index: &Index, query: &str, show: Show) -> Vec<u32> {
+        const FIND_BLOCK: u32 = 500;
+        let needle = query.to_lowercase();
+        let mut out = Vec::new();
+        let mut from = 0;
+        loop {
+            let page = self.transcript_page(index, from, FIND_BLOCK, usize::MAX);
+            for row in &page.rows {
+                let text = needle.is_empty()
+                    || row.parts.iter().any(|p| {
+                        p.text.to_lowercase().contains(&needle)
+                            || p.tool.as_deref().is_some_and(|t| t.to_lowercase().contains(&needle))
+                    });
+                if text && show.keeps(&row.parts) {
+                    out.push(row.row);
+                }
+            }
+            from = page.from + page.rows.len() as u32;
+            if page.rows.is_empty() || from >= page.total {
+                return out;
+            }
+        }
     }
 
     /// The whole text of one part of one row.
