@@ -24,6 +24,8 @@ import type {
   TreeOrder,
   TreePage,
   TreeSpot,
+  UsagePage,
+  UsageSort,
   WaitsPage,
   WindowQuery,
 } from "./generated/view";
@@ -76,6 +78,7 @@ interface Commands {
   session_detail: { args: { id: string }; answer: SessionDetail | null };
   waits_page: { args: { offset: number; limit: number }; answer: WaitsPage };
   replies_page: { args: { offset: number; limit: number }; answer: RepliesPage };
+  usage_page: { args: { sort: UsageSort; offset: number; limit: number }; answer: UsagePage };
   timeline_info: { args: { axis: Axis }; answer: TimelineInfo };
   timeline_open: { args: { axis: Axis; first: number; last: number; width: number }; answer: TimelineOpen };
   timeline_window: { args: { query: WindowQuery }; answer: TimelineWindow };
@@ -231,6 +234,11 @@ export function waitsPage(offset: number, limit: number): Promise<WaitsPage> {
 /** Replies `offset..offset + limit`, grouped by session in the tree's order. */
 export function repliesPage(offset: number, limit: number): Promise<RepliesPage> {
   return call("replies_page", { offset, limit });
+}
+
+/** Rows `offset..offset + limit` of the usage table (every session's own and subtree's tokens, cost, duration, turns) sorted by `sort`. */
+export function usagePage(sort: UsageSort, offset: number, limit: number): Promise<UsagePage> {
+  return call("usage_page", { sort, offset, limit });
 }
 
 /** The timeline's axis, domain and lane count. */
