@@ -492,13 +492,6 @@ impl View {
         let table =
             self.usage.get_or_insert_with(|| usage::Table::new(usage::Spans::of(&self.store, &self.tree, &self.turns)));
         let s = &self.store;
-        let depth: Vec<u32> = {
-            let mut d = vec![0; s.sessions.len()];
-            for (node, depth, _) in self.tree.all() {
-                d[node as usize] = depth;
-            }
-            d
-        };
         let order = table.order(s, &self.tree, &self.turns, sort);
         let total = order.len() as u32;
         let end = offset.saturating_add(limit).min(total);
@@ -515,7 +508,7 @@ impl View {
                     id: s.ids.name(row.id).to_owned(),
                     label: s.word_of(row.label).map(str::to_owned),
                     title: self.titles.get(s, i).map(str::to_owned),
-                    depth: depth[i as usize],
+                    depth: spans.depth[i as usize],
                     turns: self.turns[i as usize],
                     subtree_turns: spans.subtree_turns[i as usize],
                     usage: s.usage_of(row.usage),

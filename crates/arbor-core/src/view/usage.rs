@@ -99,6 +99,8 @@ pub(crate) struct Spans {
     pub own: Vec<f64>,
     pub subtree: Vec<f64>,
     pub subtree_turns: Vec<u32>,
+    /// Its depth in the tree.
+    pub depth: Vec<u32>,
 }
 
 impl Spans {
@@ -129,6 +131,10 @@ impl Spans {
         // Subtrees: each row folded into its parent's, the deepest first (rows in reverse tree
         // order come after all of their descendants).
         let rows: Vec<(u32, u32)> = tree.all().map(|(node, _, parent_row)| (node, parent_row)).collect();
+        let mut depth = vec![0; n];
+        for (node, d, _) in tree.all() {
+            depth[node as usize] = d;
+        }
         let mut sub_turns: Vec<u32> = (0..n).map(|i| turns.get(i).copied().unwrap_or(0)).collect();
         for &(node, parent_row) in rows.iter().rev() {
             if parent_row == NONE {
@@ -140,7 +146,7 @@ impl Spans {
             sub_turns[p] += sub_turns[c];
         }
         let subtree = first.iter().zip(&last).map(|(&a, &b)| span(a, b)).collect();
-        Spans { own, subtree, subtree_turns: sub_turns }
+        Spans { own, subtree, subtree_turns: sub_turns, depth }
     }
 
     /// A session's duration in whole milliseconds, for ordering the tree.
