@@ -212,7 +212,10 @@ export async function mockIpc(page, { report, build, paths, files, launch, hits,
       if (cmd === "transcript_part") return JSON.stringify({ ok: await transcript.part(args.session, args.row, args.part) });
       if (cmd === "transcript_find") {
         if (!transcript.find) return JSON.stringify({ err: { code: "unknown-command", message: "this test's transcript has no find" } });
-        return JSON.stringify({ ok: await transcript.find(args.session, args.query, args.show) });
+        const rows = await transcript.find(args.session, args.query, args.show);
+        // A block of rows asked for (`from`, `limit`): its hits alone, as the engine answers.
+        const inBlock = (r) => args.from === undefined || (r >= args.from && r < args.from + args.limit);
+        return JSON.stringify({ ok: rows.filter(inBlock) });
       }
       return JSON.stringify({ ok: await transcript.locate(args.session, args.place) });
     } catch (e) {

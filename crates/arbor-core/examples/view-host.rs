@@ -17,8 +17,8 @@ use std::io::{BufRead, Write};
 
 use arbor_core::report::{Place, Report};
 use arbor_core::transcript::{Index, Show};
-use arbor_core::Analysis;
 use arbor_core::view::{Axis, FindingsFilter, HitQuery, View, WindowQuery};
+use arbor_core::Analysis;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
@@ -56,7 +56,8 @@ fn transcript(o: &mut Opened, cmd: &str, args: &Args) -> Result<Value, (String, 
     };
     let session: String = args.get("session")?;
     if o.index.as_ref().is_none_or(|(s, _)| *s != session) {
-        let index = a.transcript_index(&session).ok_or_else(|| ("no-session".to_owned(), format!("no session {session}")))?;
+        let index =
+            a.transcript_index(&session).ok_or_else(|| ("no-session".to_owned(), format!("no session {session}")))?;
         o.index = Some((session.clone(), index));
     }
     let Some((_, i)) = o.index.as_ref() else { unreachable!("kept above") };
@@ -64,7 +65,11 @@ fn transcript(o: &mut Opened, cmd: &str, args: &Args) -> Result<Value, (String, 
     Ok(match cmd {
         "transcript_page" => json!(a.transcript_page(i, n("from")?, n("limit")?.min(500), 4000)),
         "transcript_part" => json!(a.transcript_part(i, n("row")?, n("part")? as usize)),
-        "transcript_find" => json!(a.transcript_find(i, &args.get::<String>("query")?, args.get::<Show>("show")?)),
+        "transcript_find" => {
+            let (from, limit): (Option<u32>, Option<u32>) = (args.get("from")?, args.get("limit")?);
+            let (query, show) = (args.get::<String>("query")?, args.get::<Show>("show")?);
+            json!(a.transcript_find_in(i, &query, show, from.unwrap_or(0), limit.unwrap_or(u32::MAX)))
+        }
         _ => {
             let place: Place = args.get("place")?;
             let row = a.find_record(&place.file, place.line).and_then(|r| i.row_near(r)).unwrap_or(0);

@@ -121,13 +121,17 @@ pub async fn transcript_locate(
 }
 
 /// The rows of a session's transcript that a find (`query`, any case) and a filter (`show`)
-/// keep, in order; `query` empty finds every row the filter keeps.
+/// keep, in order; `query` empty finds every row the filter keeps. With `from` and `limit`, only
+/// among rows `from..from + limit` (a find asks a block at a time, nearest the reader first).
 #[tauri::command]
 pub async fn transcript_find(
     session: String,
     query: String,
     show: TranscriptShow,
+    from: Option<u32>,
+    limit: Option<u32>,
     opened: State<'_, Opened>,
 ) -> Result<Vec<u32>, CommandError> {
-    with_transcript(&opened, session, move |a, i| a.transcript_find(i, &query, show)).await
+    let (from, limit) = (from.unwrap_or(0), limit.unwrap_or(u32::MAX));
+    with_transcript(&opened, session, move |a, i| a.transcript_find_in(i, &query, show, from, limit)).await
 }

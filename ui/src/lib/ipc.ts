@@ -97,7 +97,7 @@ interface Commands {
   transcript_media: { args: { session: string; row: number; part: number }; answer: string | null };
   transcript_locate: { args: { session: string | null; place: Place }; answer: TranscriptSpot | null };
   changes_page: { args: { session: string | null; from: number; limit: number }; answer: ChangesPage };
-  transcript_find: { args: { session: string; query: string; show: TranscriptShow }; answer: number[] };
+  transcript_find: { args: { session: string; query: string; show: TranscriptShow; from?: number; limit?: number }; answer: number[] };
   export_otel: { args: { path: string }; answer: Exported };
   share_preview: { args: { session: string | null; options: ShareOptions }; answer: SharePreview };
   export_share: { args: { path: string; session: string | null; options: ShareOptions }; answer: Shared };
@@ -388,9 +388,9 @@ export function changesPage(session: string | null, from: number, limit: number)
 export type TranscriptShow = "all" | "talk" | "errors" | "no-results";
 
 /** The rows of a session's transcript whose text holds `query` (any case; all when empty) among
- * those `show` keeps, in order. */
-export function transcriptFind(session: string, query: string, show: TranscriptShow): Promise<number[]> {
-  return call("transcript_find", { session, query, show });
+ * those `show` keeps, in order; with `block`, only among rows `block.from..block.from + block.limit`. */
+export function transcriptFind(session: string, query: string, show: TranscriptShow, block?: { from: number; limit: number }): Promise<number[]> {
+  return call("transcript_find", block ? { session, query, show, from: block.from, limit: block.limit } : { session, query, show });
 }
 
 /** The transcript item a place opens: its record's session (else `session`) and row. */
