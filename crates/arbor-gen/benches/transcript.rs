@@ -9,7 +9,9 @@
 //! - `find/…`: the find (`Analysis::transcript_find`, what `transcript_find` answers: every row
 //!   whose text holds the words, each row's whole text read back), which the view waits for
 //!   before it shows the first hit: a word that is in no row (the whole transcript read, the
-//!   worst case), a word of many rows, and the tool name `Bash`. Target: 200 ms to the first hit.
+//!   worst case), a word of many rows, and the tool name `Bash`; and `find/one-block`, the
+//!   block of 2,000 rows the view reads first (it shows the first hit once its block is read).
+//!   Target: 200 ms to the first hit.
 //!
 //! `cargo bench -p arbor-gen --bench transcript -- --warm-up-time 1 --measurement-time 5`
 //! (the session is written once into the system temp folder and reused).
@@ -76,6 +78,11 @@ fn transcript(c: &mut Criterion) {
             let index = analysis.transcript_index(&id).expect("its transcript");
             black_box(analysis.transcript_page(&index, 0, 100, 4000))
         })
+    });
+    // What the view asks first: one block of 2,000 rows (the reader's), in which the first hit
+    // at or after the reader is looked for.
+    g.bench_function("find/one-block", |b| {
+        b.iter(|| black_box(analysis.transcript_find_in(&index, "Bash", Show::All, 50_000, 2000)))
     });
     for (name, query) in [("find/nowhere", "zqxjkvw"), ("find/common-word", "the"), ("find/tool-name", "Bash")] {
         let hits = analysis.transcript_find(&index, query, Show::All).len();
