@@ -17,7 +17,7 @@ macro_rules! app_commands {
             records::{raw_line, records_around, naive_dropped},
             search::{search, search_more, cancel_search},
             tree::{tree_rows, tree_set_open, tree_reveal},
-            pages::{findings_page, findings_at, session_detail, waits_page, replies_page},
+            pages::{findings_page, findings_at, session_detail, waits_page, replies_page, usage_page},
             timeline::{timeline_info, timeline_open, timeline_window, timeline_hit, timeline_locate},
             settings::{settings, remember_opened, set_theme, view_state, save_view_state},
             follow::{follow_state, set_follow},

@@ -8,11 +8,13 @@ pub use arbor_core::live::Live;
 pub use arbor_core::report::{Diagnostic, Place};
 pub use arbor_core::transcript::{
     Index as TranscriptIndex, Page as TranscriptPage, Part as TranscriptPart, PartKind as TranscriptPartKind,
+    Show as TranscriptShow,
 };
 pub use arbor_core::view::search::{Cursor, SearchEnd, SearchEvent};
 pub use arbor_core::view::{
     Axis, FindingsFilter, FindingsPage, Growing, HitQuery, Located, RepliesPage, SessionDetail, Summary, TimelineHit,
-    TimelineInfo, TimelineOpen, TimelineWindow, TreeOrder, TreePage, TreeSpot, View, WaitsPage, WindowQuery,
+    TimelineInfo, TimelineOpen, TimelineWindow, TreeOrder, TreePage, TreeSpot, UsagePage, UsageSort, View, WaitsPage,
+    WindowQuery,
 };
 pub use arbor_core::{Analysis, Delta, LoadError, Observer, Progress, RecordPage, RecordView, Report};
 

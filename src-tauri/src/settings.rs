@@ -66,10 +66,22 @@ pub struct ViewState {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub follow: Option<bool>,
-    /// How the tree's siblings are ordered (`wire`, `own-tokens`, `subtree-tokens`).
+    /// How the tree's siblings are ordered (`wire`, `own-tokens`, `subtree-tokens`, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub order: Option<String>,
+    /// The lower pane's tab (`inspector`, `transcript`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub lower: Option<String>,
+    /// How the usage table is sorted (`cost subtree desc`: column, scope, direction).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub usage: Option<String>,
+    /// Whether the timeline's pane is shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub timeline: Option<bool>,
 }
 
 /// What the UI reads once at start.
@@ -145,6 +157,9 @@ impl Settings {
                         tab: text(e, "tab"),
                         follow: e.get("follow").and_then(Value::as_bool),
                         order: text(e, "order"),
+                        lower: text(e, "lower"),
+                        usage: text(e, "usage"),
+                        timeline: e.get("timeline").and_then(Value::as_bool),
                     },
                     saved_at: e.get("savedAt").and_then(Value::as_u64).unwrap_or(0),
                 })
@@ -265,7 +280,7 @@ impl SettingsStore {
 
     pub fn save_view_state(&self, key: Vec<String>, mut view: ViewState) -> std::io::Result<()> {
         let key: Vec<String> = key.into_iter().take(PATHS_LIMIT).collect();
-        for s in [&mut view.session, &mut view.tab, &mut view.order] {
+        for s in [&mut view.session, &mut view.tab, &mut view.order, &mut view.lower, &mut view.usage] {
             if s.as_ref().is_some_and(|s| s.len() > TEXT_LIMIT) {
                 *s = None;
             }
@@ -340,7 +355,10 @@ mod tests {
                     session: Some("kid".into()),
                     tab: Some("replies".into()),
                     follow: Some(false),
-                    order: Some("subtree-tokens".into()),
+                    order: Some("subtree-duration".into()),
+                    lower: Some("transcript".into()),
+                    usage: Some("cost subtree desc".into()),
+                    timeline: Some(true),
                 },
             )
             .unwrap();
@@ -353,7 +371,10 @@ mod tests {
         assert_eq!(view.notice, None);
         assert_eq!(again.view_state(&key).unwrap().session.as_deref(), Some("kid"));
         assert_eq!(again.view_state(&key).unwrap().follow, Some(false), "Follow is remembered per log");
-        assert_eq!(again.view_state(&key).unwrap().order.as_deref(), Some("subtree-tokens"), "and the tree's order");
+        assert_eq!(again.view_state(&key).unwrap().order.as_deref(), Some("subtree-duration"), "and the tree's order");
+        assert_eq!(again.view_state(&key).unwrap().lower.as_deref(), Some("transcript"), "and the lower tab");
+        assert_eq!(again.view_state(&key).unwrap().usage.as_deref(), Some("cost subtree desc"), "and the usage sort");
+        assert_eq!(again.view_state(&key).unwrap().timeline, Some(true), "and the timeline shown");
         assert_eq!(again.view_state(&["a.jsonl".to_string()]), None);
     }
 
@@ -493,12 +514,15 @@ mod tests {
                     tab: Some("replies".into()),
                     follow: Some(true),
                     order: None,
+                    lower: None,
+                    usage: None,
+                    timeline: None,
                 },
             )
             .unwrap();
         assert_eq!(
             store.view_state(&key),
-            Some(ViewState { session: None, tab: Some("replies".into()), follow: Some(true), order: None })
+            Some(ViewState { session: None, tab: Some("replies".into()), follow: Some(true), ..ViewState::default() })
         );
     }
 }

@@ -12,12 +12,24 @@
 // processes on a shared CPU, so each action also prints the CPU a step from Chromium's own
 // counters (CDP Performance.getMetrics in thread ticks), as the tree bench does. Figures only:
 // nothing is asserted (the CPU is shared).
-// usage: node scripts/transcript-bench.mjs [frames per action, default 120]   (from ui/)
+// With --paths DIR the session is a real log read by the view host as the app reads it (the root
+// of DIR, say the 100,000-item Claude Code session `cargo bench -p arbor-gen --bench transcript`
+// writes, or `arbor-gen --format claude-code --depth 0 --turns N -o DIR`): its pages, cards and
+// finds are the engine's, read back from the file, and the bench also times the tab click to the
+// first rows and a find (typed, then Enter) to its first hit shown, through the mock.
+// usage: node scripts/transcript-bench.mjs [frames per action, default 120] [--paths DIR] [--find WORD]   (from ui/)
 import { loadavg } from "node:os";
 import { closeViewHost, launch, mockIpc, startUi, stats } from "../tests/browser.mjs";
 import { syntheticTranscript, transcriptReport } from "../tests/transcript-fixture.mjs";
 
-const FRAMES = Number(process.argv[2] ?? 120);
+const argv = process.argv.slice(2);
+const flag = (name) => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv.splice(i, 2)[1] : undefined;
+};
+const PATHS = flag("--paths");
+const FIND = flag("--find") ?? "Bash";
+const FRAMES = Number(argv[0] ?? 120);
 const ROWS = 100_000;
 const load = () => loadavg().map((x) => x.toFixed(2)).join(" ");
 
@@ -26,17 +38,35 @@ const browser = await launch();
 try {
   const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
   page.on("pageerror", (e) => console.error("page error:", e.message));
-  await mockIpc(page, { report: transcriptReport(ROWS), transcript: syntheticTranscript(ROWS), launch: ["/logs"] });
+  if (PATHS) await mockIpc(page, { paths: [PATHS], launch: [PATHS] });
+  else await mockIpc(page, { report: transcriptReport(ROWS), transcript: syntheticTranscript(ROWS), launch: ["/logs"] });
   const cdp = await page.context().newCDPSession(page);
   await cdp.send("Performance.enable", { timeDomain: "threadTicks" });
   const metrics = async () => Object.fromEntries((await cdp.send("Performance.getMetrics")).metrics.map((m) => [m.name, m.value]));
   await page.goto(ui.url);
-  await page.locator('.node[data-session="root"]').click();
+  await page.locator(PATHS ? '.node[data-session][aria-level="1"]' : '.node[data-session="root"]').first().click({ timeout: 120_000 });
   const t0 = Date.now();
   await page.getByTestId("tab-transcript").click();
-  await page.locator('[data-testid=transcript] .item[data-row="0"] .meta').waitFor();
-  console.log(`\ntranscript, ${ROWS} items, window 1600x1000, production build; load average ${load()}`);
-  console.log(`  tab click to the first rows drawn: ${Date.now() - t0} ms`);
+  await page.locator('[data-testid=transcript] .item[data-row="0"] .meta').waitFor({ timeout: 60_000 });
+  const first = Date.now() - t0;
+  const items = PATHS ? await page.evaluate(() => document.querySelector(".pane.inspector")?.textContent?.match(/([\d,]+) items/)?.[1] ?? "?") : ROWS;
+  console.log(`\ntranscript, ${items} items${PATHS ? ` (${PATHS}, read by the view host)` : ""}, window 1600x1000, production build; load average ${load()}`);
+  console.log(`  tab click to the first rows drawn: ${first} ms`);
+  if (PATHS) {
+    // A find typed and asked with Enter, to its first hit shown (the count says "1 of N").
+    for (const word of [FIND, "zqxjkvw"]) {
+      const box = page.getByTestId("transcript-find");
+      await box.fill(word);
+      const t = Date.now();
+      await box.press("Enter");
+      await page.waitForFunction(() => /of \d|no match/.test(document.querySelector("[data-testid=find-count]")?.textContent ?? ""), null, { timeout: 60_000 });
+      const said = await page.getByTestId("find-count").textContent();
+      console.log(`  find "${word}" (Enter) to its first hit shown: ${Date.now() - t} ms (${said})`);
+      await box.fill("");
+      await box.press("Escape");
+    }
+    await page.waitForTimeout(500);
+  }
   await page.evaluate(() => {
     window.__longFrames = [];
     try {

@@ -176,7 +176,8 @@ let pages = 0;
 /**
  * Installs the IPC mock in a page before the app's scripts run. `report` is a report object, or
  * `build` the source of a function that makes one (run here, in Node: the page never holds the
- * report, the view host does). `files` (name to text) are the logs `raw_line` and
+ * report, the view host does), or `paths` the logs the view host reads as the app does (its view
+ * then has the roots' titles, read from their files). `files` (name to text) are the logs `raw_line` and
  * `records_around` read, approximating the engine's records as one per line (kind: the event type
  * or method; session: its sessionId); `launch` are the launch paths; `hits` what `search` streams;
  * `dropped` what the engine answered `naive_dropped` for root turns (`fixtures/dropped.ts`: whole
@@ -186,9 +187,10 @@ let pages = 0;
  * with that error. `transcript` answers the transcript commands in Node (the view host holds a
  * report, not the files a transcript is read back from): `{ page(session, from, limit),
  * part(session, row, part), locate(session, place), find(session, query, show) }`, as
- * `transcript_page`, `transcript_part`, `transcript_locate` and `transcript_find` answer (tests/transcript-fixture.mjs makes one).
+ * `transcript_page`, `transcript_part`, `transcript_locate` and `transcript_find` answer (tests/transcript-fixture.mjs makes one);
+ * with `paths` and no `transcript`, the view host answers them from the logs it read.
  */
-export async function mockIpc(page, { report, build, files, launch, hits, dropped, answers, transcript }) {
+export async function mockIpc(page, { report, build, paths, files, launch, hits, dropped, answers, transcript }) {
   const key = `page-${++pages}`;
   const log = report ?? (build ? new Function(`return (${build})()`)() : null);
   const view = viewHost();
@@ -197,16 +199,23 @@ export async function mockIpc(page, { report, build, files, launch, hits, droppe
   // through Playwright's own value encoding, which costs the page's main thread tens of ms for a
   // page of rows (the transcript bench's jumps measured that encoding, not the view).
   await page.exposeBinding("__arborView", async (_source, cmd, args) =>
-    JSON.stringify(await (cmd === "open" ? view.call(key, "open", { report: args?.report ?? log }) : view.call(key, cmd, args))),
+    JSON.stringify(
+      await (cmd === "open" ? view.call(key, "open", args?.report || !paths ? { report: args?.report ?? log } : { paths }) : view.call(key, cmd, args)),
+    ),
   );
   await page.exposeBinding("__arborTranscript", async (_source, cmd, args) => {
+    // Logs read by the view host: their transcripts are the engine's, read back from the files.
+    if (!transcript && paths) return JSON.stringify(await view.call(key, cmd, args));
     if (!transcript) return JSON.stringify({ err: { code: "unknown-command", message: "this test gives no transcript" } });
     try {
       if (cmd === "transcript_page") return JSON.stringify({ ok: await transcript.page(args.session, args.from, Math.min(args.limit, 500)) });
       if (cmd === "transcript_part") return JSON.stringify({ ok: await transcript.part(args.session, args.row, args.part) });
       if (cmd === "transcript_find") {
         if (!transcript.find) return JSON.stringify({ err: { code: "unknown-command", message: "this test's transcript has no find" } });
-        return JSON.stringify({ ok: await transcript.find(args.session, args.query, args.show) });
+        const rows = await transcript.find(args.session, args.query, args.show);
+        // A block of rows asked for (`from`, `limit`): its hits alone, as the engine answers.
+        const inBlock = (r) => args.from === undefined || (r >= args.from && r < args.from + args.limit);
+        return JSON.stringify({ ok: rows.filter(inBlock) });
       }
       return JSON.stringify({ ok: await transcript.locate(args.session, args.place) });
     } catch (e) {

@@ -47,7 +47,7 @@ await browserTest("opening browser test", async ({ ui, newPage }) => {
     window.__ipcCalls.some(([c, a]) => c === "save_view_state" && a.view.session === "researcher"),
   );
   const saved = (await calls("save_view_state")).at(-1);
-  assert.deepEqual(saved, { key: [LOGS], view: { session: "researcher", tab: "replies" } });
+  assert.deepEqual(saved, { key: [LOGS], view: { session: "researcher", tab: "replies", lower: "inspector", timeline: false } });
   console.log("ok: the new selection is saved as the log's view state");
 
   // Add… › Files… reads the chosen files together with what is open; Open files… instead of it.

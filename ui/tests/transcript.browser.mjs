@@ -179,8 +179,16 @@ await browserTest("transcript browser test", async ({ ui, newPage }) => {
   await findBox.press("Shift+Enter");
   await page.getByTestId("find-count").getByText("1 of 3").waitFor();
   assert.equal(await currentRow(), "4000");
+  // Every block read: the count is whole ("1 of 3", no longer "1 of 3…").
+  await page.waitForFunction(() => document.querySelector("[data-testid=find-count]")?.textContent === "1 of 3", null, { timeout: 30_000 });
   const finds = await calls("transcript_find");
   assert.ok(finds.length >= 1 && finds.every((a) => a.session === "root" && a.show === "all"), JSON.stringify(finds));
+  // Read a block of 2,000 rows at a time, from the reader's block (row 0's) on, each block once:
+  // the first hit shows once its block is read, not after the whole transcript.
+  const blocks = finds.filter((a) => a.query === "QUESTION 4000").map((a) => a.from);
+  assert.equal(blocks[0], 0, "the reader's block first");
+  assert.deepEqual([...blocks].sort((a, b) => a - b), Array.from({ length: ROWS / 2000 }, (_, i) => i * 2000), "every block once");
+  assert.ok(finds.every((a) => a.from === undefined || a.limit === 2000));
   await findBox.fill("");
   await findBox.press("Escape");
   console.log("ok: find goes to each hit of the whole transcript, highlighted, next and previous");

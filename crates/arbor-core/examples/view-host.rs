@@ -5,8 +5,10 @@
 //!
 //! One JSON request a line on stdin, `{"id": 1, "key": "page-1", "cmd": "...", "args": {...}}`;
 //! one answer a line on stdout, `{"id": 1, "ok": ...}` or `{"id": 1, "err": {"code", "message"}}`.
-//! `open` (args `{"report": ...}`) makes the view of `key` and answers its summary, `close`
-//! lets it go; the other commands are the app's (src-tauri/src/commands.rs), with the same
+//! `open` (args `{"report": ...}`, or `{"paths": [...]}` to read logs as the app does) makes the
+//! view of `key` and answers its summary, `close`
+//! lets it go; a view opened from paths answers the transcript commands too (`transcript_page`,
+//! `transcript_part`, `transcript_find`, `transcript_locate`) from its analysis; the other commands are the app's (src-tauri/src/commands.rs), with the same
 //! arguments, asked of the view of `key`; `loading` trees are answered from the open one. A
 //! request's arguments are read straight into the types asked for (a report of a million spans
 //! is one request).
@@ -14,7 +16,9 @@ use std::collections::HashMap;
 use std::io::{BufRead, Write};
 
 use arbor_core::report::{Place, Report};
+use arbor_core::transcript::{Index, Show};
 use arbor_core::view::{Axis, FindingsFilter, HitQuery, View, WindowQuery};
+use arbor_core::Analysis;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
@@ -37,24 +41,77 @@ impl Args<'_> {
     }
 }
 
+/// What is open under a key: its view, and the analysis when it was read from paths (its
+/// transcripts are read back from the files, as the app reads them; the last session's index kept).
+struct Opened {
+    analysis: Option<Analysis>,
+    index: Option<(String, Index)>,
+}
+
+/// The transcript commands of a view opened from paths, as `src-tauri/src/commands/transcript.rs`
+/// answers them (texts cut at 4,000 characters).
+fn transcript(o: &mut Opened, cmd: &str, args: &Args) -> Result<Value, (String, String)> {
+    let Some(a) = o.analysis.as_ref() else {
+        return Err(("unknown-command".to_owned(), "a view of a report has no transcripts".to_owned()));
+    };
+    let session: String = args.get("session")?;
+    if o.index.as_ref().is_none_or(|(s, _)| *s != session) {
+        let index =
+            a.transcript_index(&session).ok_or_else(|| ("no-session".to_owned(), format!("no session {session}")))?;
+        o.index = Some((session.clone(), index));
+    }
+    let Some((_, i)) = o.index.as_ref() else { unreachable!("kept above") };
+    let n = |name: &str| -> Result<u32, (String, String)> { args.get(name) };
+    Ok(match cmd {
+        "transcript_page" => json!(a.transcript_page(i, n("from")?, n("limit")?.min(500), 4000)),
+        "transcript_part" => json!(a.transcript_part(i, n("row")?, n("part")? as usize)),
+        "transcript_find" => {
+            let (from, limit): (Option<u32>, Option<u32>) = (args.get("from")?, args.get("limit")?);
+            let (query, show) = (args.get::<String>("query")?, args.get::<Show>("show")?);
+            json!(a.transcript_find_in(i, &query, show, from.unwrap_or(0), limit.unwrap_or(u32::MAX)))
+        }
+        _ => {
+            let place: Place = args.get("place")?;
+            let row = a.find_record(&place.file, place.line).and_then(|r| i.row_near(r)).unwrap_or(0);
+            json!({"session": session, "row": row})
+        }
+    })
+}
+
 fn answer(
     views: &mut HashMap<String, View>,
+    opened: &mut HashMap<String, Opened>,
     revision: &mut u64,
     key: &str,
     cmd: &str,
     args: &Args,
 ) -> Result<Value, (String, String)> {
     if cmd == "open" {
-        let report: Report = args.get("report")?;
         *revision += 1;
-        let view = View::from_report(report, *revision);
+        // Paths are read as the app reads them (the view then names roots by their files' titles).
+        let paths: Option<Vec<std::path::PathBuf>> = args.get("paths")?;
+        let (view, analysis) = match paths {
+            Some(paths) => {
+                let analysis = arbor_core::analyze(&paths, &mut ());
+                let view = View::of_analysis(&analysis, *revision, &|| true)
+                    .ok_or_else(|| ("cancelled".to_owned(), "the view was not made".to_owned()))?;
+                (view, Some(analysis))
+            }
+            None => (View::from_report(args.get::<Report>("report")?, *revision), None),
+        };
+        opened.insert(key.to_owned(), Opened { analysis, index: None });
         let summary = json!(view.summary());
         views.insert(key.to_owned(), view);
         return Ok(summary);
     }
     if cmd == "close" {
         views.remove(key);
+        opened.remove(key);
         return Ok(Value::Null);
+    }
+    if cmd.starts_with("transcript_") {
+        let o = opened.get_mut(key).ok_or_else(|| ("not-open".to_owned(), "no log is open".to_owned()))?;
+        return transcript(o, cmd, args);
     }
     let v = views.get_mut(key).ok_or_else(|| ("not-open".to_owned(), "no log is open".to_owned()))?;
     let a = |name: &str| -> Result<u32, (String, String)> { args.get(name) };
@@ -80,6 +137,7 @@ fn answer(
         "session_detail" => json!(v.session(&id()?)),
         "waits_page" => json!(v.waits(a("offset")?, a("limit")?)),
         "replies_page" => json!(v.replies(a("offset")?, a("limit")?)),
+        "usage_page" => json!(v.usage_page(args.get("sort")?, a("offset")?, a("limit")?)),
         "timeline_info" => json!(v.timeline_info(args.get::<Axis>("axis")?)),
         "timeline_open" => json!(v.timeline_open(args.get("axis")?, a("first")?, a("last")?, args.get("width")?)),
         "timeline_window" => json!(v.timeline_window(&args.get::<WindowQuery>("query")?)),
@@ -96,6 +154,7 @@ fn answer(
 
 fn main() {
     let mut views: HashMap<String, View> = HashMap::new();
+    let mut opened: HashMap<String, Opened> = HashMap::new();
     let mut revision = 0;
     let stdout = std::io::stdout();
     for line in std::io::stdin().lock().lines() {
@@ -108,7 +167,7 @@ fn main() {
             }
         };
         let args = Args(request.args.and_then(|a| serde_json::from_str(a.get()).ok()).unwrap_or_default());
-        let reply = match answer(&mut views, &mut revision, &request.key, &request.cmd, &args) {
+        let reply = match answer(&mut views, &mut opened, &mut revision, &request.key, &request.cmd, &args) {
             Ok(ok) => json!({"id": request.id, "ok": ok}),
             Err((code, message)) => json!({"id": request.id, "err": {"code": code, "message": message}}),
         };

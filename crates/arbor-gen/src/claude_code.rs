@@ -90,6 +90,20 @@ pub fn generate_project(opts: &GenOptions, layout: Layout, dir: &Path) -> io::Re
     Ok(s)
 }
 
+/// Write one root session of `turns` turns to `dir` (a transcript of a known length, whatever
+/// its size: `opts.target_bytes` is not looked at; `opts.depth` 0 for a session with no
+/// sub-agents).
+pub fn generate_session(opts: &GenOptions, layout: Layout, dir: &Path, turns: u64) -> io::Result<ClaudeStats> {
+    std::fs::create_dir_all(dir)?;
+    let mut g = G::new(opts, layout, dir);
+    g.turns = Some(turns);
+    g.session(None, false)?;
+    let mut s = g.stats;
+    s.gen.records = s.gen.lines - s.gen.malformed;
+    s.gen.findings.retain(|_, n| *n > 0);
+    Ok(s)
+}
+
 impl ClaudeStats {
     /// As one JSON object (what `arbor-gen` prints on stderr).
     pub fn to_json(&self, opts: &GenOptions, layout: Layout) -> Value {
@@ -154,6 +168,8 @@ struct G {
     tips: BTreeMap<(usize, String), String>,
     /// The first root turn delegates along its eldest path to the full depth.
     eldest: bool,
+    /// A root session's turns, when asked for (`generate_session`), else drawn.
+    turns: Option<u64>,
 }
 
 impl G {
@@ -173,6 +189,7 @@ impl G {
             words,
             outs: Vec::new(),
             tips: BTreeMap::new(),
+            turns: None,
             eldest: true,
         }
     }
@@ -365,9 +382,13 @@ impl G {
                 json!({"type": "queue-operation", "operation": "dequeue", "timestamp": self.time(), "sessionId": sid});
             self.put(out, v)?;
         }
-        let turns = if first { 2 } else { self.rng.range(10, 60) };
+        let turns = match self.turns {
+            Some(n) => n,
+            None if first => 2,
+            None => self.rng.range(10, 60),
+        };
         for t in 0..turns {
-            if t > 0 && self.over_budget() {
+            if t > 0 && self.turns.is_none() && self.over_budget() {
                 break;
             }
             if t > 0 && self.rng.chance(0.05) {

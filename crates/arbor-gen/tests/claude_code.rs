@@ -3,7 +3,7 @@
 //! SPEC 2.4, not from the engine).
 
 use arbor_core::report::{Report, Severity};
-use arbor_gen::claude_code::{generate_project, ClaudeStats, Layout};
+use arbor_gen::claude_code::{generate_project, generate_session, ClaudeStats, Layout};
 use arbor_gen::GenOptions;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -109,6 +109,19 @@ fn background_spawns_compactions_resumptions_and_forks_are_written() {
         .filter(|x| x.runs[0].end.as_ref().is_some_and(|e| !e.file.contains("subagents/")))
         .count();
     assert!(ended_in_parent > 0);
+}
+
+/// `--turns N`: one root session of N prompts, whatever the size, read as written.
+#[test]
+fn a_session_of_n_turns_is_one_root_with_n_prompts() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = GenOptions { depth: 0, ..opts(5, 0.0, 1) };
+    let s = generate_session(&o, Layout::Subagents, dir.path(), 40).unwrap();
+    let r = check("40 turns", &s, dir.path());
+    let roots: Vec<_> = r.sessions.iter().filter(|x| x.parent.is_none()).collect();
+    assert_eq!(roots.len(), 1, "one root");
+    let prompts = r.turns.iter().filter(|t| t.session == roots[0].id).count();
+    assert_eq!(prompts, 40, "its 40 turns, though the size budget (1 byte) was spent at once");
 }
 
 #[test]

@@ -1,10 +1,12 @@
 //! The open log's lists and details, a page at a time from its view: findings (and those at a
-//! place), one session's runs, the root's waits, the replies.
+//! place), one session's runs, the root's waits, the replies, the usage table.
 
 use tauri::State;
 
 use super::opened::{with_view, Opened};
-use crate::engine::{Diagnostic, FindingsFilter, FindingsPage, Place, RepliesPage, SessionDetail, WaitsPage};
+use crate::engine::{
+    Diagnostic, FindingsFilter, FindingsPage, Place, RepliesPage, SessionDetail, UsagePage, UsageSort, WaitsPage,
+};
 use crate::open::CommandError;
 
 /// Rows `offset..offset + limit` (at most 500) of the findings list for `filter`.
@@ -40,4 +42,16 @@ pub async fn waits_page(offset: u32, limit: u32, opened: State<'_, Opened>) -> R
 #[tauri::command]
 pub async fn replies_page(offset: u32, limit: u32, opened: State<'_, Opened>) -> Result<RepliesPage, CommandError> {
     with_view(&opened, move |v| v.replies(offset, limit.min(200))).await
+}
+
+/// Rows `offset..offset + limit` (at most 500) of the usage table: every session with its own and
+/// its subtree's tokens, cost, duration and turns, sorted by `sort`.
+#[tauri::command]
+pub async fn usage_page(
+    sort: UsageSort,
+    offset: u32,
+    limit: u32,
+    opened: State<'_, Opened>,
+) -> Result<UsagePage, CommandError> {
+    with_view(&opened, move |v| v.usage_page(sort, offset, limit.min(500))).await
 }

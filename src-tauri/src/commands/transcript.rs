@@ -2,14 +2,12 @@
 //! part's whole text, the row a place opens, and the rows a find or a filter keeps. The index of the session last read is kept by
 //! what is open (`Open::transcript`).
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use tauri::State;
 use ts_rs::TS;
 
 use super::opened::Opened;
-use crate::engine::{
-    Analysis, ChangesPage, Place, TranscriptIndex, TranscriptPage, TranscriptPart, TranscriptPartKind,
-};
+use crate::engine::{Analysis, ChangesPage, Place, TranscriptIndex, TranscriptPage, TranscriptShow};
 use crate::open::CommandError;
 
 /// How many characters of one part a transcript page carries; `transcript_part` gives the rest.
@@ -122,69 +120,18 @@ pub async fn transcript_locate(
     .map_err(CommandError::stopped)
 }
 
-/// Which rows of a transcript a filter keeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TranscriptShow {
-    /// Every row.
-    All,
-    /// What was said: prompts, assistant text and what came back from sub-agents.
-    Talk,
-    /// Rows with a failed tool result or a notice.
-    Errors,
-    /// Every row but those that are only tool results.
-    NoResults,
-}
-
-impl TranscriptShow {
-    fn keeps(self, parts: &[TranscriptPart]) -> bool {
-        use TranscriptPartKind as K;
-        match self {
-            TranscriptShow::All => true,
-            TranscriptShow::Talk => parts.iter().any(|p| matches!(p.kind, K::Prompt | K::Text | K::Received)),
-            TranscriptShow::Errors => parts.iter().any(|p| p.is_error == Some(true) || p.kind == K::Notice),
-            TranscriptShow::NoResults => parts.iter().any(|p| p.kind != K::ToolResult),
-        }
-    }
-}
-
-/// Rows read at a time by a find.
-const FIND_BLOCK: u32 = 500;
-
-/// The rows of a transcript that `show` keeps and whose text holds `query` (any case; every row
-/// `show` keeps when `query` is empty), in order: what the transcript's find steps through and
-/// its filter shows. Each part's whole text is read back.
-pub fn find_rows(a: &Analysis, index: &TranscriptIndex, query: &str, show: TranscriptShow) -> Vec<u32> {
-    let needle = query.to_lowercase();
-    let mut out = Vec::new();
-    let mut from = 0;
-    loop {
-        let page = a.transcript_page(index, from, FIND_BLOCK, usize::MAX);
-        for row in &page.rows {
-            let text = needle.is_empty()
-                || row.parts.iter().any(|p| {
-                    p.text.to_lowercase().contains(&needle)
-                        || p.tool.as_deref().is_some_and(|t| t.to_lowercase().contains(&needle))
-                });
-            if text && show.keeps(&row.parts) {
-                out.push(row.row);
-            }
-        }
-        from = page.from + page.rows.len() as u32;
-        if page.rows.is_empty() || from >= page.total {
-            return out;
-        }
-    }
-}
-
 /// The rows of a session's transcript that a find (`query`, any case) and a filter (`show`)
-/// keep, in order; `query` empty finds every row the filter keeps.
+/// keep, in order; `query` empty finds every row the filter keeps. With `from` and `limit`, only
+/// among rows `from..from + limit` (a find asks a block at a time, nearest the reader first).
 #[tauri::command]
 pub async fn transcript_find(
     session: String,
     query: String,
     show: TranscriptShow,
+    from: Option<u32>,
+    limit: Option<u32>,
     opened: State<'_, Opened>,
 ) -> Result<Vec<u32>, CommandError> {
-    with_transcript(&opened, session, move |a, i| find_rows(a, i, &query, show)).await
+    let (from, limit) = (from.unwrap_or(0), limit.unwrap_or(u32::MAX));
+    with_transcript(&opened, session, move |a, i| a.transcript_find_in(i, &query, show, from, limit)).await
 }

@@ -24,6 +24,8 @@ import type {
   TreeOrder,
   TreePage,
   TreeSpot,
+  UsagePage,
+  UsageSort,
   WaitsPage,
   WindowQuery,
 } from "./generated/view";
@@ -76,6 +78,7 @@ interface Commands {
   session_detail: { args: { id: string }; answer: SessionDetail | null };
   waits_page: { args: { offset: number; limit: number }; answer: WaitsPage };
   replies_page: { args: { offset: number; limit: number }; answer: RepliesPage };
+  usage_page: { args: { sort: UsageSort; offset: number; limit: number }; answer: UsagePage };
   timeline_info: { args: { axis: Axis }; answer: TimelineInfo };
   timeline_open: { args: { axis: Axis; first: number; last: number; width: number }; answer: TimelineOpen };
   timeline_window: { args: { query: WindowQuery }; answer: TimelineWindow };
@@ -94,7 +97,7 @@ interface Commands {
   transcript_media: { args: { session: string; row: number; part: number }; answer: string | null };
   transcript_locate: { args: { session: string | null; place: Place }; answer: TranscriptSpot | null };
   changes_page: { args: { session: string | null; from: number; limit: number }; answer: ChangesPage };
-  transcript_find: { args: { session: string; query: string; show: TranscriptShow }; answer: number[] };
+  transcript_find: { args: { session: string; query: string; show: TranscriptShow; from?: number; limit?: number }; answer: number[] };
   export_otel: { args: { path: string }; answer: Exported };
   share_preview: { args: { session: string | null; options: ShareOptions }; answer: SharePreview };
   export_share: { args: { path: string; session: string | null; options: ShareOptions }; answer: Shared };
@@ -231,6 +234,11 @@ export function waitsPage(offset: number, limit: number): Promise<WaitsPage> {
 /** Replies `offset..offset + limit`, grouped by session in the tree's order. */
 export function repliesPage(offset: number, limit: number): Promise<RepliesPage> {
   return call("replies_page", { offset, limit });
+}
+
+/** Rows `offset..offset + limit` of the usage table (every session's own and subtree's tokens, cost, duration, turns) sorted by `sort`. */
+export function usagePage(sort: UsageSort, offset: number, limit: number): Promise<UsagePage> {
+  return call("usage_page", { sort, offset, limit });
 }
 
 /** The timeline's axis, domain and lane count. */
@@ -380,9 +388,9 @@ export function changesPage(session: string | null, from: number, limit: number)
 export type TranscriptShow = "all" | "talk" | "errors" | "no-results";
 
 /** The rows of a session's transcript whose text holds `query` (any case; all when empty) among
- * those `show` keeps, in order. */
-export function transcriptFind(session: string, query: string, show: TranscriptShow): Promise<number[]> {
-  return call("transcript_find", { session, query, show });
+ * those `show` keeps, in order; with `block`, only among rows `block.from..block.from + block.limit`. */
+export function transcriptFind(session: string, query: string, show: TranscriptShow, block?: { from: number; limit: number }): Promise<number[]> {
+  return call("transcript_find", block ? { session, query, show, from: block.from, limit: block.limit } : { session, query, show });
 }
 
 /** The transcript item a place opens: its record's session (else `session`) and row. */

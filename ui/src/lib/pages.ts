@@ -212,3 +212,58 @@ export class RowCache<T> {
     if (this.wanted !== null) queueMicrotask(() => !this.following && this.next());
   }
 }
+
+/**
+ * A list asked for a page at a time under a key (the findings' filter, the usage table's sort):
+ * a new key starts a new list, its window asked for; the same key at a new revision (a followed
+ * log grew) keeps the rows shown until their new ones come, so the list is not emptied and drawn
+ * again at each change. `changed` is told the total when rows come, `answered` once the window's
+ * rows of a list are held, and `drawn` the frame after a revision's first rows are.
+ */
+export class KeyedRows<T> {
+  cache: RowCache<T> | null = null;
+  private key: string | null = null;
+  private window: [number, number] = [0, 40];
+  private told = -1;
+
+  constructor(
+    private readonly changed: (total: number) => void,
+    private readonly answered: () => void,
+    private readonly drawn: () => void = () => {},
+  ) {}
+
+  /** Shows the list of `key` at `revision`, asking `fetch` for its rows when the key is new. */
+  show(key: string, revision: number, fetch: FetchRows<T>): "new" | "refreshed" {
+    if (this.cache && this.key === key) {
+      this.cache.refresh();
+      this.ensure(revision, ...this.window, false);
+      return "refreshed";
+    }
+    this.key = key;
+    const cache: RowCache<T> = new RowCache<T>(fetch, () => this.changed(cache.total));
+    this.cache = cache;
+    this.ensure(revision, ...this.window);
+    return "new";
+  }
+
+  /** The list shows rows `first..last` (`margin`: and a block either side). */
+  ensure(revision: number, first: number, last: number, margin = true): void {
+    this.window = [first, last];
+    const c = this.cache;
+    c?.ensure(first, last, margin).then(
+      () => {
+        if (c !== this.cache) return;
+        this.answered();
+        if (this.told !== revision) {
+          this.told = revision;
+          requestAnimationFrame(() => setTimeout(() => this.drawn(), 0));
+        }
+      },
+      () => {},
+    );
+  }
+
+  get(i: number): T | undefined {
+    return this.cache?.get(i);
+  }
+}

@@ -50,3 +50,12 @@ export function samePlace(a: Place | null | undefined, b: Place | null | undefin
 export function shortId(id: string): string {
   return id.length > 14 ? `${id.slice(0, 8)}…` : id;
 }
+
+/**
+ * What names a session wherever it is listed (the tree, the timeline's lanes, the usage table):
+ * its label (the task it was given), else what a root is about (its title or first prompt, read
+ * from its file); null when it has neither and its id alone names it.
+ */
+export function sessionName(s: { label?: string | null; title?: string | null } | null | undefined): string | null {
+  return s?.label ?? s?.title ?? null;
+}

@@ -16,7 +16,7 @@ export function recentLabel(paths: string[]): string {
 export const SAMPLE_KEY = ["arbor:sample"];
 
 /** The side pane's tabs; a saved tab that is not one of them is ignored. */
-export const TABS = ["findings", "replies", "search", "changes"] as const;
+export const TABS = ["findings", "replies", "search", "changes", "usage"] as const;
 export type Tab = (typeof TABS)[number];
 
 export function parseTab(raw: string | undefined | null): Tab | null {
@@ -29,9 +29,43 @@ export const TREE_ORDERS: { value: TreeOrder; label: string }[] = [
   { value: "subtree-tokens", label: "subtree tokens" },
   { value: "own-tokens", label: "own tokens" },
   { value: "subtree-cost", label: "subtree cost" },
+  { value: "subtree-duration", label: "subtree duration" },
+  { value: "own-duration", label: "own duration" },
 ];
 
 /** A saved tree order, or the log's own order when none (or an unknown one) was saved. */
 export function parseTreeOrder(raw: string | undefined | null): TreeOrder {
   return TREE_ORDERS.find((o) => o.value === raw)?.value ?? "wire";
+}
+
+/** The lower pane's tabs; a saved one that is not one of them is ignored. */
+export type Lower = "inspector" | "transcript";
+
+export function parseLower(raw: string | undefined | null): Lower | null {
+  return raw === "inspector" || raw === "transcript" ? raw : null;
+}
+
+/**
+ * What the strip says is open: each path once, a path inside a folder also opened left out (the
+ * engine reads it once, with the folder), the paths' own spelling kept.
+ */
+export function openedLabel(paths: string[]): string {
+  return distinctPaths(paths).join(", ");
+}
+
+/** `paths` without repeats, nor a path inside another of them (compared without a trailing separator). */
+export function distinctPaths(paths: string[]): string[] {
+  const bare = (p: string) => p.replace(/(.)[\\/]+$/, "$1");
+  const all = paths.map(bare);
+  return paths.filter((_, i) => {
+    const p = all[i];
+    if (all.indexOf(p) !== i) return false;
+    return !all.some((q, j) => j !== i && q !== p && inside(p, q));
+  });
+}
+
+/** Whether path `p` is under folder `q` (either separator; `q` may be a root such as "/"). */
+function inside(p: string, q: string): boolean {
+  if (/[\\/]$/.test(q)) return p.startsWith(q);
+  return p.startsWith(`${q}/`) || p.startsWith(`${q}\\`);
 }

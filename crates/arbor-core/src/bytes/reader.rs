@@ -97,10 +97,16 @@ pub fn is_log_name(name: &str) -> bool {
 /// Expand the paths a user opened into the files to read, in a stable order: paths in the order
 /// given, a folder's files sorted by their relative path. Folders are walked without following
 /// symbolic links to folders, so a link loop cannot trap the walk.
+///
+/// Each file is read once: a path given again, a folder inside another folder given, and a log
+/// file inside a folder given (which the folder's walk reads) are left out, so that opening a
+/// folder and one of its files does not read that file twice (its sessions would be reported
+/// as reused ids). Paths are compared as the file system resolves them.
 pub fn expand(paths: &[PathBuf]) -> (Vec<InputFile>, Vec<Unreadable>) {
+    let paths = distinct(paths);
     let mut files = Vec::new();
     let mut bad = Vec::new();
-    for p in paths {
+    for p in paths.iter().copied() {
         match std::fs::metadata(p) {
             Ok(m) if m.is_dir() => {
                 // With several paths opened, a folder's files are named under the folder's own name
@@ -113,6 +119,26 @@ pub fn expand(paths: &[PathBuf]) -> (Vec<InputFile>, Vec<Unreadable>) {
         }
     }
     (files, bad)
+}
+
+/// The paths of `expand` that add files: see there.
+fn distinct(paths: &[PathBuf]) -> Vec<&PathBuf> {
+    if paths.len() < 2 {
+        return paths.iter().collect();
+    }
+    let real: Vec<PathBuf> = paths.iter().map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())).collect();
+    let folder: Vec<bool> = real.iter().map(|p| p.is_dir()).collect();
+    let log_name = |p: &Path| p.file_name().is_some_and(|n| is_log_name(&n.to_string_lossy()));
+    (0..paths.len())
+        .filter(|&i| {
+            let again = real[..i].contains(&real[i]);
+            let inside = (0..paths.len()).any(|j| {
+                folder[j] && real[j] != real[i] && real[i].starts_with(&real[j]) && (folder[i] || log_name(&real[i]))
+            });
+            !again && !inside
+        })
+        .map(|i| &paths[i])
+        .collect()
 }
 
 fn walk(root: &Path, prefix: &str, files: &mut Vec<InputFile>, bad: &mut Vec<Unreadable>) {
@@ -781,6 +807,29 @@ pub fn raw_line_numbered(path: &Path, number: u64) -> io::Result<Option<Vec<u8>>
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// A file given twice, a log file inside a folder also given, and a folder inside another
+    /// are read once, named as the folder alone names them; a file the walk would not read
+    /// (not a log's name) is still read when given.
+    #[test]
+    fn expand_reads_each_file_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = dir.path().join("logs");
+        std::fs::create_dir_all(top.join("sub")).unwrap();
+        for name in ["a.jsonl", "sub/b.jsonl", "notes.txt"] {
+            std::fs::write(top.join(name), "{}\n").unwrap();
+        }
+        let names = |paths: &[PathBuf]| -> Vec<String> { expand(paths).0.into_iter().map(|f| f.display).collect() };
+        let alone = names(std::slice::from_ref(&top));
+        assert_eq!(alone, ["a.jsonl", "sub/b.jsonl"]);
+        assert_eq!(names(&[top.clone(), top.join("a.jsonl"), top.join("sub")]), alone);
+        assert_eq!(names(&[top.join("sub"), top.join("./")]), alone, "a folder inside a later one");
+        let a = top.join("a.jsonl");
+        assert_eq!(names(&[a.clone(), a.clone()]).len(), 1);
+        assert_eq!(names(&[a.clone(), top.join("sub/../a.jsonl")]).len(), 1, "the same file by another path");
+        let with_notes = names(&[top.clone(), top.join("notes.txt")]);
+        assert_eq!(with_notes.len(), 3, "{with_notes:?}");
+    }
 
     /// A reader that hands out its bytes in the given piece sizes, as pipes and decoders do.
     struct Pieces<'a> {

@@ -14,7 +14,7 @@ use crate::intern::Sym;
 use crate::report::{Place, Usage};
 use crate::turns::TurnId;
 
-pub use crate::vocab::transcript::{Draft, Item, Media, Page, Part, PartKind, Row};
+pub use crate::vocab::transcript::{Draft, Item, Media, Page, Part, PartKind, Row, Show};
 
 /// The kinds of record that are transcript rows.
 pub fn is_row(kind: Kind) -> bool {
@@ -254,6 +254,42 @@ impl Analysis {
             at = next;
         }
         tokens
+    }
+
+    /// The rows of a transcript that `show` keeps and whose text (or tool name) holds `query`
+    /// (any case; every row `show` keeps when `query` is empty), in order: what the app's find
+    /// steps through and its filter shows. Each part's whole text is read back.
+    pub fn transcript_find(&self, index: &Index, query: &str, show: Show) -> Vec<u32> {
+        self.transcript_find_in(index, query, show, 0, u32::MAX)
+    }
+
+    /// `transcript_find` over rows `from..from + limit` only: a find of a long transcript asks
+    /// for it a block at a time, so that the hit nearest the reader shows before every row was
+    /// read (a 100,000-item session is a few seconds of reading back).
+    pub fn transcript_find_in(&self, index: &Index, query: &str, show: Show, from: u32, limit: u32) -> Vec<u32> {
+        const FIND_BLOCK: u32 = 500;
+        let needle = query.to_lowercase();
+        let end = from.saturating_add(limit);
+        let mut out = Vec::new();
+        let mut at = from;
+        while at < end {
+            let page = self.transcript_page(index, at, FIND_BLOCK.min(end - at), usize::MAX);
+            for row in &page.rows {
+                let text = needle.is_empty()
+                    || row.parts.iter().any(|p| {
+                        p.text.to_lowercase().contains(&needle)
+                            || p.tool.as_deref().is_some_and(|t| t.to_lowercase().contains(&needle))
+                    });
+                if text && show.keeps(&row.parts) {
+                    out.push(row.row);
+                }
+            }
+            at = page.from + page.rows.len() as u32;
+            if page.rows.is_empty() || at >= page.total {
+                break;
+            }
+        }
+        out
     }
 
     /// The whole text of one part of one row.

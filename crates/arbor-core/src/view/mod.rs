@@ -20,6 +20,7 @@ mod store;
 pub mod timeline;
 mod titles;
 pub mod tree;
+mod usage;
 
 use serde::Serialize;
 use ts_rs::TS;
@@ -31,6 +32,7 @@ pub use timeline::{
     TimelineOpen, TimelineWindow, WindowQuery,
 };
 pub use tree::{Growing, SeverityCounts, TreeOrder, TreePage, TreeRow, TreeSpot};
+pub use usage::{UsageColumn, UsagePage, UsageRow, UsageScope, UsageSort};
 
 use crate::analysis::Analysis;
 use crate::intern::Sym;
@@ -171,6 +173,8 @@ pub struct View {
     /// Where each row came from, when the view is of a followed log's snapshot: what it needs to
     /// grow with the log (`grow`).
     source: Option<sources::Source>,
+    /// The usage table's spans and its last sort, made when first asked for.
+    usage: Option<usage::Table>,
 }
 
 /// Items between two looks at whether to go on.
@@ -379,6 +383,7 @@ impl View {
             clocked,
             timeline,
             source: None,
+            usage: None,
         })
     }
 
@@ -461,15 +466,60 @@ impl View {
                     })
                     .collect(),
             ),
+            // Whole milliseconds of the log's clock.
+            TreeOrder::OwnDuration | TreeOrder::SubtreeDuration => {
+                let spans = usage::Spans::of(s, &self.tree, &self.turns);
+                let ms = if order == TreeOrder::OwnDuration { &spans.own } else { &spans.subtree };
+                Some(ms.iter().map(|&m| usage::Spans::key(m)).collect())
+            }
         };
         let mut tree = tree::Tree::build_by(&ids, &parents, key.as_deref());
         tree.keep_collapsed(&self.tree);
         self.tree = tree;
         self.order = order;
+        if let Some(table) = self.usage.as_mut() {
+            table.forget_order();
+        }
     }
 
     pub fn tree_order(&self) -> TreeOrder {
         self.order
+    }
+
+    /// Rows `offset..offset + limit` of the usage table sorted by `sort`: every session the tree
+    /// shows (collapsed or not), with its own and its subtree's tokens, cost, duration and turns.
+    pub fn usage_page(&mut self, sort: UsageSort, offset: u32, limit: u32) -> UsagePage {
+        let table =
+            self.usage.get_or_insert_with(|| usage::Table::new(usage::Spans::of(&self.store, &self.tree, &self.turns)));
+        let s = &self.store;
+        let order = table.order(s, &self.tree, &self.turns, sort);
+        let total = order.len() as u32;
+        let end = offset.saturating_add(limit).min(total);
+        let order = order.get(offset.min(total) as usize..end as usize).unwrap_or(&[]).to_vec();
+        let spans = &table.spans;
+        let time = |ms: f64| ms.is_finite().then_some(ms);
+        let rows = order
+            .into_iter()
+            .enumerate()
+            .map(|(k, i)| {
+                let row = &s.sessions[i as usize];
+                UsageRow {
+                    index: offset + k as u32,
+                    id: s.ids.name(row.id).to_owned(),
+                    label: s.word_of(row.label).map(str::to_owned),
+                    title: self.titles.get(s, i).map(str::to_owned),
+                    depth: spans.depth[i as usize],
+                    turns: self.turns[i as usize],
+                    subtree_turns: spans.subtree_turns[i as usize],
+                    usage: s.usage_of(row.usage),
+                    subtree_usage: s.usage_of(row.subtree_usage),
+                    duration: time(spans.own[i as usize]),
+                    subtree_duration: time(spans.subtree[i as usize]),
+                    place: s.place(self.places[i as usize]),
+                }
+            })
+            .collect();
+        UsagePage { revision: self.revision, total, offset, sort, rows }
     }
 
     /// Opens, closes (`open`) or flips (`None`) a session's subtree.
@@ -553,13 +603,25 @@ impl View {
         let (m, s) = self.model(axis);
         let info = m.info(s, revision, clocked);
         let q = WindowQuery { axis: info.axis, first, last, start: info.min, end: info.max, width };
-        TimelineOpen { window: m.window(s, revision, &q), info }
+        let mut window = m.window(s, revision, &q);
+        self.title_lanes(&mut window);
+        TimelineOpen { window, info }
     }
 
     pub fn timeline_window(&mut self, q: &WindowQuery) -> TimelineWindow {
         let revision = self.revision;
         let (m, s) = self.model(q.axis);
-        m.window(s, revision, q)
+        let mut window = m.window(s, revision, q);
+        self.title_lanes(&mut window);
+        window
+    }
+
+    /// Names each lane of a window as the tree names its row: a root's title beside its label.
+    fn title_lanes(&self, window: &mut TimelineWindow) {
+        for lane in &mut window.lanes {
+            let session = lane.id.as_deref().and_then(|id| self.node(id));
+            lane.title = session.and_then(|i| self.titles.get(&self.store, i)).map(str::to_owned);
+        }
     }
 
     pub fn timeline_hit(&mut self, q: &HitQuery) -> Option<TimelineHit> {
@@ -645,7 +707,7 @@ pub(crate) mod tests {
         let mut live = crate::live::Live::open(std::slice::from_ref(&path), &mut ());
         let snapshot = live.snapshot();
         let mut before = View::of_analysis(&snapshot, 1, &|| true).unwrap();
-        let all = FindingsFilter { text: String::new(), hidden: vec![], session: None };
+        let all = FindingsFilter::default();
         let flags = |v: &mut View| -> Vec<bool> {
             v.findings(&all, 0, 500)
                 .rows

@@ -15,12 +15,17 @@ use crate::report::{Diagnostic, Place, Reply, Severity, Wait};
 const SEVERITIES: [Severity; 3] = [Severity::Error, Severity::Warning, Severity::Info];
 
 /// Which findings to list: every word of `text` (ignoring case) in the code, message, session or
-/// place; none of the `hidden` severities; only `session`'s, when given.
+/// place; none of the `hidden` severities; only `session`'s, when given. The findings of a
+/// `folded` code are counted on their code's row and not listed (the app folds `unknown-format`:
+/// a folder's 27 files that are not logs are one line, each file on request).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct FindingsFilter {
     pub text: String,
     pub hidden: Vec<Severity>,
     pub session: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<String>>")]
+    pub folded: Vec<String>,
 }
 
 /// One row of the findings list: a severity's heading, a code's heading, or a finding.
@@ -35,6 +40,10 @@ pub enum FindingRow {
         severity: Severity,
         code: String,
         count: u32,
+        /// Its findings are not listed (the filter's `folded`).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        #[ts(as = "Option<bool>", optional)]
+        folded: bool,
     },
     Item {
         diagnostic: Diagnostic,
@@ -63,7 +72,7 @@ pub struct FindingsPage {
 #[derive(Debug, Clone, Copy)]
 enum Row {
     Group(Severity, u32),
-    Code(Severity, Sym, u32),
+    Code(Severity, Sym, u32, bool),
     Item(u32),
 }
 
@@ -119,8 +128,12 @@ impl Findings {
             for group in
                 items.chunk_by(|&a, &b| store.diagnostics[a as usize].code == store.diagnostics[b as usize].code)
             {
-                rows.push(Row::Code(severity, store.diagnostics[group[0] as usize].code, group.len() as u32));
-                rows.extend(group.iter().map(|&i| Row::Item(i)));
+                let code = store.diagnostics[group[0] as usize].code;
+                let folded = filter.folded.iter().any(|c| c == store.words.name(code));
+                rows.push(Row::Code(severity, code, group.len() as u32, folded));
+                if !folded {
+                    rows.extend(group.iter().map(|&i| Row::Item(i)));
+                }
             }
         }
         self.rows = rows;
@@ -144,8 +157,8 @@ impl Findings {
             .take(limit as usize)
             .filter_map(|r| match *r {
                 Row::Group(severity, count) => Some(FindingRow::Group { severity, count }),
-                Row::Code(severity, code, count) => {
-                    Some(FindingRow::Code { severity, code: store.words.name(code).to_owned(), count })
+                Row::Code(severity, code, count, folded) => {
+                    Some(FindingRow::Code { severity, code: store.words.name(code).to_owned(), count, folded })
                 }
                 Row::Item(i) => store.diagnostic(i).map(|diagnostic| FindingRow::Item {
                     diagnostic,
@@ -389,7 +402,12 @@ mod tests {
     use super::FindingRow;
 
     fn filter(text: &str, hidden: &[Severity], session: Option<&str>) -> FindingsFilter {
-        FindingsFilter { text: text.into(), hidden: hidden.to_vec(), session: session.map(str::to_owned) }
+        FindingsFilter {
+            text: text.into(),
+            hidden: hidden.to_vec(),
+            session: session.map(str::to_owned),
+            folded: Vec::new(),
+        }
     }
 
     /// The rows as text: `E` and a count for a severity, `  code n` for a code, `    line` for an item.
@@ -451,6 +469,35 @@ mod tests {
         assert_eq!(mine.matched as usize, want_mine);
         let nobody = view.findings(&filter("", &[], Some("no-such-session")), 0, 1000);
         assert_eq!(nobody.matched, 0);
+    }
+
+    /// A folded code is one row, its count whole; its findings are not listed, every other
+    /// code's are, and unfolding lists them again in the same place.
+    #[test]
+    fn a_folded_code_is_one_row_with_its_count() {
+        let report = sample_report();
+        let mut view = view_of(report.clone());
+        let code = report.diagnostics[0].code.clone();
+        let n = report.diagnostics.iter().filter(|d| d.code == code).count();
+        let open = view.findings(&filter("", &[], None), 0, 1000);
+        let folded = view.findings(&FindingsFilter { folded: vec![code.clone()], ..filter("", &[], None) }, 0, 1000);
+        assert_eq!(folded.matched, open.matched, "the folded findings still count");
+        assert_eq!(folded.total as usize, open.total as usize - n);
+        assert!(folded.rows.iter().any(
+            |r| matches!(r, FindingRow::Code { code: c, count, folded: true, .. } if *c == code && *count as usize == n)
+        ));
+        assert!(!folded
+            .rows
+            .iter()
+            .any(|r| matches!(r, FindingRow::Item { diagnostic, .. } if diagnostic.code == code)));
+        let want: Vec<String> = rows(&open)
+            .into_iter()
+            .zip(&open.rows)
+            .filter(|(_, r)| !matches!(r, FindingRow::Item { diagnostic, .. } if diagnostic.code == code))
+            .map(|(t, _)| t)
+            .collect();
+        assert_eq!(rows(&folded), want);
+        assert_eq!(rows(&view.findings(&filter("", &[], None), 0, 1000)), rows(&open));
     }
 
     #[test]

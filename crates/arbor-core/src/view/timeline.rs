@@ -93,6 +93,10 @@ pub struct LaneWindow {
     /// The session; `None` for the lane of findings without a session.
     pub id: Option<String>,
     pub label: Option<String>,
+    /// What a root is about (its title or first prompt), as the tree names it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub title: Option<String>,
     pub depth: u32,
     pub turns: Vec<f64>,
     pub steps: Vec<f64>,
@@ -154,6 +158,11 @@ pub struct TimelineHit {
 pub struct Located {
     pub lane: Option<u32>,
     pub at: Option<f64>,
+    /// Where the session's lane has anything on the axis, first start to last end: its runs,
+    /// turns and steps (`None` without a session, or when its lane is empty).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub extent: Option<[f64; 2]>,
 }
 
 /// Spans of one kind for every lane, sorted by lane then start: lane `l` owns
@@ -942,6 +951,7 @@ impl Model {
                     Some(s) => store.word_of(s.label).map(str::to_owned),
                     None => Some("findings without a session".to_owned()),
                 },
+                title: None,
                 depth: lane.depth,
                 turns,
                 steps,
@@ -1088,7 +1098,26 @@ impl Model {
             Axis::Wire => Some(self.offsets.get(a.file as usize).copied().unwrap_or(0.0) + f64::from(a.line) + 0.5),
             Axis::Time => self.clock.as_ref()?.time_of(a),
         });
-        Located { lane, at }
+        Located { lane, at, extent: lane.and_then(|l| self.extent(l)) }
+    }
+
+    /// Lane `l`'s turns, steps and own runs (drawn from its parent's lane), first start to last
+    /// end.
+    fn extent(&self, l: u32) -> Option<[f64; 2]> {
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for t in [&self.turns, &self.steps] {
+            let (a, b) = t.lane(l);
+            if a < b {
+                lo = lo.min(t.start[a]);
+                hi = hi.max(t.max_end[b - 1]);
+            }
+        }
+        let (a, b) = self.child_runs.lane(l);
+        for &k in &self.child_runs.item[a..b] {
+            lo = lo.min(self.runs.start[k as usize]);
+            hi = hi.max(self.runs.end[k as usize]);
+        }
+        (lo <= hi).then_some([lo, hi])
     }
 }
 
@@ -1520,8 +1549,13 @@ mod tests {
         let place = v.timeline_hit(&HitQuery { axis: Axis::Wire, lane: 0, x: Some(6.0), slop: 0.5, band: Band::Lane });
         assert_eq!(place.and_then(|h| h.place), Some(self::place(2)));
         let at = v.timeline_locate(Axis::Wire, Some("c"), Some(&self::place(7)));
-        assert_eq!(at, Located { lane: Some(1), at: Some(7.5) });
-        assert_eq!(v.timeline_locate(Axis::Wire, Some("nobody"), None), Located { lane: None, at: None });
+        assert_eq!(at.lane, Some(1));
+        assert_eq!(at.at, Some(7.5));
+        assert_eq!(v.timeline_locate(Axis::Wire, Some("nobody"), None), Located { lane: None, at: None, extent: None });
+        // A lane's extent (a line L covers L to L + 1 on the wire axis): c's is its run, lines
+        // 3 to 9 (drawn from its parent's lane); the root's, its two turns, lines 2 to 11.
+        assert_eq!(at.extent, Some([3.0, 10.0]));
+        assert_eq!(v.timeline_locate(Axis::Wire, Some("s"), None).extent, Some([2.0, 12.0]));
     }
 
     #[test]

@@ -115,9 +115,11 @@ pub struct TreeSpot {
 
 /// How siblings follow each other in the tree: as the log made them (`wire`), by tokens, most
 /// first: a session's own (`own-tokens`) or its subtree's (`subtree-tokens`), or by what its
-/// subtree's priced part cost (`subtree-cost`, to the micro-dollar). Siblings sort within their
-/// parent, so the tree stays a tree; sessions without tokens (or without a cost) come last, in
-/// wire order, as do ties.
+/// subtree's priced part cost (`subtree-cost`, to the micro-dollar), or by how long it ran on
+/// the log's clock, longest first: its own runs and turns (`own-duration`) or its subtree's
+/// (`subtree-duration`, first start to last end). Siblings sort within their parent, so the tree
+/// stays a tree; sessions without tokens (or without a cost, or a clock) come last, in wire
+/// order, as do ties.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "kebab-case")]
 pub enum TreeOrder {
@@ -126,6 +128,8 @@ pub enum TreeOrder {
     OwnTokens,
     SubtreeTokens,
     SubtreeCost,
+    OwnDuration,
+    SubtreeDuration,
 }
 
 /// The first node of each id: by the id's number while ids are a store's symbols (dense, the
@@ -279,6 +283,11 @@ impl Tree {
             visit(&mut t, i as u32);
         }
         t
+    }
+
+    /// Every row in tree order, visible or not: (node, depth, its parent's row or `NONE`).
+    pub fn all(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
+        (0..self.node.len()).map(|r| (self.node[r], self.depth[r], self.parent_row[r]))
     }
 
     /// How many rows the tree has (one per distinct id).

@@ -169,3 +169,31 @@ pub struct Item<'a> {
     #[serde(flatten)]
     pub part: &'a Part,
 }
+
+/// Which rows of a transcript a filter keeps (the app's transcript filter).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Show {
+    /// Every row.
+    #[default]
+    All,
+    /// What was said: prompts, assistant text and what came back from sub-agents.
+    Talk,
+    /// Rows with a failed tool result or a notice.
+    Errors,
+    /// Every row but those that are only tool results.
+    NoResults,
+}
+
+impl Show {
+    /// Whether a row of these parts is kept.
+    pub fn keeps(self, parts: &[Part]) -> bool {
+        use PartKind as K;
+        match self {
+            Show::All => true,
+            Show::Talk => parts.iter().any(|p| matches!(p.kind, K::Prompt | K::Text | K::Received)),
+            Show::Errors => parts.iter().any(|p| p.is_error == Some(true) || p.kind == K::Notice),
+            Show::NoResults => parts.iter().any(|p| p.kind != K::ToolResult),
+        }
+    }
+}

@@ -25,7 +25,9 @@ const USAGE: &str =
               sessions/YYYY/MM/DD tree of rollouts), the claude-code project folders (sub-agents
               in <session>/subagents/, beside the sessions, or inline) and --sessions
   --live R    write the log to -o as a running agent does: about R lines a second, a folder's
-              files growing together, some lines in two pieces (for following it)";
+              files growing together, some lines in two pieces (for following it)
+  --turns N   the claude-code formats: one root session of N turns, whatever --size (with
+              --depth 0, a long transcript with no sub-agents: 20,000 turns are ~100,000 items)";
 
 fn main() -> ExitCode {
     match run() {
@@ -45,6 +47,7 @@ fn run() -> Result<(), String> {
     let mut claude: Option<Layout> = None;
     let mut out: Option<PathBuf> = None;
     let mut live: Option<f64> = None;
+    let mut turns: Option<u64> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut val = || args.next().ok_or_else(|| format!("`{a}` needs a value"));
@@ -77,6 +80,7 @@ fn run() -> Result<(), String> {
             "--sessions" => sessions = Some(val()?.parse().map_err(|e| format!("--sessions: {e}"))?),
             "-o" | "--output" => out = Some(PathBuf::from(val()?)),
             "--live" => live = Some(val()?.parse().map_err(|e| format!("--live: {e}"))?),
+            "--turns" => turns = Some(val()?.parse().map_err(|e| format!("--turns: {e}"))?),
             other => return Err(format!("unknown argument `{other}`")),
         }
     }
@@ -99,10 +103,16 @@ fn run() -> Result<(), String> {
         eprintln!("arbor-gen: wrote {} lines to {}", lines?, dst.display());
         Ok(())
     };
+    if turns.is_some() && claude.is_none() {
+        return Err("--turns is for the claude-code formats".into());
+    }
     if let Some(layout) = claude {
         let dir = out.ok_or("a claude-code project needs -o DIR")?;
-        let stats =
-            claude_code::generate_project(&opts, layout, &dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let stats = match turns {
+            Some(n) => claude_code::generate_session(&opts, layout, &dir, n),
+            None => claude_code::generate_project(&opts, layout, &dir),
+        }
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
         eprintln!("{}", stats.to_json(&opts, layout));
         return replay(live);
     }

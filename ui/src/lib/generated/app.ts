@@ -94,9 +94,21 @@ tab?: string,
  */
 follow?: boolean, 
 /**
- * How the tree's siblings are ordered (`wire`, `own-tokens`, `subtree-tokens`).
+ * How the tree's siblings are ordered (`wire`, `own-tokens`, `subtree-tokens`, …).
  */
-order?: string, };
+order?: string, 
+/**
+ * The lower pane's tab (`inspector`, `transcript`).
+ */
+lower?: string, 
+/**
+ * How the usage table is sorted (`cost subtree desc`: column, scope, direction).
+ */
+usage?: string, 
+/**
+ * Whether the timeline's pane is shown.
+ */
+timeline?: boolean, };
 
 export type SettingsView = { recent: Array<RecentEntry>, theme: Theme, 
 /**

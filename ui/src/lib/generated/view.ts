@@ -88,11 +88,49 @@ export type TreePage = { revision: number, total: number, offset: number, rows: 
 
 export type TreeSpot = { index: number | null, total: number, };
 
-export type TreeOrder = "wire" | "own-tokens" | "subtree-tokens" | "subtree-cost";
+export type TreeOrder = "wire" | "own-tokens" | "subtree-tokens" | "subtree-cost" | "own-duration" | "subtree-duration";
 
-export type FindingsFilter = { text: string, hidden: Array<Severity>, session: string | null, };
+export type UsageColumn = "tree" | "turns" | "input" | "output" | "cache-read" | "cache-write" | "tokens" | "cost" | "duration";
 
-export type FindingRow = { "kind": "group", severity: Severity, count: number, } | { "kind": "code", severity: Severity, code: string, count: number, } | { "kind": "item", diagnostic: Diagnostic, 
+export type UsageScope = "own" | "subtree";
+
+export type UsageSort = { column: UsageColumn, scope: UsageScope, 
+/**
+ * Most first (the default a click on a column gives).
+ */
+descending: boolean, };
+
+export type UsageRow = { 
+/**
+ * The row's index in the sorted table.
+ */
+index: number, id: string, label: string | null, 
+/**
+ * What a root is about (as the tree names it).
+ */
+title?: string, 
+/**
+ * Its depth in the tree.
+ */
+depth: number, turns: number, subtree_turns: number, usage?: Usage, subtree_usage?: Usage, 
+/**
+ * Milliseconds on the log's clock (absent without one).
+ */
+duration?: number, subtree_duration?: number, 
+/**
+ * Where choosing the session points the inspector (as the tree's row says).
+ */
+place: Place | null, };
+
+export type UsagePage = { revision: number, total: number, offset: number, sort: UsageSort, rows: Array<UsageRow>, };
+
+export type FindingsFilter = { text: string, hidden: Array<Severity>, session: string | null, folded?: Array<string>, };
+
+export type FindingRow = { "kind": "group", severity: Severity, count: number, } | { "kind": "code", severity: Severity, code: string, count: number, 
+/**
+ * Its findings are not listed (the filter's `folded`).
+ */
+folded?: boolean, } | { "kind": "item", diagnostic: Diagnostic, 
 /**
  * Set (true) when the finding depends on the end of a log still followed (an open turn,
  * a truncated last line): it may go away as the log grows.
@@ -165,7 +203,11 @@ export type LaneWindow = { lane: number,
 /**
  * The session; `None` for the lane of findings without a session.
  */
-id: string | null, label: string | null, depth: number, turns: Array<number>, steps: Array<number>, runs: Array<RunRect>, marks: Array<MarkPoint>, };
+id: string | null, label: string | null, 
+/**
+ * What a root is about (its title or first prompt), as the tree names it.
+ */
+title?: string, depth: number, turns: Array<number>, steps: Array<number>, runs: Array<RunRect>, marks: Array<MarkPoint>, };
 
 export type Connector = { x: number, lane: number, child: number, };
 
@@ -177,7 +219,12 @@ export type HitQuery = { axis: Axis, lane: number, x: number | null, slop: numbe
 
 export type TimelineHit = { session: string | null, place: Place | null, text: string, };
 
-export type Located = { lane: number | null, at: number | null, };
+export type Located = { lane: number | null, at: number | null, 
+/**
+ * Where the session's lane has anything on the axis, first start to last end: its runs,
+ * turns and steps (`None` without a session, or when its lane is empty).
+ */
+extent?: [number, number], };
 
 export type SearchHit = { "type": "session", id: string, label: string | null, place: Place | null, } | { "type": "record", record: RecordView, text: string, };
 
