@@ -23,6 +23,7 @@
 
 mod lines;
 mod links;
+mod plan;
 mod session;
 mod transcript;
 
@@ -39,6 +40,12 @@ pub const FORMAT: FormatInfo = FormatInfo {
 struct GeminiFormat;
 
 impl super::Format for GeminiFormat {
+    /// An opened session file brings its sub-agents' folder; a migrated `.json` beside its
+    /// `.jsonl` is set aside.
+    fn plan(&self, plan: &mut super::Plan) {
+        plan::plan(plan, &FORMAT);
+    }
+
     /// The metadata line (or the whole older document): string `sessionId` and `projectHash`
     /// and no `type`, confirmed on the same line by what the producer always writes with them
     /// (`startTime` or `lastUpdated`, or the document's `messages`). A vote sees one line, so
