@@ -42,12 +42,12 @@ pub(super) struct Facts {
 pub(super) struct Files {
     pub(super) list: Vec<Facts>,
     linked: HashMap<Sym, (Option<Sym>, Link, usize)>,
-    told: HashSet<(u32, Sym, Loc)>,
+    told: HashSet<(u32, Sym, Loc, String)>,
 }
 
 impl Files {
     fn tell(&mut self, cx: &mut Ctx, code: Code, at: Loc, session: Sym, msg: String) {
-        if self.told.insert((code as u32, session, at)) {
+        if self.told.insert((code as u32, session, at, msg.clone())) {
             cx.findings.add(code, at, Some(session), msg);
         }
     }

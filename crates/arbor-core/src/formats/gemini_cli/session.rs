@@ -74,6 +74,8 @@ pub(super) struct SessionFile {
     index: HashMap<Box<str>, usize>,
     /// Tokens of model calls the history no longer shows (rewound or replaced): billed all the same.
     billed: Vec<(Usage, Option<Box<str>>)>,
+    /// Calls of messages that left the history: the sub-agents they ran ran all the same.
+    gone_calls: Vec<Call>,
     rewritten: (u64, Option<Loc>),
     rewound: (u64, Option<Loc>),
     clock: Rfc3339,
@@ -103,6 +105,7 @@ impl SessionFile {
             messages: Vec::new(),
             index: HashMap::default(),
             billed: Vec::new(),
+            gone_calls: Vec::new(),
             rewritten: (0, None),
             rewound: (0, None),
             clock: Rfc3339::default(),
@@ -252,6 +255,7 @@ impl SessionFile {
             if let Some(u) = m.tokens {
                 self.billed.push((u, m.model));
             }
+            self.gone_calls.extend(m.calls);
         }
     }
 
@@ -267,6 +271,7 @@ impl SessionFile {
                 if let Some(u) = m.tokens {
                     self.billed.push((u, m.model));
                 }
+                self.gone_calls.extend(m.calls);
             }
         }
         if n > 0 {
@@ -345,7 +350,7 @@ impl SessionFile {
             start: self.first.and_then(|f| f.1),
             end: self.last.and_then(|l| l.1),
             outcome,
-            calls: self.messages.iter().flat_map(|m| m.calls.iter().cloned()).collect(),
+            calls: self.messages.iter().flat_map(|m| m.calls.iter().cloned()).chain(self.gone_calls.iter().cloned()).collect(),
         };
         let files = cx.ext::<Files>();
         files.list.retain(|f| f.session != s);
