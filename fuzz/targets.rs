@@ -146,18 +146,7 @@ pub fn analyze_gemini(data: &[u8], dir: &Path) {
         std::fs::write(dir.join(name), &bytes).unwrap();
     }
     for paths in [vec![dir.to_path_buf()], vec![dir.join(GEMINI_METAS[0].0)]] {
-        let a = arbor_core::analyze(&paths, &mut ());
-        let r = a.report();
-        let _ = serde_json::to_string(&r).unwrap();
-        for input in &r.inputs {
-            let Some(info) = a.files.iter().find(|f| f.display == input.file) else { continue };
-            if input.format == "unknown" {
-                continue;
-            }
-            let bytes = std::fs::read(&info.path).unwrap();
-            lines_kept(&input.format, input.records + input.bad_lines, record_count(&bytes), &input.file);
-        }
-        assert_eq!(a.records().len() as u64, r.inputs.iter().map(|i| i.records).sum::<u64>());
+        read_all_kept(&paths);
     }
 }
 
@@ -257,20 +246,26 @@ pub fn analyze_claude_project(data: &[u8], dir: &Path) {
         std::fs::write(dir.join(name), part).unwrap();
     }
     for paths in [vec![dir.to_path_buf()], vec![dir.join(names[0])]] {
-        let a = arbor_core::analyze(&paths, &mut ());
-        let r = a.report();
-        let _ = serde_json::to_string(&r).unwrap();
-        // By name: the report lists the inputs in the tree's order, not the files'.
-        for input in &r.inputs {
-            let Some(info) = a.files.iter().find(|f| f.display == input.file) else { continue };
-            if input.format == "unknown" {
-                continue;
-            }
-            let bytes = std::fs::read(&info.path).unwrap();
-            lines_kept(&input.format, input.records + input.bad_lines, record_count(&bytes), &input.file);
-        }
-        assert_eq!(a.records().len() as u64, r.inputs.iter().map(|i| i.records).sum::<u64>());
+        read_all_kept(&paths);
     }
+}
+
+/// `paths` read: no panic, every input's records and bad lines are what its bytes hold, and the
+/// record index holds them all.
+fn read_all_kept(paths: &[std::path::PathBuf]) {
+    let a = arbor_core::analyze(paths, &mut ());
+    let r = a.report();
+    let _ = serde_json::to_string(&r).unwrap();
+    // By name: the report lists the inputs in the tree's order, not the files'.
+    for input in &r.inputs {
+        let Some(info) = a.files.iter().find(|f| f.display == input.file) else { continue };
+        if input.format == "unknown" {
+            continue;
+        }
+        let bytes = std::fs::read(&info.path).unwrap();
+        lines_kept(&input.format, input.records + input.bad_lines, record_count(&bytes), &input.file);
+    }
+    assert_eq!(a.records().len() as u64, r.inputs.iter().map(|i| i.records).sum::<u64>());
 }
 
 /// The report of a followed folder's snapshot, or of a fresh read, made comparable: the

@@ -223,6 +223,9 @@ pub struct Framing {
 }
 
 impl Framing {
+    /// A value already closed: a plain line, which ends at its first newline.
+    const CLOSED: Framing = Framing { depth: 0, in_string: false, escaped: false, closed: true };
+
     /// Feed the next bytes of the value (from its opening bracket on); nothing after it closed
     /// counts.
     pub fn feed(&mut self, bytes: &[u8]) {
@@ -561,10 +564,9 @@ impl<R: Read> LineBlocks<R> {
             }
             if filled - line_start > self.max_line + 2 {
                 // Too long to keep: skip to its end, holding nothing.
-                let skipped = match self.value.take() {
-                    Some(v) => self.skip_overlong_value(buf, line_start, filled - line_start, v, &mut block.lines),
-                    None => self.skip_overlong(buf, line_start, filled - line_start, &mut block.lines),
-                };
+                // A plain line is a value that closes at its first newline.
+                let v = self.value.take().unwrap_or(Pending { framing: Framing::CLOSED, lines: 0, fed: 0 });
+                let skipped = self.skip_overlong(buf, line_start, filled - line_start, v, &mut block.lines);
                 match skipped {
                     Ok(Some(rest)) => {
                         filled = line_start + rest;
@@ -643,9 +645,11 @@ impl<R: Read> LineBlocks<R> {
         lines.push(Span { number, offset: offset + bom as u64, start: start + bom, end: e, how });
     }
 
-    /// `skip_overlong` for a multi-line value `v` whose first `held` bytes are at `buf[start..]`:
-    /// read past the line where it closes, counting its lines.
-    fn skip_overlong_value(
+    /// Read past the end of an overlong record whose first `held` bytes are at `buf[start..]`
+    /// (a line, or a multi-line value `v`: past the line where it closes, counting its lines),
+    /// reusing that space. `Some(n)`: the record is pushed and the `n` bytes read after it are at
+    /// `buf[start..]`; `None`: the stream ended inside it (the record is pushed).
+    fn skip_overlong(
         &mut self,
         buf: &mut [u8],
         start: usize,
@@ -689,47 +693,6 @@ impl<R: Read> LineBlocks<R> {
             v.framing.feed(&buf[start + from..start + n]);
             partial |= from < n;
             total += n as u64;
-        }
-    }
-
-    /// Read past the end of an overlong line whose first `held` bytes are at `buf[start..]`,
-    /// reusing that space. `Some(n)`: the line is pushed and the `n` bytes read after it are at
-    /// `buf[start..]`; `None`: the stream ended inside it (the line is pushed).
-    fn skip_overlong(
-        &mut self,
-        buf: &mut [u8],
-        start: usize,
-        held: usize,
-        lines: &mut Vec<Span>,
-    ) -> io::Result<Option<usize>> {
-        let mut total = held as u64;
-        let push = |me: &mut Self, lines: &mut Vec<Span>, total: u64, how: LineEnd| {
-            me.number += 1;
-            lines.push(Span { number: me.number, offset: me.offset, start, end: start, how });
-            me.offset += total;
-        };
-        loop {
-            let n = match self.reader.read(&mut buf[start..]) {
-                Ok(n) => n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    self.done = true;
-                    return Err(e);
-                }
-            };
-            if n == 0 {
-                push(self, lines, total, LineEnd::OverlongAtEnd);
-                self.done = true;
-                return Ok(None);
-            }
-            match memchr::memchr(b'\n', &buf[start..start + n]) {
-                Some(i) => {
-                    push(self, lines, total + i as u64 + 1, LineEnd::Overlong);
-                    buf.copy_within(start + i + 1..start + n, start);
-                    return Ok(Some(n - i - 1));
-                }
-                None => total += n as u64,
-            }
         }
     }
 }
@@ -1104,10 +1067,10 @@ mod tests {
         ];
         assert_eq!(by_lines(data, 1000), want);
         for target in [1, 5, 64, 4096] {
-            assert_eq!(by_blocks(&data[..], target, 8, 1000), (want.clone(), data.len() as u64), "blocks of {target}");
+            assert_eq!(by_blocks(data, target, 8, 1000), (want.clone(), data.len() as u64), "blocks of {target}");
         }
         // Past the longest record kept: skipped whole, the lines after it numbered on.
-        let skipped = by_blocks(&data[..], 4, 8, 20);
+        let skipped = by_blocks(data, 4, 8, 20);
         assert_eq!(skipped.0[0], (1, 0, vec![], LineEnd::Overlong));
         assert_eq!(skipped.0[1].0, 10);
         assert_eq!(skipped.0, by_lines(data, 20));

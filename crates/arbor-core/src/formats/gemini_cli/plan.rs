@@ -2,7 +2,7 @@
 //! `chats/<its session id>/`), and the older `session-*.json` a newer Gemini CLI migrated to
 //! `session-*.jsonl` beside it and kept: the same session, read once (`superseded-session-file`).
 
-use super::super::{FormatInfo, Plan, Planned, Skip};
+use super::super::{FormatInfo, Plan, Skip};
 use crate::finding::Code;
 use crate::reader::InputFile;
 use std::io::{BufRead, Read};
@@ -34,18 +34,7 @@ fn first_session_id(path: &Path) -> Option<String> {
 /// sub-agents: `<its session id>/*.jsonl` beside it (every depth lies there: the folder names
 /// the root). A folder reached through a symbolic link is not followed.
 fn add_own_files(plan: &mut Plan) {
-    let mut present: std::collections::HashSet<PathBuf> = plan.files.iter().map(|f| f.input.path.clone()).collect();
-    let mut out = Vec::with_capacity(plan.files.len());
-    for planned in std::mem::take(&mut plan.files) {
-        let extra = if planned.input.from_folder || planned.skip.is_some() { Vec::new() } else { own_files(&planned.input) };
-        out.push(planned);
-        for input in extra {
-            if present.insert(input.path.clone()) {
-                out.push(Planned { input, skip: None, format: None });
-            }
-        }
-    }
-    plan.files = out;
+    super::super::common::add_own_files(plan, own_files);
 }
 
 fn own_files(input: &InputFile) -> Vec<InputFile> {
