@@ -169,11 +169,13 @@ pub(super) fn about(bytes: &[u8]) -> Option<crate::formats::About> {
     if let Some(s) = m.get("$set").and_then(|s| s.get("summary")).and_then(Value::as_str) {
         return Some(crate::formats::About::Title(s.to_owned()));
     }
-    if m.get("type").and_then(Value::as_str) == Some("user") {
+    let first_prompt = |m: &Value| {
         let text = joined(m.get("content").unwrap_or(&Value::Null));
-        if !text.trim().is_empty() {
-            return Some(crate::formats::About::Prompt(text));
-        }
+        (m.get("type").and_then(Value::as_str) == Some("user") && !text.trim().is_empty()).then_some(text)
+    };
+    // An older whole-file document: its first prompt.
+    if let Some(list) = m.get("messages").and_then(Value::as_array) {
+        return list.iter().find_map(first_prompt).map(crate::formats::About::Prompt);
     }
-    None
+    first_prompt(&m).map(crate::formats::About::Prompt)
 }
