@@ -16,7 +16,7 @@ pub struct FoundLog {
     /// What to pass to `open_paths`.
     pub path: String,
     /// `copilot`, `dsh`, `claude-code` or `codex`.
-    #[ts(type = "\"copilot\" | \"dsh\" | \"claude-code\" | \"codex\"")]
+    #[ts(type = "\"copilot\" | \"dsh\" | \"claude-code\" | \"codex\" | \"gemini-cli\"")]
     pub harness: &'static str,
     /// The file or folder name, for the menu (a Claude Code session's with its project folder's).
     pub name: String,

@@ -201,15 +201,6 @@ fn log_text_with_markup_and_escapes_is_kept_verbatim_as_data() {
 // Sizes, nesting, encodings and folder shapes (issue 7). Each input also passes `nothing_lost`.
 // ---------------------------------------------------------------------------------------------
 
-/// Lines the reader counts: split on `\n` (a `\r` before it dropped), all-whitespace lines blank.
-fn non_blank_lines(bytes: &[u8]) -> u64 {
-    let mut parts: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
-    if bytes.ends_with(b"\n") {
-        parts.pop();
-    }
-    parts.iter().filter(|l| !l.iter().all(|b| b.is_ascii_whitespace())).count() as u64
-}
-
 /// The decompressed bytes of a file, plain or zstd.
 fn contents(path: &std::path::Path) -> Vec<u8> {
     let raw = std::fs::read(path).unwrap();
@@ -229,8 +220,8 @@ fn nothing_lost(paths: &[std::path::PathBuf]) -> arbor_core::report::Report {
         if input.format == "unknown" {
             continue;
         }
-        let lines = non_blank_lines(&contents(&file.path));
-        assert_eq!(input.records + input.bad_lines, lines, "{}: lines lost", input.file);
+        let lines = fuzz_targets::record_count(&contents(&file.path));
+        fuzz_targets::lines_kept(&input.format, input.records + input.bad_lines, lines, &input.file);
         let bad = r
             .diagnostics
             .iter()
@@ -454,6 +445,7 @@ fn replay_fuzz_targets(data: &[u8], scratch: &std::path::Path) {
     fuzz_targets::analyze_jsonl(data, &scratch.join("input.jsonl"));
     fuzz_targets::analyze_zst(data, &scratch.join("input.jsonl.zst"));
     fuzz_targets::analyze_codex(data, &scratch.join("codex"));
+    fuzz_targets::analyze_gemini(data, &scratch.join("gemini"));
     fuzz_targets::analyze_claude_project(data, &scratch.join("claude-project"));
     fuzz_targets::follow(data, &scratch.join("follow"));
 }

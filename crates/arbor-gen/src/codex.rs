@@ -480,7 +480,7 @@ fn strip_ordinal(body: &str) -> String {
     }
 }
 
-fn iso(ms: u64) -> String {
+pub(crate) fn iso(ms: u64) -> String {
     let (d, t) = stamp(ms);
     format!("{d}T{t}Z")
 }

@@ -17,8 +17,10 @@
 //! reached and lets the scripts in flight finish, so a log overshoots by a few kilobytes.
 
 mod codex;
+mod gemini;
 pub mod live;
 pub use codex::{generate_codex_tree, CodexTree};
+pub use gemini::{generate_gemini_tree, GeminiTree};
 pub mod claude_code;
 
 use std::collections::{BTreeMap, VecDeque};

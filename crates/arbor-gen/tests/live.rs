@@ -8,7 +8,7 @@
 use arbor_core::live::Live;
 use arbor_core::view::{same_views, Grown, Timeline, View};
 use arbor_gen::claude_code::{generate_project, Layout};
-use arbor_gen::{generate, generate_codex_tree, generate_dsh_session_folder, Format, GenOptions};
+use arbor_gen::{generate, generate_codex_tree, generate_dsh_session_folder, generate_gemini_tree, Format, GenOptions};
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -48,6 +48,8 @@ enum Src {
     Gen(Format),
     /// A Codex sessions tree of rollouts.
     Codex,
+    /// A Gemini CLI `tmp/<project>/chats` tree.
+    Gemini,
     /// A Claude Code project folder in this layout.
     Claude(Layout),
 }
@@ -57,6 +59,7 @@ impl Src {
         match self {
             Src::Gen(f) => f.id().to_owned(),
             Src::Codex => "codex".to_owned(),
+            Src::Gemini => "gemini-cli".to_owned(),
             Src::Claude(l) => format!("claude-code {l:?}"),
         }
     }
@@ -69,6 +72,7 @@ fn log_of(src: Src, seed: u64, faults: f64, size: u64) -> Vec<(String, Vec<u8>)>
     match src {
         Src::Gen(format) => return log(format, seed, faults, size),
         Src::Codex => drop(generate_codex_tree(&opts, dir.path()).unwrap()),
+        Src::Gemini => drop(generate_gemini_tree(&opts, dir.path()).unwrap()),
         Src::Claude(layout) => drop(generate_project(&opts, layout, dir.path()).unwrap()),
     }
     files_under(dir.path())
@@ -178,12 +182,13 @@ fn follow(files: &[(String, Vec<u8>)], cuts: &[Vec<usize>], order: &[usize], sna
     incremental
 }
 
-const FORMATS: [Src; 8] = [
+const FORMATS: [Src; 9] = [
     Src::Gen(Format::DshRpc),
     Src::Gen(Format::DshSession),
     Src::Gen(Format::CopilotEvents),
     Src::Gen(Format::CopilotRpc),
     Src::Codex,
+    Src::Gemini,
     Src::Claude(Layout::Subagents),
     Src::Claude(Layout::Flat),
     Src::Claude(Layout::Inline),

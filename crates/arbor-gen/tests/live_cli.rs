@@ -38,7 +38,7 @@ fn gen(format: &str, out: &Path, live: Option<&str>) -> std::process::Child {
 
 #[test]
 fn every_format_grows_at_its_rate_and_ends_as_the_whole_log() {
-    for format in ["claude-code", "claude-code-inline", "codex", "dsh-session-folder", "dsh-rpc"] {
+    for format in ["claude-code", "claude-code-inline", "codex", "gemini-cli", "dsh-session-folder", "dsh-rpc"] {
         let tmp = tempfile::tempdir().unwrap();
         let whole = tmp.path().join("whole");
         let grown = tmp.path().join("grown");

@@ -1,5 +1,5 @@
-//! The harnesses' places on this machine (SPEC 6.1): where Claude Code, Codex CLI, Copilot CLI
-//! and deepseek-harness keep their session logs, each moved by its harness's own variable, and
+//! The harnesses' places on this machine (SPEC 6.1): where Claude Code, Codex CLI, Copilot CLI,
+//! deepseek-harness and Gemini CLI keep their session logs, each moved by its harness's own variable, and
 //! the session logs found there. What is read from the process (the home folder, the variables)
 //! is an `Env` value made once at the edge, so every place is tested on every OS with a fake home.
 //!
@@ -19,18 +19,21 @@ pub enum Harness {
     Codex,
     Copilot,
     Dsh,
+    Gemini,
 }
 
 impl Harness {
-    pub const ALL: [Harness; 4] = [Harness::ClaudeCode, Harness::Codex, Harness::Copilot, Harness::Dsh];
+    pub const ALL: [Harness; 5] =
+        [Harness::ClaudeCode, Harness::Codex, Harness::Copilot, Harness::Dsh, Harness::Gemini];
 
-    /// The name the app and the CLI show: `claude-code`, `codex`, `copilot`, `dsh`.
+    /// The name the app and the CLI show: `claude-code`, `codex`, `copilot`, `dsh`, `gemini-cli`.
     pub fn as_str(self) -> &'static str {
         match self {
             Harness::ClaudeCode => "claude-code",
             Harness::Codex => "codex",
             Harness::Copilot => "copilot",
             Harness::Dsh => "dsh",
+            Harness::Gemini => "gemini-cli",
         }
     }
 
@@ -41,6 +44,7 @@ impl Harness {
             Harness::Codex => ("CODEX_HOME", ".codex"),
             Harness::Copilot => ("COPILOT_HOME", ".copilot"),
             Harness::Dsh => ("DSH_HOME", ".dsh"),
+            Harness::Gemini => ("GEMINI_CLI_HOME", ".gemini"),
         }
     }
 
@@ -51,6 +55,8 @@ impl Harness {
             Harness::Codex => "sessions",
             Harness::Copilot => "session-state",
             Harness::Dsh => "sessions",
+            // `tmp/<project hash or name>/chats/`.
+            Harness::Gemini => "tmp",
         }
     }
 }
@@ -63,7 +69,7 @@ pub struct Env {
 }
 
 /// The variables `Env::from_process` reads.
-pub const VARS: [&str; 4] = ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "COPILOT_HOME", "DSH_HOME"];
+pub const VARS: [&str; 5] = ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "COPILOT_HOME", "DSH_HOME", "GEMINI_CLI_HOME"];
 
 impl Env {
     /// A home and variables given (tests, or a caller that knows better than the process).
@@ -118,6 +124,7 @@ pub fn logs(env: &Env) -> Vec<Found> {
             Harness::Codex => collect_codex(&dir, &mut found),
             Harness::Copilot => collect(&dir, h, true, &mut found),
             Harness::Dsh => collect(&dir, h, false, &mut found),
+            Harness::Gemini => collect_gemini(&dir, &mut found),
         }
     }
     found.sort_by(|a, b| b.modified.cmp(&a.modified).then_with(|| a.path.cmp(&b.path)));
@@ -225,6 +232,42 @@ fn collect_codex(sessions: &Path, out: &mut Vec<Found>) {
     }
 }
 
+/// Gemini CLI sessions: each project's `tmp/<project>/chats/session-*.jsonl` (and the older
+/// `session-*.json`; one migrated to `.jsonl` keeps its old file, which is not listed again). A
+/// sub-agent's file, `chats/<root session id>/<agentId>.jsonl`, is not a session of its own: the
+/// engine reads it with its session (`formats::gemini_cli`'s plan).
+fn collect_gemini(tmp: &Path, out: &mut Vec<Found>) {
+    let Ok(projects) = std::fs::read_dir(tmp) else { return };
+    for project in projects.flatten() {
+        if !project.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        let chats = project.path().join("chats");
+        let Ok(entries) = std::fs::read_dir(&chats) else { continue };
+        let folder = project.file_name().to_string_lossy().into_owned();
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let json = name.ends_with(".json");
+            if !name.starts_with("session-") || !(json || name.ends_with(".jsonl")) {
+                continue;
+            }
+            if json && chats.join(format!("{name}l")).is_file() {
+                continue;
+            }
+            let Ok(meta) = entry.metadata() else { continue };
+            if meta.is_file() {
+                out.push(Found {
+                    path: entry.path(),
+                    harness: Harness::Gemini,
+                    name: format!("{folder}/{name}"),
+                    folder: folder.clone(),
+                    modified: meta.modified().ok(),
+                });
+            }
+        }
+    }
+}
+
 /// Adds the entries of `dir`: only folders when `folders_only` (a Copilot session is a folder),
 /// else folders and `.jsonl` (or `.zst`) files (a dsh session is either).
 fn collect(dir: &Path, harness: Harness, folders_only: bool, out: &mut Vec<Found>) {
@@ -288,6 +331,21 @@ mod tests {
         fs::create_dir_all(&dsh).unwrap();
         fs::write(dsh.join("d1.jsonl"), "{}\n").unwrap();
         fs::write(dsh.join("notes.md"), "x").unwrap();
+        // Gemini CLI: a session, an older one migrated to `.jsonl` (its `.json` kept, not listed
+        // again), a sub-agent's file under its root's folder (read with its session), a log.
+        let chats = home.path().join(".gemini/tmp/0b7dfb12/chats");
+        fs::create_dir_all(chats.join("9f1c2d3e-full-id")).unwrap();
+        for f in ["session-2026-05-02T10-00-9f1c2d3e.jsonl", "session-2026-01-16T18-34-4d4d4d4d.json"] {
+            fs::write(chats.join(f), "{}\n").unwrap();
+        }
+        for f in ["session-2026-01-01T00-00-11111111.json", "session-2026-01-01T00-00-11111111.jsonl"] {
+            fs::write(chats.join(f), "{}\n").unwrap();
+        }
+        fs::write(chats.join("9f1c2d3e-full-id/a1111111.jsonl"), "{}\n").unwrap();
+        fs::write(home.path().join(".gemini/tmp/0b7dfb12/logs.json"), "[]").unwrap();
+        touch(&chats.join("session-2026-05-02T10-00-9f1c2d3e.jsonl"), 3_500);
+        touch(&chats.join("session-2026-01-16T18-34-4d4d4d4d.json"), 500);
+        touch(&chats.join("session-2026-01-01T00-00-11111111.jsonl"), 400);
         touch(&project.join("s1.jsonl"), 5_000);
         touch(&project.join("s2.jsonl"), 1_000);
         touch(&day.join("rollout-2026-09-12T10-00-00-abc.jsonl"), 4_000);
@@ -301,8 +359,11 @@ mod tests {
             [
                 ("claude-code", "-home-me-app/s1.jsonl"),
                 ("codex", "rollout-2026-09-12T10-00-00-abc.jsonl"),
+                ("gemini-cli", "0b7dfb12/session-2026-05-02T10-00-9f1c2d3e.jsonl"),
                 ("dsh", "d1.jsonl"),
                 ("claude-code", "-home-me-app/s2.jsonl"),
+                ("gemini-cli", "0b7dfb12/session-2026-01-16T18-34-4d4d4d4d.json"),
+                ("gemini-cli", "0b7dfb12/session-2026-01-01T00-00-11111111.jsonl"),
             ]
         );
         assert!(found[1].path.ends_with(Path::new(".claude/projects/-home-me-app/s1.jsonl")));
@@ -321,6 +382,7 @@ mod tests {
             ("claude/projects/-p", "moved.jsonl"),
             ("codex/sessions/2026/01/02", "rollout-moved.jsonl"),
             ("dsh/sessions", "moved.jsonl"),
+            ("gemini/tmp/p/chats", "session-moved.jsonl"),
         ] {
             fs::create_dir_all(o.join(dir)).unwrap();
             fs::write(o.join(dir).join(file), "{}\n").unwrap();
@@ -336,6 +398,7 @@ mod tests {
             ("CODEX_HOME", o.join("codex")),
             ("COPILOT_HOME", o.join("copilot")),
             ("DSH_HOME", o.join("dsh")),
+            ("GEMINI_CLI_HOME", o.join("gemini")),
         ];
         let vars: Vec<(&str, &Path)> = vars.iter().map(|(k, v)| (*k, v.as_path())).collect();
         let found = logs(&env(home.path(), &vars));
@@ -347,7 +410,8 @@ mod tests {
                 ("claude-code", "-p/moved.jsonl"),
                 ("codex", "rollout-moved.jsonl"),
                 ("copilot", "moved"),
-                ("dsh", "moved.jsonl")
+                ("dsh", "moved.jsonl"),
+                ("gemini-cli", "p/session-moved.jsonl")
             ]
         );
         // Without the variables the home's places are read.

@@ -208,6 +208,7 @@ export const LINK_LABEL: Record<Link, string> = {
   "thread-spawn": "linked by its parent thread id",
   activity: "linked by sub-agent activity",
   "time-window": "linked by time (review window)",
+  folder: "linked by its folder (the root session's)",
   inferred: "inferred (nothing names the parent)",
 };
 

@@ -16,6 +16,27 @@ pub(crate) fn copilot_like_type(t: &str) -> bool {
     t.contains('.') && !t.contains('/')
 }
 
+/// After each file opened by itself (not found in a folder, not set aside), the files `own`
+/// says come with it (a session's sub-agent files), each once.
+pub(crate) fn add_own_files(
+    plan: &mut super::Plan,
+    own: impl Fn(&crate::reader::InputFile) -> Vec<crate::reader::InputFile>,
+) {
+    let mut present: std::collections::HashSet<std::path::PathBuf> =
+        plan.files.iter().map(|f| f.input.path.clone()).collect();
+    let mut out = Vec::with_capacity(plan.files.len());
+    for planned in std::mem::take(&mut plan.files) {
+        let extra = if planned.input.from_folder || planned.skip.is_some() { Vec::new() } else { own(&planned.input) };
+        out.push(planned);
+        for input in extra {
+            if present.insert(input.path.clone()) {
+                out.push(super::Planned { input, skip: None, format: None });
+            }
+        }
+    }
+    plan.files = out;
+}
+
 /// A file's stem: its name up to the first dot.
 pub(crate) fn stem(display: &str) -> String {
     let name = display.rsplit('/').next().unwrap_or(display);

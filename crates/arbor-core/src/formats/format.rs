@@ -142,7 +142,8 @@ pub trait Routed: Send {
     fn clone_box(&self) -> Box<dyn Routed>;
 }
 
-/// A file's lines as routing counted them: records (lines that parsed) and bad lines.
+/// A file's lines as routing counted them: records (lines that parsed, or the records a line
+/// that holds several was indexed as) and bad lines.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct LineCounts {
     pub records: u64,
@@ -234,9 +235,12 @@ fn route_lines<M: Machine>(
         let at = Loc { file, line: number };
         match line {
             Some(line) => {
-                counts.records += 1;
+                let before = cx.records.len();
                 cx.graph.set_place(at);
                 state.line(cx, line, at, offset);
+                // A line is a record; one that holds several (a whole-file document's messages,
+                // each indexed at its own line) counts each, as the record index holds them.
+                counts.records += (cx.records.len() - before).max(1) as u64;
             }
             None if !how.overlong() && bytes.iter().all(|b| b.is_ascii_whitespace()) => {}
             None if how.overlong() => {

@@ -48,6 +48,7 @@ registry! {
     copilot: [EVENTS, RPC],
     codex: [FORMAT],
     claude_code: [FORMAT],
+    gemini_cli: [FORMAT],
 }
 
 /// How much of a log's head `about_head` is given to read.
@@ -65,8 +66,28 @@ pub fn about_head(head: &[u8], format: Option<&FormatInfo>) -> Option<String> {
         None => FORMATS.iter().find_map(|f| f.reader.about(line)),
     };
     let mut prompt = None;
-    // Line 1 as the reader gives it: a byte-order mark before it is not part of it.
-    for line in crate::reader::without_bom(head).split(|&b| b == b'\n') {
+    // Line 1 as the reader gives it: a byte-order mark before it is not part of it. A multi-line
+    // value (a whole-file JSON document) is asked whole, as the reader gives it, when it closes
+    // within the head.
+    let head = crate::reader::without_bom(head);
+    let mut rest = head;
+    while !rest.is_empty() {
+        let end = memchr::memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);
+        let mut len = end;
+        if rest[..end].ends_with(b"\n") && crate::reader::opens_value(&rest[..end]) {
+            let mut framing = crate::reader::Framing::default();
+            framing.feed(&rest[..end]);
+            while !framing.closed() && len < rest.len() {
+                let next = memchr::memchr(b'\n', &rest[len..]).map_or(rest.len(), |i| len + i + 1);
+                framing.feed(&rest[len..next]);
+                len = next;
+            }
+            if !framing.closed() {
+                len = end;
+            }
+        }
+        let line = rest[..len].strip_suffix(b"\n").unwrap_or(&rest[..len]);
+        rest = &rest[len..];
         match ask(line) {
             Some(About::Title(t)) => {
                 if let Some(t) = about_line(&t) {

@@ -449,6 +449,34 @@ fn texts(code: Code) -> Texts {
              received.",
             "2.4, 2.5",
         ),
+        MessageRewritten => (
+            "Lines that rewrite a message written before under the same id (once per file, with the count)",
+            "Gemini CLI appends a message again each time it grows (its tool calls, its tokens) under the same id; \
+             its own reader keeps the last form, in the place of the first.",
+            "It reads every line as a message: the conversation repeats, and summing the lines' tokens counts a \
+             model call several times.",
+            "Nothing: Arbor reads each message once, in its last form, and counts its tokens once.",
+            "2.6",
+        ),
+        HistoryRewound => (
+            "Messages rewound out of the history, by `$rewindTo` or `$set` (once per file, with the count)",
+            "The user went back in the conversation: the messages from that point on are no longer part of it, \
+             but their model calls were made and billed.",
+            "It shows the rewound messages as part of the conversation, or, rebuilding the history, drops their \
+             tokens too.",
+            "Nothing: the transcript shows the history as it stands; the session's tokens still count the rewound \
+             calls.",
+            "2.6",
+        ),
+        FolderNamesRoot => (
+            "A sub-agent whose folder names the root session, while the call that ran it is another sub-agent's",
+            "Gemini CLI files every sub-agent of a session, at any depth, under `chats/<root session id>/`: the \
+             folder names the root, not the parent. The parent is the session whose tool call records the \
+             sub-agent's id (`agentId`).",
+            "It takes the folder for the parent and hangs a grandchild directly under the root, one level too high.",
+            "Nothing: Arbor hangs it under the session whose call ran it.",
+            "2.6",
+        ),
         FileRewritten => (
             "A followed file was truncated, replaced or removed: what is open was read again",
             "A log that is followed is read as it grows, from where reading stopped. A file that shrank, was \
@@ -562,7 +590,7 @@ mod tests {
 
     #[test]
     fn the_spec_sections_are_sections_the_spec_has() {
-        let sections = ["1", "1.1", "2.1", "2.2", "2.3", "2.4", "2.5", "3", "4", "5"];
+        let sections = ["1", "1.1", "2.1", "2.2", "2.3", "2.4", "2.5", "2.6", "2.7", "3", "4", "5"];
         for e in catalog() {
             for s in e.spec.split(", ") {
                 assert!(sections.contains(&s), "{}: SPEC section `{s}`", e.code);

@@ -48,6 +48,9 @@ pub enum Code {
     ReplayedHistory,
     DuplicateUuid,
     SubagentReplyDiffers,
+    MessageRewritten,
+    HistoryRewound,
+    FolderNamesRoot,
     /// Not in the catalog: a path that could not be read at all (reported with line 0).
     UnreadableInput,
     /// Not in the catalog: a followed file was truncated, replaced or removed, so what was open
@@ -97,6 +100,9 @@ impl Code {
         Code::ReplayedHistory,
         Code::DuplicateUuid,
         Code::SubagentReplyDiffers,
+        Code::MessageRewritten,
+        Code::HistoryRewound,
+        Code::FolderNamesRoot,
         Code::UnreadableInput,
         Code::FileRewritten,
     ];
@@ -143,6 +149,9 @@ impl Code {
             Code::ReplayedHistory => "replayed-history",
             Code::DuplicateUuid => "duplicate-uuid",
             Code::SubagentReplyDiffers => "subagent-reply-differs",
+            Code::MessageRewritten => "message-rewritten",
+            Code::HistoryRewound => "history-rewound",
+            Code::FolderNamesRoot => "folder-names-root",
             Code::UnreadableInput => "unreadable-input",
             Code::FileRewritten => "file-rewritten",
         }
@@ -195,6 +204,9 @@ impl Code {
             | SubagentTranscriptMissing
             | ReplayedHistory
             | SubagentReplyDiffers
+            | MessageRewritten
+            | HistoryRewound
+            | FolderNamesRoot
             | FileRewritten => Severity::Info,
             _ => Severity::Warning,
         }

@@ -72,6 +72,8 @@ pub enum Link {
     Activity,
     /// Codex: a review sub-agent that starts within a second after one `entered_review_mode`.
     TimeWindow,
+    /// Gemini CLI: the folder the child's file lies in names the root session (no call names it).
+    Folder,
     /// Nothing links the child to its parent: it was hung under the root (or stands alone).
     Inferred,
 }
@@ -89,6 +91,7 @@ impl Link {
             Link::ResultText => "result-text",
             Link::ParentUuid => "parent-uuid",
             Link::Prompt => "prompt",
+            Link::Folder => "folder",
             Link::ThreadSpawn => "thread-spawn",
             Link::Activity => "activity",
             Link::TimeWindow => "time-window",

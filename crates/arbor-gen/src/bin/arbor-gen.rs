@@ -8,14 +8,17 @@
 //! object on stderr.
 
 use arbor_gen::claude_code::{self, Layout};
-use arbor_gen::{generate, generate_codex_tree, generate_dsh_session_folder, parse_size, Format, GenOptions, GenStats};
+use arbor_gen::{
+    generate, generate_codex_tree, generate_dsh_session_folder, generate_gemini_tree, parse_size, Format, GenOptions,
+    GenStats,
+};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 const USAGE: &str =
     "usage: arbor-gen [--format dsh-rpc|dsh-session|dsh-session-folder|copilot-events|copilot-rpc|codex|
-                           claude-code|claude-code-flat|claude-code-inline]
+                           claude-code|claude-code-flat|claude-code-inline|gemini-cli]
                  [--size 10M] [--depth 2] [--fanout 2] [--seed 1] [--faults 0.0] [--sessions N] [-o FILE|DIR]
   --size      target size (K, M, G are binary units); the log ends a few KB past it
   --faults    the chance of each injected fault at each place it can happen (0: a clean log)
@@ -23,7 +26,8 @@ const USAGE: &str =
               Copilot session-state/; other formats: DIR/<k>.jsonl), seeds --seed.. --seed+N-1
   -o          output file (stdout when absent), or the folder for dsh-session-folder, codex (a
               sessions/YYYY/MM/DD tree of rollouts), the claude-code project folders (sub-agents
-              in <session>/subagents/, beside the sessions, or inline) and --sessions
+              in <session>/subagents/, beside the sessions, or inline), gemini-cli (a
+              tmp/<project>/chats tree, sub-agents in chats/<root session id>/) and --sessions
   --live R    write the log to -o as a running agent does: about R lines a second, a folder's
               files growing together, some lines in two pieces (for following it)
   --turns N   the claude-code formats: one root session of N turns, whatever --size (with
@@ -44,6 +48,7 @@ fn run() -> Result<(), String> {
     let mut folder = false;
     let mut sessions: Option<u64> = None;
     let mut codex = false;
+    let mut gemini = false;
     let mut claude: Option<Layout> = None;
     let mut out: Option<PathBuf> = None;
     let mut live: Option<f64> = None;
@@ -60,6 +65,8 @@ fn run() -> Result<(), String> {
                 let v = val()?;
                 if v == "codex" {
                     codex = true;
+                } else if v == "gemini-cli" {
+                    gemini = true;
                 } else if let Some(layout) = Layout::from_id(&v) {
                     claude = Some(layout);
                 } else if v == "dsh-session-folder" {
@@ -121,6 +128,14 @@ fn run() -> Result<(), String> {
         let tree = generate_codex_tree(&opts, &dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let mut json = stats_json(&opts, &tree.stats);
         json = json.replacen(&format!("\"format\":\"{}\"", opts.format.id()), "\"format\":\"codex\"", 1);
+        eprintln!("{json}");
+        return replay(live);
+    }
+    if gemini {
+        let dir = out.ok_or("gemini-cli needs -o DIR")?;
+        let tree = generate_gemini_tree(&opts, &dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let mut json = stats_json(&opts, &tree.stats);
+        json = json.replacen(&format!("\"format\":\"{}\"", opts.format.id()), "\"format\":\"gemini-cli\"", 1);
         eprintln!("{json}");
         return replay(live);
     }

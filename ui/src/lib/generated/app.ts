@@ -58,7 +58,7 @@ path: string,
 /**
  * `copilot`, `dsh`, `claude-code` or `codex`.
  */
-harness: "copilot" | "dsh" | "claude-code" | "codex", 
+harness: "copilot" | "dsh" | "claude-code" | "codex" | "gemini-cli", 
 /**
  * The file or folder name, for the menu (a Claude Code session's with its project folder's).
  */

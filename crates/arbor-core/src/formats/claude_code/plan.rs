@@ -28,18 +28,7 @@ fn dir_of(display: &str) -> &str {
 /// sub-agents: everything under `<stem>/subagents/` beside it (2.1), and the `agent-*.jsonl`
 /// beside it whose first line names it as their `sessionId` (2.0).
 fn add_own_files(plan: &mut Plan) {
-    let mut present: HashSet<PathBuf> = plan.files.iter().map(|f| f.input.path.clone()).collect();
-    let mut out = Vec::with_capacity(plan.files.len());
-    for planned in std::mem::take(&mut plan.files) {
-        let extra = if planned.input.from_folder || planned.skip.is_some() { Vec::new() } else { own_files(&planned.input) };
-        out.push(planned);
-        for input in extra {
-            if present.insert(input.path.clone()) {
-                out.push(Planned { input, skip: None, format: None });
-            }
-        }
-    }
-    plan.files = out;
+    super::super::common::add_own_files(plan, own_files);
 }
 
 fn own_files(input: &InputFile) -> Vec<InputFile> {

@@ -1,0 +1,334 @@
+//! The Gemini CLI line shape: one lenient serde struct for every kind of line a session file
+//! holds (the metadata line, a message, `{"$set": …}`, `{"$rewindTo": …}`, and the older
+//! whole-file document), borrowed from the line. Message texts are not read here; a message's
+//! `content` is only classified (`ContentInfo`), on the worker threads.
+
+use crate::report::Usage;
+use crate::wire::{List, Num, Obj, Raw, Str};
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use std::fmt;
+
+/// The line shape: each line read into `Line`.
+pub struct GeminiShape;
+
+crate::formats::line_shape!(GeminiShape, gemini_cells, Line, parse_into, no_prefetch);
+
+fn no_prefetch(_: &Line<'_>) {}
+
+fn parse_into<'a>(text: &'a str, _arena: &'a bumpalo::Bump, out: &mut Line<'a>) -> bool {
+    match parse(text) {
+        Some(l) => {
+            *out = l;
+            true
+        }
+        None => false,
+    }
+}
+
+/// A line as the shape reads it: `None` when it is not a JSON object.
+pub fn parse(text: &str) -> Option<Line<'_>> {
+    if text.trim_start().as_bytes().first() != Some(&b'{') {
+        return None;
+    }
+    let mut line: Line = serde_json::from_str(text).ok()?;
+    line.text = text;
+    Some(line)
+}
+
+/// The first JSON value of `bytes`, whatever follows it: a message read back at its offset
+/// inside a document (what follows is the rest of the document when it is on one line).
+pub fn first_value<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Option<T> {
+    serde_json::Deserializer::from_slice(bytes).into_iter::<T>().next()?.ok()
+}
+
+/// One line of a session file: the union of the fields its kinds of line have.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Line<'a> {
+    /// The line's text (where its messages' places are found).
+    #[serde(skip)]
+    pub text: &'a str,
+    // The metadata line (and the older whole-file document).
+    #[serde(borrow, rename = "sessionId")]
+    pub session_id: Str<'a>,
+    #[serde(borrow, rename = "projectHash")]
+    pub project_hash: Str<'a>,
+    #[serde(borrow)]
+    pub kind: Str<'a>,
+    #[serde(borrow, rename = "startTime")]
+    pub start_time: Str<'a>,
+    #[serde(borrow, rename = "lastUpdated")]
+    pub last_updated: Str<'a>,
+    #[serde(borrow)]
+    pub summary: Str<'a>,
+    #[serde(borrow)]
+    pub messages: Option<Raws<'a>>,
+    // A message.
+    #[serde(borrow)]
+    pub id: Str<'a>,
+    #[serde(borrow)]
+    pub timestamp: Str<'a>,
+    #[serde(borrow, rename = "type")]
+    pub kind_of: Str<'a>,
+    #[serde(borrow)]
+    pub model: Str<'a>,
+    pub tokens: Obj<Tokens>,
+    pub content: ContentInfo,
+    #[serde(borrow, rename = "toolCalls")]
+    pub tool_calls: List<Call<'a>>,
+    pub thoughts: List<IgnoredAny>,
+    // Replay.
+    #[serde(borrow, rename = "$set")]
+    pub set: Obj<Set<'a>>,
+    #[serde(borrow, rename = "$rewindTo")]
+    pub rewind_to: Str<'a>,
+}
+
+impl Line<'_> {
+    /// The metadata line (or whole document): string `sessionId` and `projectHash`, no `type`.
+    pub fn is_metadata(&self) -> bool {
+        self.session_id.as_str().is_some() && self.project_hash.as_str().is_some() && !self.kind_of.present()
+    }
+
+    /// Where `raw` (a value inside this line) starts: its byte offset in the line, and the lines
+    /// before it there.
+    pub fn place_of(&self, raw: &str) -> (u64, u64) {
+        let within = (raw.as_ptr() as usize).saturating_sub(self.text.as_ptr() as usize).min(self.text.len());
+        let lines = memchr::memchr_iter(b'\n', &self.text.as_bytes()[..within]).count();
+        (within as u64, lines as u64)
+    }
+
+    /// A message: a string `id` (what the producer's reader asks).
+    pub fn is_message(&self) -> bool {
+        self.id.as_str().is_some() && !self.is_metadata()
+    }
+}
+
+/// A list of values kept raw (a document's `messages`); anything but a list reads as empty.
+#[derive(Debug, Default)]
+pub struct Raws<'a>(pub Vec<Raw<'a>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Raws<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Raws<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a list")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Raws<'a>, A::Error> {
+                let mut out = Vec::new();
+                while let Some(r) = a.next_element::<Raw<'a>>()? {
+                    out.push(r);
+                }
+                Ok(Raws(out))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Raws<'a>, A::Error> {
+                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Raws::default())
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Raws<'a>, E> {
+                Ok(Raws::default())
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Raws<'a>, E> {
+                Ok(Raws::default())
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Raws<'a>, E> {
+                Ok(Raws::default())
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Raws<'a>, E> {
+                Ok(Raws::default())
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Raws<'a>, E> {
+                Ok(Raws::default())
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Raws<'a>, E> {
+                Ok(Raws::default())
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// `{"$set": {...}}`: metadata patched, or (`messages`) the history replaced.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Set<'a> {
+    #[serde(borrow)]
+    pub messages: Option<Raws<'a>>,
+    #[serde(borrow)]
+    pub summary: Str<'a>,
+}
+
+/// A `gemini` message's `tokens` (one model call's `usageMetadata`).
+#[derive(Debug, Default, Deserialize, Clone, Copy)]
+#[serde(default)]
+pub struct Tokens {
+    pub input: Num,
+    pub output: Num,
+    pub cached: Num,
+    pub thoughts: Num,
+    pub tool: Num,
+    pub total: Num,
+}
+
+impl Tokens {
+    /// SPEC 2.6: `input` includes `cached` (input is the rest, cache read is `cached`); output
+    /// is `output` plus `thoughts`. `tool` (tool-use prompt tokens) is not counted (the SPEC
+    /// names it nowhere; the producer writes 0 in every file seen).
+    pub fn usage(&self) -> Usage {
+        let n = |v: Num| v.get().filter(|x| x.is_finite() && *x > 0.0).map_or(0, |x| x as u64);
+        let cached = n(self.cached);
+        Usage {
+            input: n(self.input).saturating_sub(cached),
+            output: n(self.output) + n(self.thoughts),
+            cache_read: cached,
+            ..Usage::default()
+        }
+    }
+}
+
+/// One of a `gemini` message's `toolCalls`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Call<'a> {
+    #[serde(borrow)]
+    pub id: Str<'a>,
+    #[serde(borrow)]
+    pub name: Str<'a>,
+    #[serde(borrow)]
+    pub status: Str<'a>,
+    /// The sub-agent this call ran (its session id), since 2026-04-10.
+    #[serde(borrow, rename = "agentId")]
+    pub agent_id: Str<'a>,
+    #[serde(borrow, rename = "displayName")]
+    pub display_name: Str<'a>,
+}
+
+/// What a message's `content` (a string, a part, or a list of parts) holds, in counts.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct ContentInfo {
+    pub parts: u32,
+    pub function_responses: u32,
+    /// Some text that is not blank.
+    pub text: bool,
+}
+
+impl ContentInfo {
+    /// Only `functionResponse` parts: a tool's answer sent back to the model, not a prompt.
+    pub fn only_function_responses(&self) -> bool {
+        self.parts > 0 && self.function_responses == self.parts
+    }
+}
+
+impl<'de> Deserialize<'de> for ContentInfo {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ContentInfo;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a message's content")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<ContentInfo, E> {
+                Ok(ContentInfo { parts: 1, function_responses: 0, text: !s.trim().is_empty() })
+            }
+            fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<ContentInfo, A::Error> {
+                let mut c = ContentInfo::default();
+                part(a, &mut c)?;
+                Ok(c)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<ContentInfo, A::Error> {
+                let mut c = ContentInfo::default();
+                while let Some(p) = a.next_element::<PartInfo>()? {
+                    if p.0 {
+                        c.parts += 1;
+                        c.function_responses += u32::from(p.1);
+                        c.text |= p.2;
+                    }
+                }
+                Ok(c)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<ContentInfo, E> {
+                Ok(ContentInfo::default())
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<ContentInfo, E> {
+                Ok(ContentInfo::default())
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<ContentInfo, E> {
+                Ok(ContentInfo::default())
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<ContentInfo, E> {
+                Ok(ContentInfo::default())
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<ContentInfo, E> {
+                Ok(ContentInfo::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// One part: (it is an object, it is a `functionResponse`, it has text).
+struct PartInfo(bool, bool, bool);
+
+impl<'de> Deserialize<'de> for PartInfo {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = PartInfo;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a part")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<PartInfo, A::Error> {
+                let mut c = ContentInfo::default();
+                part(a, &mut c)?;
+                Ok(PartInfo(true, c.function_responses > 0, c.text))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<PartInfo, E> {
+                Ok(PartInfo(true, false, !s.trim().is_empty()))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<PartInfo, A::Error> {
+                while a.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(PartInfo(false, false, false))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<PartInfo, E> {
+                Ok(PartInfo(false, false, false))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<PartInfo, E> {
+                Ok(PartInfo(false, false, false))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<PartInfo, E> {
+                Ok(PartInfo(false, false, false))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<PartInfo, E> {
+                Ok(PartInfo(false, false, false))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<PartInfo, E> {
+                Ok(PartInfo(false, false, false))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A part object's keys: one part, counted into `c`.
+fn part<'de, A: MapAccess<'de>>(mut a: A, c: &mut ContentInfo) -> Result<(), A::Error> {
+    c.parts += 1;
+    while let Some(key) = a.next_key::<std::borrow::Cow<'de, str>>()? {
+        match &*key {
+            "text" => {
+                let t = a.next_value::<Str>()?;
+                c.text |= t.as_str().is_some_and(|t| !t.trim().is_empty());
+            }
+            "functionResponse" => {
+                a.next_value::<IgnoredAny>()?;
+                c.function_responses += 1;
+            }
+            _ => {
+                a.next_value::<IgnoredAny>()?;
+            }
+        }
+    }
+    Ok(())
+}

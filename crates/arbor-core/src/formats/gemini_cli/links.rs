@@ -1,0 +1,170 @@
+//! The links between session files, settled once all are read (SPEC 2.6): a sub-agent's
+//! session id is the `agentId` its parent's tool call records (`tool-call`, the direct parent);
+//! else the folder it lies in (`chats/<root session id>/`) names the root (`folder`); else
+//! nothing does (`inferred`: files of 2026-02/03 lie flat): it hangs under the main session of
+//! its folder that was running when it started, or stands alone.
+
+use crate::ctx::{Ctx, ReceivedRec};
+use crate::finding::{Code, Loc};
+use crate::intern::{HashMap, HashSet, Sym};
+use crate::report::{Link, Outcome};
+
+/// A tool call of a `gemini` message, as `settle` needs it.
+#[derive(Debug, Clone)]
+pub(super) struct Call {
+    pub(super) id: Box<str>,
+    pub(super) name: Box<str>,
+    pub(super) label: Option<Box<str>>,
+    pub(super) status: Option<Box<str>>,
+    /// The sub-agent it ran.
+    pub(super) agent: Option<Box<str>>,
+    pub(super) at: Loc,
+    pub(super) record: u32,
+}
+
+/// What one session file leaves for `settle`.
+#[derive(Debug, Clone)]
+pub(super) struct Facts {
+    pub(super) session: Sym,
+    pub(super) subagent: bool,
+    pub(super) folder: Option<String>,
+    pub(super) first: Option<Loc>,
+    pub(super) last: Option<Loc>,
+    pub(super) start: Option<f64>,
+    pub(super) end: Option<f64>,
+    /// How its history ends, when it says (a last reply without calls, an error notice).
+    pub(super) outcome: Option<Outcome>,
+    pub(super) calls: Vec<Call>,
+}
+
+/// Every Gemini CLI session read, and what settling told already.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Files {
+    pub(super) list: Vec<Facts>,
+    linked: HashMap<Sym, (Option<Sym>, Link, usize)>,
+    told: HashSet<(u32, Sym, Loc, String)>,
+}
+
+impl Files {
+    fn tell(&mut self, cx: &mut Ctx, code: Code, at: Loc, session: Sym, msg: String) {
+        if self.told.insert((code as u32, session, at, msg.clone())) {
+            cx.findings.add(code, at, Some(session), msg);
+        }
+    }
+}
+
+fn outcome_of(status: Option<&str>) -> Outcome {
+    match status {
+        Some("success") => Outcome::Ok,
+        Some("cancelled") => Outcome::Cancelled,
+        Some("error") => Outcome::Error,
+        _ => Outcome::Open,
+    }
+}
+
+pub(super) fn settle(cx: &mut Ctx) {
+    let mut st = std::mem::take(cx.ext::<Files>());
+    let by_name: HashMap<String, usize> =
+        st.list.iter().enumerate().map(|(i, f)| (cx.ids.name(f.session).to_owned(), i)).collect();
+    // agentId → (the session whose call ran it, the call).
+    let mut ran: HashMap<&str, (usize, &Call)> = HashMap::default();
+    for (i, f) in st.list.iter().enumerate() {
+        for c in &f.calls {
+            if let Some(a) = c.agent.as_deref() {
+                ran.entry(a).or_insert((i, c));
+            }
+        }
+    }
+    let mut links = Vec::new();
+    let mut missing = Vec::new();
+    for (i, f) in st.list.iter().enumerate() {
+        let name = cx.ids.name(f.session).to_owned();
+        let call = ran.get(name.as_str()).filter(|(p, _)| *p != i).copied();
+        let folder_root = f.folder.as_deref().and_then(|d| by_name.get(d)).copied().filter(|&r| r != i);
+        if call.is_none() && !f.subagent && folder_root.is_none() {
+            continue;
+        }
+        let (parent, link) = match (call, folder_root) {
+            (Some((p, _)), _) => (Some(p), Link::ToolCall),
+            (None, Some(r)) => (Some(r), Link::Folder),
+            (None, None) => {
+                // A flat sub-agent file: the main session running when it started, if one is.
+                let t = f.start;
+                let host = st.list.iter().position(|m| {
+                    !m.subagent && m.session != f.session && t.is_some_and(|t| m.start.is_some_and(|s| s <= t) && m.end.is_some_and(|e| t <= e))
+                });
+                (host, Link::Inferred)
+            }
+        };
+        links.push((i, parent, link, call.map(|(_, c)| c.clone()), folder_root));
+    }
+    for (i, f) in st.list.iter().enumerate() {
+        for c in &f.calls {
+            if let Some(a) = c.agent.as_deref() {
+                if !by_name.contains_key(a) {
+                    missing.push((i, c.clone(), a.to_owned()));
+                }
+            }
+        }
+    }
+    for (i, parent, link, call, folder_root) in links {
+        let f = st.list[i].clone();
+        let parent_sym = parent.map(|p| st.list[p].session);
+        let run = match st.linked.get(&f.session) {
+            Some(&(p, l, run)) if p == parent_sym && l == link => run,
+            _ => cx.graph.open_run(f.session, parent_sym, f.first, link),
+        };
+        st.linked.insert(f.session, (parent_sym, link, run));
+        let outcome = match &call {
+            Some(c) => outcome_of(c.status.as_deref()),
+            None => f.outcome.unwrap_or(Outcome::Open),
+        };
+        let node = cx.graph.session(f.session);
+        if let Some(r) = node.runs.get_mut(run) {
+            r.end = f.last;
+            r.outcome = outcome;
+        }
+        let child = cx.ids.name(f.session).to_owned();
+        let at = f.first.unwrap_or(Loc { file: 0, line: 1 });
+        match (&call, parent_sym) {
+            (Some(c), Some(p)) => {
+                if let Some(l) = &c.label {
+                    cx.graph.set_label(f.session, l);
+                }
+                cx.spawns.insert((p, std::sync::Arc::from(&*c.id)), f.session);
+                if let Some(text) = cx.text_ref(c.record) {
+                    let rec = ReceivedRec { session: f.session, run: run as u32, at: text, key: Some(c.id.clone()) };
+                    if !cx.received.iter().any(|r| r.session == rec.session && r.key == rec.key) {
+                        cx.received.push(rec);
+                    }
+                }
+                if let Some(r) = folder_root.filter(|&r| Some(r) != parent) {
+                    let msg = format!(
+                        "sub-agent `{child}` lies in the folder of `{}`, the root, but its parent is `{}` (the call that ran it): a reader that takes the folder for the parent hangs it one level too high",
+                        cx.ids.name(st.list[r].session),
+                        cx.ids.name(p)
+                    );
+                    st.tell(cx, Code::FolderNamesRoot, at, f.session, msg);
+                }
+            }
+            (None, _) if link == Link::Inferred => {
+                let msg = match parent_sym {
+                    Some(p) => format!(
+                        "no tool call names sub-agent `{child}` and its file lies in no folder of a loaded session: hung under `{}`, the main session running when it started",
+                        cx.ids.name(p)
+                    ),
+                    None => format!("no tool call or folder links sub-agent `{child}` to its parent: it stands alone"),
+                };
+                st.tell(cx, Code::SubagentLinkInferred, at, f.session, msg);
+            }
+            _ => {}
+        }
+    }
+    for (i, c, a) in missing {
+        let s = st.list[i].session;
+        let msg = format!("`{}` ran sub-agent `{a}` (call `{}`), whose session file is not loaded", cx.ids.name(s), c.name);
+        st.tell(cx, Code::SubagentTranscriptMissing, c.at, s, msg);
+    }
+    *cx.ext::<Files>() = st;
+}
+

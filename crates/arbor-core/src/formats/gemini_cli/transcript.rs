@@ -1,0 +1,181 @@
+//! A message read back as transcript parts (SPEC 5 Transcript), and the texts the report reads
+//! back: a reply's text, what a parent received from a sub-agent's call.
+
+use super::lines::first_value;
+use crate::vocab::transcript::{Draft, Media, PartKind};
+use serde_json::Value;
+
+/// The text parts of a `content` (a string, a part, or a list of parts), kept apart.
+fn texts(content: &Value) -> Vec<&str> {
+    match content {
+        Value::String(s) => vec![s.as_str()],
+        Value::Array(parts) => parts.iter().filter_map(|p| p.get("text")?.as_str()).collect(),
+        Value::Object(_) => content.get("text").and_then(Value::as_str).into_iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn joined(content: &Value) -> String {
+    texts(content).into_iter().filter(|t| !t.trim().is_empty()).collect::<Vec<_>>().join("\n\n")
+}
+
+fn parts(content: &Value) -> Vec<&Value> {
+    match content {
+        Value::Array(parts) => parts.iter().collect(),
+        Value::Object(_) => vec![content],
+        _ => Vec::new(),
+    }
+}
+
+/// What a tool's `result` (a `PartListUnion` of `functionResponse` parts) says: the response's
+/// `output`, else its `error`, else the response as JSON; `resultDisplay` when there is none.
+fn result_text(call: &Value) -> (String, bool) {
+    let mut out = Vec::new();
+    let mut json = false;
+    for p in call.get("result").map(parts).unwrap_or_default() {
+        if let Some(r) = p.get("functionResponse").and_then(|f| f.get("response")) {
+            match r.get("output").or(r.get("error")).and_then(Value::as_str) {
+                Some(t) => out.push(t.to_owned()),
+                None => {
+                    json = true;
+                    out.push(r.to_string());
+                }
+            }
+        } else if let Some(t) = p.get("text").and_then(Value::as_str) {
+            out.push(t.to_owned());
+        }
+    }
+    if out.is_empty() {
+        if let Some(t) = call.get("resultDisplay").and_then(Value::as_str) {
+            out.push(t.to_owned());
+        }
+    }
+    (out.join("\n\n"), json && out.len() == 1)
+}
+
+/// The parts of one message line.
+pub(super) fn line(bytes: &[u8], out: &mut Vec<Draft>) {
+    let Some(m) = first_value::<Value>(bytes) else { return };
+    let Some(kind) = m.get("type").and_then(Value::as_str) else { return };
+    let content = m.get("content").unwrap_or(&Value::Null);
+    let id = m.get("id").and_then(Value::as_str).map(str::to_owned);
+    match kind {
+        "user" => {
+            for p in parts(content) {
+                if let Some(fr) = p.get("functionResponse") {
+                    let mut d = Draft::new(PartKind::ToolResult, fr.get("response").map(Value::to_string).unwrap_or_default());
+                    d.json = true;
+                    d.tool = fr.get("name").and_then(Value::as_str).map(str::to_owned);
+                    d.call_id = fr.get("id").and_then(Value::as_str).map(str::to_owned);
+                    out.push(d);
+                } else if let Some(data) = p.get("inlineData") {
+                    let mut d = Draft::new(PartKind::Image, "");
+                    let mime = data.get("mimeType").and_then(Value::as_str);
+                    d.media = Some(Media::inline(mime, data.get("data").and_then(Value::as_str).unwrap_or("")));
+                    if let (Some(mime), Some(b64)) = (mime, data.get("data").and_then(Value::as_str)) {
+                        d.data_url = Some(format!("data:{mime};base64,{b64}"));
+                    }
+                    out.push(d);
+                }
+            }
+            let text = joined(content);
+            if !text.is_empty() {
+                out.push(Draft::new(PartKind::Prompt, text));
+            }
+        }
+        "gemini" => {
+            for t in m.get("thoughts").and_then(Value::as_array).into_iter().flatten() {
+                let subject = t.get("subject").and_then(Value::as_str).unwrap_or("");
+                let description = t.get("description").and_then(Value::as_str).unwrap_or("");
+                let text = match (subject.trim().is_empty(), description.trim().is_empty()) {
+                    (false, false) => format!("**{subject}**\n\n{description}"),
+                    (false, true) => subject.to_owned(),
+                    _ => description.to_owned(),
+                };
+                if !text.is_empty() {
+                    out.push(Draft::new(PartKind::Reasoning, text));
+                }
+            }
+            let text = joined(content);
+            if !text.is_empty() {
+                out.push(Draft::new(PartKind::Text, text));
+            }
+            for c in m.get("toolCalls").and_then(Value::as_array).into_iter().flatten() {
+                let name = c.get("name").and_then(Value::as_str).map(str::to_owned);
+                let call_id = c.get("id").and_then(Value::as_str).map(str::to_owned);
+                let mut d = Draft::new(PartKind::ToolCall, c.get("args").map(Value::to_string).unwrap_or_default());
+                d.json = true;
+                d.tool = name.clone();
+                d.call_id = call_id.clone();
+                d.child = c.get("agentId").and_then(Value::as_str).map(str::to_owned);
+                out.push(d);
+                let status = c.get("status").and_then(Value::as_str);
+                let (text, json) = result_text(c);
+                if status.is_some() || !text.is_empty() {
+                    let mut r = Draft::new(PartKind::ToolResult, text);
+                    r.json = json;
+                    r.tool = name;
+                    r.call_id = call_id;
+                    r.is_error = status.map(|s| s != "success");
+                    r.child = c.get("agentId").and_then(Value::as_str).map(str::to_owned);
+                    out.push(r);
+                }
+            }
+            let usage = m.get("tokens").and_then(|t| serde_json::from_value::<super::lines::Tokens>(t.clone()).ok());
+            let model = m.get("model").and_then(Value::as_str).map(str::to_owned);
+            if let Some(first) = out.first_mut() {
+                first.usage = usage.map(|u| u.usage());
+                first.model = model;
+                first.message = id;
+            }
+        }
+        _ => {
+            // `info`, `warning`, `error`; a type the producer does not write (hand-made files
+            // have `model` with `parts`) is shown as what it says, never as a reply.
+            let text = match m.get("parts") {
+                Some(p) if content.is_null() => joined(p),
+                _ => joined(content),
+            };
+            out.push(Draft::new(PartKind::Notice, format!("{kind}: {text}")));
+        }
+    }
+}
+
+/// A `gemini` message's text: its text parts, kept apart.
+pub(super) fn reply(bytes: &[u8]) -> String {
+    first_value::<Value>(bytes).map(|m| joined(m.get("content").unwrap_or(&Value::Null))).unwrap_or_default()
+}
+
+/// What the call `key` of a `gemini` message returned (a sub-agent's answer to its parent).
+pub(super) fn received(bytes: &[u8], key: Option<&str>) -> String {
+    let Some(m) = first_value::<Value>(bytes) else { return String::new() };
+    m.get("toolCalls")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find(|c| key.is_none() || c.get("id").and_then(Value::as_str) == key)
+        .map(|c| result_text(c).0)
+        .unwrap_or_default()
+}
+
+/// A prompt's text for a title (SPEC 6.1), or the session's summary.
+pub(super) fn about(bytes: &[u8]) -> Option<crate::formats::About> {
+    let m = first_value::<Value>(bytes)?;
+    if let Some(s) = m.get("summary").and_then(Value::as_str).filter(|s| !s.trim().is_empty()) {
+        if m.get("sessionId").is_some() || m.get("$set").is_none() {
+            return Some(crate::formats::About::Title(s.to_owned()));
+        }
+    }
+    if let Some(s) = m.get("$set").and_then(|s| s.get("summary")).and_then(Value::as_str) {
+        return Some(crate::formats::About::Title(s.to_owned()));
+    }
+    let first_prompt = |m: &Value| {
+        let text = joined(m.get("content").unwrap_or(&Value::Null));
+        (m.get("type").and_then(Value::as_str) == Some("user") && !text.trim().is_empty()).then_some(text)
+    };
+    // An older whole-file document: its first prompt.
+    if let Some(list) = m.get("messages").and_then(Value::as_array) {
+        return list.iter().find_map(first_prompt).map(crate::formats::About::Prompt);
+    }
+    first_prompt(&m).map(crate::formats::About::Prompt)
+}
