@@ -113,6 +113,14 @@ export class Session {
     const found = await waitFor(`an element ${css}`, () => this.call("POST", "/element", { using: "css selector", value: css }), 10_000);
     await this.call("POST", `/element/${found[ELEMENT]}/value`, { text });
   }
+  /** With no log given and sessions in its places, the app's home is the Library: close it. */
+  async closeLibrary() {
+    await this.click('[data-testid="library-close"]');
+    await waitFor("the Library closed", async () => {
+      const open = await this.call("POST", "/execute/sync", { script: "return !!document.querySelector('[data-testid=library]');", args: [] });
+      return open ? null : true;
+    });
+  }
   async click(css) {
     const found = await waitFor(`an element ${css}`, () => this.call("POST", "/element", { using: "css selector", value: css }), 10_000);
     await this.call("POST", `/element/${found[ELEMENT]}/click`, {});

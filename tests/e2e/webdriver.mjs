@@ -439,6 +439,13 @@ try {
     let session;
     try {
       session = await Session.start(base, APP, t.args, OUT);
+      // Started with no log: the e2e home has a Copilot session, so the Library opens over the
+      // sample (the home); each such test first sees it and closes it.
+      if (t.args.length === 0) {
+        await session.waitForText(["Sub-agents", "Outcome", "copilot-events"]);
+        await session.screenshot(`${String(TESTS.indexOf(t) + 1).padStart(2, "0")}-library-home`);
+        await session.closeLibrary();
+      }
       await t.run(session);
       passed++;
       console.log(`ok   ${t.name} (${Date.now() - t0} ms)`);

@@ -257,6 +257,10 @@ await browserTest("newcomer browser test", async ({ ui, newPage }) => {
   });
   await lister.goto(ui.url);
   await lister.locator(".node").first().waitFor();
+  // With no log given and sessions on this machine, the Library is the home, over the sample.
+  await lister.getByTestId("library").waitFor();
+  await lister.getByTestId("library-close").click();
+  assert.equal(await lister.getByTestId("library").count(), 0);
   await lister.getByTestId("sessions").click();
   const rowsText = await lister.getByTestId("session-row").allTextContents();
   assert.equal(rowsText.length, 4, "the recent entry and the three found");
