@@ -18,7 +18,9 @@
 
 mod codex;
 pub mod live;
+pub mod opencode;
 pub use codex::{generate_codex_tree, CodexTree};
+pub use opencode::{generate_opencode, OpenCodeStore};
 pub mod claude_code;
 
 use std::collections::{BTreeMap, VecDeque};

@@ -48,6 +48,7 @@ registry! {
     copilot: [EVENTS, RPC],
     codex: [FORMAT],
     claude_code: [FORMAT],
+    opencode: [FORMAT],
 }
 
 /// How much of a log's head `about_head` is given to read.

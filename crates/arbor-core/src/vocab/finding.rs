@@ -53,6 +53,12 @@ pub enum Code {
     /// Not in the catalog: a followed file was truncated, replaced or removed, so what was open
     /// was read again from the start (SPEC 5 Follow).
     FileRewritten,
+    /// SPEC 2.7: an OpenCode message's `tokens` are only its last model call's.
+    MessageTokensLastStep,
+    /// SPEC 2.7: OpenCode records that name a message or session that is not loaded.
+    OrphanRecord,
+    /// SPEC 2.7: a store of a schema this reader does not know.
+    UnknownSchema,
 }
 
 impl Code {
@@ -99,6 +105,9 @@ impl Code {
         Code::SubagentReplyDiffers,
         Code::UnreadableInput,
         Code::FileRewritten,
+        Code::MessageTokensLastStep,
+        Code::OrphanRecord,
+        Code::UnknownSchema,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -145,6 +154,9 @@ impl Code {
             Code::SubagentReplyDiffers => "subagent-reply-differs",
             Code::UnreadableInput => "unreadable-input",
             Code::FileRewritten => "file-rewritten",
+            Code::MessageTokensLastStep => "message-tokens-last-step",
+            Code::OrphanRecord => "orphan-record",
+            Code::UnknownSchema => "unknown-schema",
         }
     }
 
@@ -185,6 +197,7 @@ impl Code {
             | ToolResultWithoutCall
             | TurnEndWithOpenStep
             | SubagentLinksDisagree
+            | UnknownSchema
             | UnreadableInput => Severity::Error,
             PlaceholderIds
             | ChildIdReused
@@ -195,6 +208,7 @@ impl Code {
             | SubagentTranscriptMissing
             | ReplayedHistory
             | SubagentReplyDiffers
+            | MessageTokensLastStep
             | FileRewritten => Severity::Info,
             _ => Severity::Warning,
         }

@@ -72,6 +72,9 @@ pub enum Link {
     Activity,
     /// Codex: a review sub-agent that starts within a second after one `entered_review_mode`.
     TimeWindow,
+    /// OpenCode: the child session's `parentID` names the session that made it, and no task
+    /// call names it.
+    ParentId,
     /// Nothing links the child to its parent: it was hung under the root (or stands alone).
     Inferred,
 }
@@ -92,6 +95,7 @@ impl Link {
             Link::ThreadSpawn => "thread-spawn",
             Link::Activity => "activity",
             Link::TimeWindow => "time-window",
+            Link::ParentId => "parent-id",
             Link::Inferred => "inferred",
         }
     }

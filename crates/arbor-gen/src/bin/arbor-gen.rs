@@ -15,7 +15,7 @@ use std::process::ExitCode;
 
 const USAGE: &str =
     "usage: arbor-gen [--format dsh-rpc|dsh-session|dsh-session-folder|copilot-events|copilot-rpc|codex|
-                           claude-code|claude-code-flat|claude-code-inline]
+                           claude-code|claude-code-flat|claude-code-inline|opencode|opencode-tree]
                  [--size 10M] [--depth 2] [--fanout 2] [--seed 1] [--faults 0.0] [--sessions N] [-o FILE|DIR]
   --size      target size (K, M, G are binary units); the log ends a few KB past it
   --faults    the chance of each injected fault at each place it can happen (0: a clean log)
@@ -23,7 +23,8 @@ const USAGE: &str =
               Copilot session-state/; other formats: DIR/<k>.jsonl), seeds --seed.. --seed+N-1
   -o          output file (stdout when absent), or the folder for dsh-session-folder, codex (a
               sessions/YYYY/MM/DD tree of rollouts), the claude-code project folders (sub-agents
-              in <session>/subagents/, beside the sessions, or inline) and --sessions
+              in <session>/subagents/, beside the sessions, or inline) and --sessions; OpenCode's
+              database file (opencode) or the folder of its storage/ tree (opencode-tree)
   --live R    write the log to -o as a running agent does: about R lines a second, a folder's
               files growing together, some lines in two pieces (for following it)";
 
@@ -42,6 +43,7 @@ fn run() -> Result<(), String> {
     let mut folder = false;
     let mut sessions: Option<u64> = None;
     let mut codex = false;
+    let mut opencode: Option<arbor_gen::opencode::Store> = None;
     let mut claude: Option<Layout> = None;
     let mut out: Option<PathBuf> = None;
     let mut live: Option<f64> = None;
@@ -57,6 +59,10 @@ fn run() -> Result<(), String> {
                 let v = val()?;
                 if v == "codex" {
                     codex = true;
+                } else if v == "opencode" {
+                    opencode = Some(arbor_gen::opencode::Store::Database);
+                } else if v == "opencode-tree" {
+                    opencode = Some(arbor_gen::opencode::Store::Tree);
                 } else if let Some(layout) = Layout::from_id(&v) {
                     claude = Some(layout);
                 } else if v == "dsh-session-folder" {
@@ -104,6 +110,20 @@ fn run() -> Result<(), String> {
         let stats =
             claude_code::generate_project(&opts, layout, &dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         eprintln!("{}", stats.to_json(&opts, layout));
+        return replay(live);
+    }
+    if let Some(store) = opencode {
+        let path = out.ok_or("opencode needs -o FILE (the database) or -o DIR (opencode-tree)")?;
+        let o = arbor_gen::generate_opencode(&opts, store, &path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut json = stats_json(&opts, &o.stats);
+        let id = if store == arbor_gen::opencode::Store::Database { "opencode" } else { "opencode-tree" };
+        json = json.replacen(&format!("\"format\":\"{}\"", opts.format.id()), &format!("\"format\":\"{id}\""), 1);
+        let tokens = format!(
+            ",\"usage\":{{\"input\":{},\"output\":{},\"cache_read\":{},\"cache_write\":{},\"cost\":{}}}}}",
+            o.input, o.output, o.cache_read, o.cache_write, o.cost
+        );
+        json = json.trim_end().strip_suffix('}').map(|j| format!("{j}{tokens}")).unwrap_or(json);
+        eprintln!("{json}");
         return replay(live);
     }
     if codex {
