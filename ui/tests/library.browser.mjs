@@ -14,7 +14,7 @@ const MARKUP = '<img src=x onerror="window.__pwned=1">Fix the build';
 
 const summary = (o) => ({
   session: null, title: null, project_from: "cwd", clock: "log", turns: 0, subagents: 0, depth: 0,
-  findings: { error: 0, warning: 0, info: 0 }, outcome: null, files: 1, bytes: 1000, ...o,
+  findings: { error: 0, warning: 0, info: 0 }, outcome: null, files: 1, bytes: 1000, key: o.path, ...o,
 });
 const SESSIONS = [
   summary({
@@ -44,6 +44,13 @@ const SESSIONS = [
     start: 1796318000000, end: 1796318000000, duration: 0, clock: "mtime", turns: 1, subagents: 2, depth: 1, outcome: "completed",
     usage: { input: 5120, output: 410, cache_read: 9700, cache_write: 0, cost: 0.0021 }, findings: { error: 1, warning: 0, info: 1 },
   }),
+  // Two roots of one recording: one path, a key each.
+  ...["s1", "s2"].map((id, i) =>
+    summary({
+      key: `/home/me/rec.jsonl#${id}`, path: "/home/me/rec.jsonl", session: id, title: `root ${id}`, project: "/work/rec", harness: "dsh-rpc",
+      start: 1700000000000 + i, end: 1700000001000, duration: 1000 - i, turns: 1, usage: { input: 10 + i, output: 1, cache_read: 0, cache_write: 0, cost: 0.0001 },
+    }),
+  ),
 ];
 const HITS = [
   {
@@ -74,7 +81,7 @@ await browserTest("library browser test", async ({ ui, newPage }) => {
   // Grouped by project, newest first; each group in the order of its newest session.
   const groups = async () =>
     page.getByTestId("library-group").evaluateAll((gs) => gs.map((g) => [g.querySelector(".project .mono").textContent, g.querySelectorAll("[data-testid=library-row]").length]));
-  assert.deepEqual(await groups(), [["/work/dsh", 1], ["/Users/test_user/agent-sample", 2], ["/tmp/test", 1], ["/path/to/Demo", 1]]);
+  assert.deepEqual(await groups(), [["/work/dsh", 1], ["/Users/test_user/agent-sample", 2], ["/tmp/test", 1], ["/path/to/Demo", 1], ["/work/rec", 2]]);
   const rows = async () => (await page.getByTestId("library-row").allTextContents()).map((t) => t.replace(/\s+/g, " ").trim());
   const first = (await rows())[0];
   assert.ok(first.startsWith(MARKUP), `a title of markup is shown as text: ${first}`);
@@ -87,7 +94,7 @@ await browserTest("library browser test", async ({ ui, newPage }) => {
 
   // Sorted by tokens: the Demo project (4.3M) first.
   await page.getByTestId("sort-tokens").click();
-  assert.deepEqual((await groups()).map((g) => g[0]), ["/path/to/Demo", "/Users/test_user/agent-sample", "/work/dsh", "/tmp/test"]);
+  assert.deepEqual((await groups()).map((g) => g[0]), ["/path/to/Demo", "/Users/test_user/agent-sample", "/work/dsh", "/tmp/test", "/work/rec"]);
   assert.equal(await page.getByTestId("sort-tokens").getAttribute("aria-sort"), "descending");
   mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: resolve(SHOTS, "library-light.png") });
@@ -128,5 +135,13 @@ await browserTest("library browser test", async ({ ui, newPage }) => {
   await page.getByTestId("library-row").first().waitFor();
   await page.getByTestId("library-row").nth(1).click();
   await page.waitForFunction(() => window.__ipcCalls.filter(([c]) => c === "open_paths").length === 2);
+  // Two roots of one log are two rows (a key each), each opening the log.
+  await page.getByTestId("sessions").click();
+  await page.getByTestId("library-open").click();
+  await page.getByTestId("library-row").first().waitFor();
+  const rec = (await rows()).filter((r) => r.startsWith("root s"));
+  assert.deepEqual(rec.map((r) => r.slice(0, 7)), ["root s2", "root s1"]);
+  await page.getByTestId("library-row").filter({ hasText: "root s1" }).click();
+  await page.waitForFunction(() => window.__ipcCalls.filter(([c]) => c === "open_paths").at(-1)?.[1].paths[0] === "/home/me/rec.jsonl");
   console.log("ok: the Library groups, sorts and opens sessions; its search opens a hit; log text stays text");
 });

@@ -56,8 +56,7 @@ fn library(paths: &[PathBuf]) -> Result<Library, ExitCode> {
             return Err(crate::fail("no folder for the library: set ARBOR_LIBRARY to a file"));
         };
         let lib = Library::open(&file).map_err(|e| crate::fail(&e.to_string()))?;
-        let entries: Vec<Entry> =
-            places::logs(&Env::from_process()).into_iter().map(|f| Entry::one(f.path, f.folder)).collect();
+        let entries = Entry::of_places(places::logs(&Env::from_process()));
         (lib, entries)
     } else {
         for p in paths {
@@ -65,14 +64,7 @@ fn library(paths: &[PathBuf]) -> Result<Library, ExitCode> {
                 return Err(crate::fail(&format!("no such file or folder: {}", p.display())));
             }
         }
-        let entries = crate::batch::units(paths)
-            .into_iter()
-            .filter_map(|u| {
-                let path = u.paths.first()?.clone();
-                let folder = folder_of(&path);
-                Some(Entry { path, paths: u.paths, folder })
-            })
-            .collect();
+        let entries = entries_of(crate::batch::units(paths), paths);
         (Library::in_memory().map_err(|e| crate::fail(&e.to_string()))?, entries)
     };
     if let Some(n) = &lib.notice {
@@ -80,6 +72,46 @@ fn library(paths: &[PathBuf]) -> Result<Library, ExitCode> {
     }
     lib.update(&entries, jobs).map_err(|e| crate::fail(&e.to_string()))?;
     Ok(lib)
+}
+
+/// The library's entries for the units of the paths given: a Claude Code project folder's
+/// sessions, which `units` splits, are one entry again, read whole (a resume's replayed chain
+/// counts once, where it was first written, only when both files are read together: SPEC 6.2),
+/// as `Entry::of_places` makes the machine's; every other unit is an entry of its own.
+fn entries_of(units: Vec<crate::batch::Unit>, given: &[PathBuf]) -> Vec<Entry> {
+    let mut out: Vec<Entry> = Vec::new();
+    let mut projects: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+    for u in units {
+        let Some(first) = u.paths.first().cloned() else { continue };
+        let project = first
+            .parent()
+            .filter(|_| first.is_file() && !given.contains(&first) && is_claude_code(&first))
+            .map(Path::to_path_buf);
+        match project {
+            Some(dir) => {
+                if !projects.insert(dir.clone()) {
+                    continue;
+                }
+                let folder = folder_of(&dir);
+                out.push(Entry { path: dir.clone(), paths: vec![dir], folder });
+            }
+            None => {
+                let folder = folder_of(&first);
+                out.push(Entry { path: first, paths: u.paths, folder });
+            }
+        }
+    }
+    out
+}
+
+/// Whether a file's first lines are Claude Code's.
+fn is_claude_code(path: &Path) -> bool {
+    use std::io::Read;
+    let Ok(file) = arbor_core::reader::open(path) else { return false };
+    let mut head = Vec::new();
+    let _ = file.take(1 << 16).read_to_end(&mut head);
+    let lines = head.split(|&b| b == b'\n').take(arbor_core::formats::DETECT_LINES);
+    arbor_core::formats::detect(lines).is_some_and(|f| f.id == "claude-code")
 }
 
 fn folder_of(path: &Path) -> String {
@@ -166,7 +198,7 @@ fn usage_json(u: &Usage) -> serde_json::Value {
 /// One session as `--json` prints it: the summary's fields, times in RFC 3339.
 fn session_json(s: &Summary) -> serde_json::Value {
     serde_json::json!({
-        "path": s.path, "session": s.session, "title": s.title, "project": s.project,
+        "key": s.key, "path": s.path, "session": s.session, "title": s.title, "project": s.project,
         "project_from": s.project_from, "harness": s.harness,
         "start": rfc3339(s.start), "end": rfc3339(s.end), "clock": s.clock, "duration_ms": s.duration,
         "turns": s.turns, "subagents": s.subagents, "depth": s.depth, "usage": usage_json(&s.usage),

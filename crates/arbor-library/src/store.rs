@@ -20,8 +20,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
-/// The schema's version, in `PRAGMA user_version`.
-pub const SCHEMA: i64 = 1;
+/// The schema's version, in `PRAGMA user_version`. 2: a log read whole keeps a summary per root
+/// session (`sessions`), so a project's resumed sessions book their replays once.
+pub const SCHEMA: i64 = 2;
 
 /// Characters of one transcript part kept in the full-text index (a tool's result can be
 /// megabytes; its first 32 K characters are what a person searches for).
@@ -31,19 +32,26 @@ const CREATE: &str = "
 CREATE TABLE entries (
     id INTEGER PRIMARY KEY,
     path TEXT NOT NULL UNIQUE,
-    files TEXT NOT NULL,
+    files TEXT NOT NULL
+);
+CREATE TABLE sessions (
+    id INTEGER PRIMARY KEY,
+    entry INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+    key TEXT NOT NULL,
     summary TEXT NOT NULL
 );
+CREATE INDEX sessions_entry ON sessions(entry);
 CREATE TABLE booked (
-    entry INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+    session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
     time REAL,
     model TEXT,
     usage TEXT NOT NULL
 );
-CREATE INDEX booked_entry ON booked(entry);
+CREATE INDEX booked_session ON booked(session);
 CREATE TABLE items (
     id INTEGER PRIMARY KEY,
     entry INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+    owner INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
     session TEXT NOT NULL,
     item INTEGER NOT NULL,
     file TEXT NOT NULL,
@@ -78,6 +86,28 @@ impl Entry {
     pub fn one(path: PathBuf, folder: String) -> Entry {
         Entry { paths: vec![path.clone()], path, folder }
     }
+
+    /// The library's entries for the logs found in the harnesses' places: a Claude Code
+    /// project's session files are one entry, the project folder read whole and summarized per
+    /// root session (a resumed session's file replays the chain it resumes, which counts once,
+    /// where it was first written, only when both files are read together: SPEC 2.4, 6.2);
+    /// every other log is an entry of its own.
+    pub fn of_places(found: Vec<crate::places::Found>) -> Vec<Entry> {
+        let mut out: Vec<Entry> = Vec::new();
+        let mut projects: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+        for f in found {
+            let project = f.path.parent().filter(|_| f.harness == crate::places::Harness::ClaudeCode);
+            match project {
+                Some(dir) => {
+                    if projects.insert(dir.to_path_buf()) {
+                        out.push(Entry::one(dir.to_path_buf(), f.folder));
+                    }
+                }
+                None => out.push(Entry::one(f.path, f.folder)),
+            }
+        }
+        out
+    }
 }
 
 /// A file as it was when read: its name, size, modification time (ns) and identity (the inode
@@ -103,6 +133,8 @@ fn stamp(path: &Path) -> Stamp {
 /// One transcript part, as the index keeps it.
 #[derive(Debug, Clone, PartialEq)]
 struct Item {
+    /// The summary (of `Read::sessions`) its session is under.
+    owner: usize,
     session: String,
     item: u32,
     file: String,
@@ -115,8 +147,8 @@ struct Item {
 struct Read {
     entry: Entry,
     stamps: Vec<Stamp>,
-    summary: Summary,
-    booked: Vec<Booked>,
+    /// A summary per root session, with what it booked.
+    sessions: Vec<(Summary, Vec<Booked>)>,
     items: Vec<Item>,
 }
 
@@ -134,7 +166,7 @@ pub struct Updated {
 /// A full-text hit: the session, the transcript item (its 0-based row), and its file:line.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Hit {
-    /// The library entry: what to open.
+    /// What to open: the path of the summary its session is under.
     pub path: String,
     pub session: String,
     pub item: u32,
@@ -286,9 +318,9 @@ impl Library {
         Ok(done)
     }
 
-    /// Every summary, in the order stored.
+    /// Every summary, by key.
     pub fn summaries(&self) -> Result<Vec<Summary>, Error> {
-        let mut q = self.conn.prepare("SELECT summary FROM entries ORDER BY path")?;
+        let mut q = self.conn.prepare("SELECT summary FROM sessions ORDER BY key")?;
         let rows = q.query_map([], |r| r.get::<_, String>(0))?;
         let mut out = Vec::new();
         for r in rows {
@@ -298,11 +330,11 @@ impl Library {
     }
 
     /// The usage booked by time (`model` none) and by model (`time` none), with each one's
-    /// entry path.
+    /// session key (`Summary::key`).
     pub fn booked(&self) -> Result<Vec<(String, Booked)>, Error> {
         let mut q = self
             .conn
-            .prepare("SELECT e.path, b.time, b.model, b.usage FROM booked b JOIN entries e ON e.id = b.entry")?;
+            .prepare("SELECT s.key, b.time, b.model, b.usage FROM booked b JOIN sessions s ON s.id = b.session")?;
         let rows = q.query_map([], |r| {
             Ok((
                 r.get::<_, String>(0)?,
@@ -328,9 +360,9 @@ impl Library {
             return Ok(Vec::new());
         }
         let mut q = self.conn.prepare(
-            "SELECT e.path, i.session, i.item, i.file, i.line, i.kind,
+            "SELECT json_extract(s.summary, '$.path'), i.session, i.item, i.file, i.line, i.kind,
                     snippet(texts, 0, '[', ']', '…', 16), bm25(texts)
-             FROM texts JOIN items i ON i.id = texts.rowid JOIN entries e ON e.id = i.entry
+             FROM texts JOIN items i ON i.id = texts.rowid JOIN sessions s ON s.id = i.owner
              WHERE texts MATCH ?1 ORDER BY bm25(texts), i.id LIMIT ?2",
         )?;
         let rows = q.query_map(params![query, limit as i64], |r| {
@@ -386,7 +418,10 @@ const PAGE: u32 = 256;
 /// One entry analysed on this thread alone, summarized, and its transcripts read back.
 fn read(entry: &Entry) -> Read {
     let analysis = arbor_core::analyze_with(&entry.paths, &mut (), arbor_core::Threads::Caller);
-    let s = summarize(&entry.path, &entry.folder, &analysis);
+    let summarized = summarize(&entry.path, &entry.folder, &analysis);
+    // Each session's summary: the one whose group it is in.
+    let owner: std::collections::HashMap<&str, usize> =
+        summarized.iter().enumerate().flat_map(|(i, s)| s.sessions.iter().map(move |id| (id.as_str(), i))).collect();
     // What was given (a folder's time changes when a file appears in it), then what was read.
     let mut stamps: Vec<Stamp> = Vec::new();
     for p in std::iter::once(&entry.path).chain(&entry.paths).chain(analysis.files.iter().map(|f| &f.path)) {
@@ -412,9 +447,10 @@ fn read(entry: &Entry) -> Read {
                         continue;
                     }
                     items.push(Item {
+                        owner: owner.get(session).copied().unwrap_or(0),
                         session: session.to_string(),
                         item: row.row,
-                        file: row.at.file.clone(),
+                        file: file_path(entry, &row.at.file),
                         line: row.at.line,
                         kind: kind_name(part.kind),
                         text,
@@ -424,12 +460,18 @@ fn read(entry: &Entry) -> Read {
             from += PAGE;
         }
     }
-    Read {
-        entry: entry.clone(),
-        stamps,
-        summary: s.summary,
-        booked: s.by_time.into_iter().chain(s.by_model).collect(),
-        items,
+    let sessions =
+        summarized.into_iter().map(|s| (s.summary, s.by_time.into_iter().chain(s.by_model).collect())).collect();
+    Read { entry: entry.clone(), stamps, sessions, items }
+}
+
+/// A file as a hit names it: a path that opens it (the report names a folder's files relative
+/// to the folder).
+fn file_path(entry: &Entry, display: &str) -> String {
+    if entry.paths.len() == 1 && entry.path.is_dir() {
+        arbor_core::reader::path_text(&entry.path.join(display))
+    } else {
+        display.to_owned()
     }
 }
 
@@ -440,20 +482,25 @@ fn insert(tx: &rusqlite::Transaction<'_>, r: &Read) -> Result<(), Error> {
     if let Some(id) = existing {
         tx.execute("DELETE FROM entries WHERE id = ?1", [id])?;
     }
-    tx.execute(
-        "INSERT INTO entries (path, files, summary) VALUES (?1, ?2, ?3)",
-        params![path, json(&r.stamps), json(&r.summary)],
-    )?;
+    tx.execute("INSERT INTO entries (path, files) VALUES (?1, ?2)", params![path, json(&r.stamps)])?;
     let id = tx.last_insert_rowid();
-    let mut b = tx.prepare_cached("INSERT INTO booked (entry, time, model, usage) VALUES (?1, ?2, ?3, ?4)")?;
-    for booked in &r.booked {
-        b.execute(params![id, booked.time, booked.model, json(&booked.usage)])?;
+    let mut s = tx.prepare_cached("INSERT INTO sessions (entry, key, summary) VALUES (?1, ?2, ?3)")?;
+    let mut b = tx.prepare_cached("INSERT INTO booked (session, time, model, usage) VALUES (?1, ?2, ?3, ?4)")?;
+    let mut rows = Vec::with_capacity(r.sessions.len());
+    for (summary, booked) in &r.sessions {
+        s.execute(params![id, summary.key, json(summary)])?;
+        let row = tx.last_insert_rowid();
+        rows.push(row);
+        for booked in booked {
+            b.execute(params![row, booked.time, booked.model, json(&booked.usage)])?;
+        }
     }
     let mut i = tx.prepare_cached(
-        "INSERT INTO items (entry, session, item, file, line, kind, text) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "INSERT INTO items (entry, owner, session, item, file, line, kind, text) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?;
     for item in &r.items {
-        i.execute(params![id, item.session, item.item, item.file, item.line as i64, item.kind, item.text])?;
+        let owner = rows.get(item.owner).or(rows.first()).copied().unwrap_or_default();
+        i.execute(params![id, owner, item.session, item.item, item.file, item.line as i64, item.kind, item.text])?;
     }
     Ok(())
 }

@@ -42,7 +42,10 @@ pub enum Clock {
 /// One session (a root and its sub-agents, as its place holds them) in a line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
-    /// What was opened: the session's file or folder.
+    /// The session in the library: its `path`, or `path#session` where several roots of one log
+    /// share the path.
+    pub key: String,
+    /// What to open: the session's file or folder (then `session` is the one to select).
     pub path: String,
     /// The root session's id (the first root, when a log holds several).
     pub session: Option<String>,
@@ -88,6 +91,8 @@ pub struct Booked {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Summarized {
     pub summary: Summary,
+    /// The report's sessions it sums up: its root and every session under it.
+    pub sessions: Vec<String>,
     /// By time: each root or sub-agent turn at its start, the rest of each session at its
     /// session's start.
     pub by_time: Vec<Booked>,
@@ -98,80 +103,244 @@ pub struct Summarized {
 /// How far into a log its working folder is looked for.
 const HEAD: u64 = 1 << 16;
 
-/// The summary of what `analysis` read from `path`, found in `folder`.
-pub fn summarize(path: &Path, folder: &str, analysis: &Analysis) -> Summarized {
+/// The summaries of what `analysis` read from `path`, found in `folder`: one per root session
+/// (each with the sessions under it), in the report's order; one, with no session, for a log
+/// that has none. Reading a folder whole (a Claude Code project) and splitting it by root here,
+/// rather than reading each session's files alone, is what books a resumed session's replayed
+/// chain once, where it was first written (SPEC 2.4, 6.2): read alone, a resume counts its
+/// replay as its own.
+pub fn summarize(path: &Path, folder: &str, analysis: &Analysis) -> Vec<Summarized> {
     let report = analysis.report();
+    let groups = Groups::of(&report, analysis);
+    let several = groups.roots.len() > 1;
+    let mut out = Vec::with_capacity(groups.roots.len().max(1));
+    for g in 0..groups.roots.len().max(1) {
+        out.push(summarize_group(path, folder, analysis, &report, &groups, g, several));
+    }
+    out
+}
+
+/// The report's sessions split by root: each session's group, and what each group holds.
+struct Groups {
+    /// Each group's root, as an index into `report.sessions` (none: a log with no session).
+    roots: Vec<usize>,
+    /// Each report session's group.
+    of_session: Vec<usize>,
+    /// Each interned symbol's group, where it names a report session.
+    of_sym: Vec<Option<usize>>,
+    /// Each file's group: that of its first record that belongs to a session (else the first).
+    of_file: Vec<usize>,
+}
+
+impl Groups {
+    fn of(report: &Report, analysis: &Analysis) -> Groups {
+        let n = report.sessions.len();
+        let index: std::collections::HashMap<&str, usize> =
+            report.sessions.iter().enumerate().map(|(i, s)| (s.id.as_str(), i)).collect();
+        // A session's top: its root when the report names one, else the last of its parents that
+        // was loaded (a sub-agent whose parent is not, a cycle cut where it closes).
+        let top = |mut i: usize| -> usize {
+            if let Some(&r) = report.sessions[i].root.as_deref().and_then(|r| index.get(r)) {
+                return r;
+            }
+            for _ in 0..n {
+                match report.sessions[i].parent.as_deref().and_then(|p| index.get(p)) {
+                    Some(&p) if p != i => i = p,
+                    _ => break,
+                }
+            }
+            i
+        };
+        let mut roots: Vec<usize> = Vec::new();
+        let mut of_session = vec![0; n];
+        for (i, slot) in of_session.iter_mut().enumerate() {
+            let t = top(i);
+            *slot = match roots.iter().position(|&r| r == t) {
+                Some(g) => g,
+                None => {
+                    roots.push(t);
+                    roots.len() - 1
+                }
+            };
+        }
+        let ids = &analysis.cx.ids;
+        let of_sym: Vec<Option<usize>> = (0..ids.len() as u32)
+            .map(|s| index.get(ids.name(arbor_core::intern::Sym(s))).map(|&i| of_session[i]))
+            .collect();
+        let mut groups = Groups { roots, of_session, of_sym, of_file: Vec::new() };
+        groups.of_file = (0..analysis.files.len() as u32)
+            .map(|f| {
+                analysis
+                    .cx
+                    .records_of(f)
+                    .flatten()
+                    .find_map(|i| analysis.cx.records.get(i).and_then(|r| groups.sym(r.session)))
+                    .unwrap_or(0)
+            })
+            .collect();
+        groups
+    }
+
+    fn sym(&self, s: u32) -> Option<usize> {
+        self.of_sym.get(s as usize).copied().flatten()
+    }
+
+    /// The group of a report session named `id`.
+    fn session(&self, report: &Report, id: &str) -> Option<usize> {
+        report.sessions.iter().position(|s| s.id == id).map(|i| self.of_session[i])
+    }
+}
+
+fn summarize_group(
+    path: &Path,
+    folder: &str,
+    analysis: &Analysis,
+    report: &Report,
+    groups: &Groups,
+    g: usize,
+    several: bool,
+) -> Summarized {
+    let root = groups.roots.get(g).map(|&r| &report.sessions[r]);
+    let in_group = |i: usize| groups.of_session[i] == g;
+    // Its records: their times, and the files they are in (the root's own first).
     let (mut start, mut end) = (f64::INFINITY, f64::NEG_INFINITY);
-    for r in analysis.cx.records.iter() {
-        if !r.time.is_nan() {
-            start = start.min(r.time);
-            end = end.max(r.time);
+    let mut files: Vec<usize> = Vec::new();
+    let mut root_file: Option<(usize, usize)> = None;
+    let root_sym = root.and_then(|r| {
+        let ids = &analysis.cx.ids;
+        (0..ids.len() as u32).find(|&s| ids.name(arbor_core::intern::Sym(s)) == r.id)
+    });
+    for f in 0..analysis.files.len() {
+        let mut mine = groups.of_file[f] == g;
+        for i in analysis.cx.records_of(f as u32).flatten() {
+            let Some(r) = analysis.cx.records.get(i) else { continue };
+            if groups.sym(r.session).unwrap_or(groups.of_file[f]) != g {
+                continue;
+            }
+            mine = true;
+            if !r.time.is_nan() {
+                start = start.min(r.time);
+                end = end.max(r.time);
+            }
+            if Some(r.session) == root_sym && root_file.is_none_or(|(first, _)| i < first) {
+                root_file = Some((i, f));
+            }
+        }
+        if mine {
+            files.push(f);
         }
     }
     let mut clock = Clock::Log;
     if start > end {
-        match latest_mtime(analysis.files.iter().map(|f| f.path.as_path())) {
+        match latest_mtime(files.iter().map(|&f| analysis.files[f].path.as_path())) {
             Some(t) => (start, end, clock) = (t, t, Clock::Mtime),
             None => clock = Clock::None,
         }
     }
     let (start, end) = if clock == Clock::None { (None, None) } else { (Some(start), Some(end)) };
-    let first = analysis.files.first().map(|f| f.path.clone()).unwrap_or_else(|| path.to_path_buf());
-    let (project, project_from) = match cwd(path, &first) {
+    let first = root_file
+        .map(|(_, f)| f)
+        .or(files.first().copied())
+        .map(|f| analysis.files[f].path.clone())
+        .unwrap_or_else(|| path.to_path_buf());
+    // What to open: the log given; or, where it holds several roots, the root's own file when
+    // that file alone brings every file of the group along (a Claude Code session file and its
+    // `<session>/subagents/` folder), so that opening one session reads that session only.
+    // A Claude Code project read whole opens each session so, even when it holds one.
+    let own = first.with_extension("");
+    let alone = files.iter().all(|&f| {
+        let p = &analysis.files[f].path;
+        *p == first || p.starts_with(&own)
+    });
+    let claude = root_file.is_some_and(|(_, f)| analysis.files[f].format.is_some_and(|x| x.id == "claude-code"));
+    let open = if alone && (several || (claude && path.is_dir())) { first.as_path() } else { path };
+    let (project, project_from) = match cwd(open, &first) {
         Some(c) => (c, "cwd"),
+        // A root among several: the folder its own file is in.
+        None if several => (
+            first
+                .parent()
+                .and_then(Path::file_name)
+                .map_or_else(|| folder.to_string(), |f| f.to_string_lossy().into_owned()),
+            "folder",
+        ),
         None => (folder.to_string(), "folder"),
     };
+    let (usage, by_model) = group_usage(analysis, groups, g);
+    let mut findings = Findings::default();
+    for d in &report.diagnostics {
+        let of = d.session.as_deref().and_then(|s| groups.session(report, s)).or_else(|| {
+            let f = analysis.files.iter().position(|f| f.display == d.at.file)?;
+            Some(groups.of_file[f])
+        });
+        if of.unwrap_or(0) == g {
+            match d.severity {
+                Severity::Error => findings.error += 1,
+                Severity::Warning => findings.warning += 1,
+                Severity::Info => findings.info += 1,
+            }
+        }
+    }
+    let path_text = arbor_core::reader::path_text(open);
     let summary = Summary {
-        path: arbor_core::reader::path_text(path),
-        session: report.sessions.iter().find(|s| s.parent.is_none()).map(|s| s.id.clone()),
-        title: title(path, &first),
+        key: match root {
+            Some(r) if several && open != first.as_path() => format!("{path_text}#{}", r.id),
+            _ => path_text.clone(),
+        },
+        path: path_text,
+        session: root.map(|r| r.id.clone()),
+        title: title(open, &first),
         project,
         project_from: project_from.to_string(),
-        harness: analysis.files.iter().find_map(|f| f.format).map(|f| f.id.to_string()),
+        harness: files.iter().find_map(|&f| analysis.files[f].format).map(|f| f.id.to_string()),
         start,
         end,
         clock,
         duration: start.zip(end).map(|(s, e)| e - s),
-        turns: root_turns(&report),
-        subagents: report.sessions.iter().filter(|s| s.parent.is_some()).count() as u64,
-        depth: report.sessions.iter().filter_map(|s| s.depth).max().unwrap_or(0),
-        usage: report.usage.as_ref().map(|u| u.total.clone()).unwrap_or_default(),
-        findings: findings(&report),
-        outcome: outcome(&report),
-        files: analysis.files.len() as u64,
-        bytes: analysis.files.iter().map(|f| f.bytes).sum(),
+        turns: root.map_or(0, |r| report.turns.iter().filter(|t| t.session == r.id).count() as u64),
+        subagents: (0..report.sessions.len()).filter(|&i| in_group(i)).count().saturating_sub(1) as u64,
+        depth: (0..report.sessions.len())
+            .filter(|&i| in_group(i))
+            .filter_map(|i| report.sessions[i].depth)
+            .max()
+            .unwrap_or(0),
+        usage,
+        findings,
+        outcome: root.and_then(|r| outcome(report, r)),
+        files: files.len() as u64,
+        bytes: files.iter().map(|&f| analysis.files[f].bytes).sum(),
     };
-    let by_time = book_by_time(&report, start);
-    let by_model = report
-        .usage
-        .iter()
-        .flat_map(|u| &u.models)
-        .map(|m| Booked { time: None, model: Some(m.model.clone()), usage: m.usage.clone() })
-        .collect();
-    Summarized { summary, by_time, by_model }
+    let by_time = book_by_time(report, start, in_group);
+    let sessions = (0..report.sessions.len()).filter(|&i| in_group(i)).map(|i| report.sessions[i].id.clone()).collect();
+    Summarized { summary, sessions, by_time, by_model }
 }
 
-fn root_turns(report: &Report) -> u64 {
-    let roots: std::collections::HashSet<&str> =
-        report.sessions.iter().filter(|s| s.parent.is_none()).map(|s| s.id.as_str()).collect();
-    report.turns.iter().filter(|t| roots.contains(t.session.as_str())).count() as u64
-}
-
-fn findings(report: &Report) -> Findings {
-    let mut f = Findings::default();
-    for d in &report.diagnostics {
-        match d.severity {
-            Severity::Error => f.error += 1,
-            Severity::Warning => f.warning += 1,
-            Severity::Info => f.info += 1,
+/// A group's tokens, in all and per model, priced as the report prices them: each model's
+/// tokens summed over the group's sessions, then costed (what no report session holds counts in
+/// the first group, so that the groups add up to the report's total).
+fn group_usage(analysis: &Analysis, groups: &Groups, g: usize) -> (Usage, Vec<Booked>) {
+    let mut models: std::collections::BTreeMap<&str, Usage> = std::collections::BTreeMap::new();
+    for (s, model, u) in analysis.cx.usage.by_model() {
+        if groups.sym(s.0).unwrap_or(0) == g {
+            models.entry(model).or_default().add(u);
         }
     }
-    f
+    let prices = match &analysis.prices {
+        Some(p) => p.as_ref(),
+        None => arbor_core::prices::PriceTable::bundled_ref(),
+    };
+    let mut total = Usage::default();
+    let mut by_model = Vec::with_capacity(models.len());
+    for (m, u) in models {
+        let u = prices.costed(m, u);
+        total.add_costed(&u);
+        by_model.push(Booked { time: None, model: Some(m.to_owned()), usage: u });
+    }
+    (total, by_model)
 }
 
-/// The first root's last run's outcome, else its last wait's, else its last turn's reason.
-fn outcome(report: &Report) -> Option<String> {
-    let root = report.sessions.iter().find(|s| s.parent.is_none())?;
+/// The root's last run's outcome, else its last wait's, else its last turn's reason.
+fn outcome(report: &Report, root: &arbor_core::report::Session) -> Option<String> {
     let word = |v: serde_json::Value| v.as_str().map(str::to_owned);
     if let Some(run) = root.runs.last() {
         return serde_json::to_value(run.outcome).ok().and_then(word);
@@ -184,9 +353,9 @@ fn outcome(report: &Report) -> Option<String> {
 
 /// Each turn's tokens at its start (else the session's start); what each session counted
 /// beyond its turns at the session's start.
-fn book_by_time(report: &Report, start: Option<f64>) -> Vec<Booked> {
+fn book_by_time(report: &Report, start: Option<f64>, keep: impl Fn(usize) -> bool) -> Vec<Booked> {
     let mut out = Vec::new();
-    for s in &report.sessions {
+    for (_, s) in report.sessions.iter().enumerate().filter(|(i, _)| keep(*i)) {
         let Some(total) = &s.usage else { continue };
         let mut rest = total.clone();
         let mut first_time: Option<f64> = None;

@@ -24,7 +24,7 @@ pub enum By {
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Line {
     /// The day (`2026-12-03`), the week's Monday (`2026-11-30`), the month (`2026-12`), the
-    /// session's path, the model or the project.
+    /// session's key (`Summary::key`: its path), the model or the project.
     pub key: String,
     /// The sessions that booked tokens to it.
     pub sessions: u64,
@@ -37,7 +37,7 @@ pub const NO_CLOCK: &str = "no clock";
 /// The report `by`, in key order (by time: oldest first), from the library's summaries and
 /// booked usage, its times read in `tz`.
 pub fn report(by: By, summaries: &[Summary], booked: &[(String, Booked)], tz: &TimeZone) -> Vec<Line> {
-    let project: BTreeMap<&str, &str> = summaries.iter().map(|s| (s.path.as_str(), s.project.as_str())).collect();
+    let project: BTreeMap<&str, &str> = summaries.iter().map(|s| (s.key.as_str(), s.project.as_str())).collect();
     let mut lines: BTreeMap<String, (BTreeSet<&str>, Usage)> = BTreeMap::new();
     for (path, b) in booked {
         // Model rows hold the same counts as the time rows, split otherwise: each report reads

@@ -1,6 +1,7 @@
 //! The library on disk: made, kept where nothing changed, brought up to date by reading only
 //! what changed, rebuilt with a notice when corrupt or of another schema, and searched.
 
+use arbor_library::places;
 use arbor_library::store::{match_query, Entry, Library, SCHEMA};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -105,4 +106,54 @@ fn search_finds_transcript_text_ranked_with_its_session_item_and_place() {
     assert_eq!(match_query("a \"b OR c"), "\"a\" \"\"\"b\" \"OR\" \"c\"");
     assert!(lib.search("\" OR NEAR(", 10).is_ok());
     assert!(lib.search("   ", 10).unwrap().is_empty());
+}
+
+#[test]
+fn a_claude_code_project_is_read_whole_and_books_a_resume_once() {
+    // A project whose sessions resume each other: each resumed file replays the chain before it.
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join(".claude/projects/-work-demo");
+    // The first seed whose project has a resumed session (the generator resumes three in ten).
+    let resumed = (1..40).find(|&seed| {
+        let _ = fs::remove_dir_all(&project);
+        let opts = arbor_gen::GenOptions { target_bytes: 400 << 10, depth: 2, fanout: 2, seed, ..Default::default() };
+        let stats =
+            arbor_gen::claude_code::generate_project(&opts, arbor_gen::claude_code::Layout::Subagents, &project);
+        stats.unwrap().resumed > 0
+    });
+    assert!(resumed.is_some(), "the generator resumed a session");
+    let env = places::Env::new(Some(home.path().to_path_buf()), []);
+    let found = places::logs(&env);
+    assert!(found.len() > 1, "a session file each: {}", found.len());
+    let entries = Entry::of_places(found.clone());
+    assert_eq!(entries.len(), 1, "the project is one entry");
+    let mut lib = Library::in_memory().unwrap();
+    lib.update(&entries, 2).unwrap();
+    let summaries = lib.summaries().unwrap();
+    // A summary per root session, each opening its own file, which brings its sub-agents.
+    assert_eq!(summaries.len(), found.len());
+    for s in &summaries {
+        assert_eq!(s.key, s.path);
+        assert!(found.iter().any(|f| arbor_core::reader::path_text(&f.path) == s.path), "{}", s.path);
+    }
+    // Together they are the project's analysis: every token once, the replays where first written.
+    let project_report = arbor_core::analyze(std::slice::from_ref(&project), &mut ()).report();
+    let total = project_report.usage.unwrap().total;
+    let sum: u64 = summaries.iter().map(|s| s.usage.tokens()).sum();
+    assert_eq!(sum, total.tokens());
+    // Each session's files read alone count its replayed chain again: what the library does not do.
+    let alone: u64 = found
+        .iter()
+        .map(|f| {
+            arbor_core::analyze(std::slice::from_ref(&f.path), &mut ()).report().usage.map_or(0, |u| u.total.tokens())
+        })
+        .sum();
+    assert!(alone > total.tokens(), "read alone, a resume counts its replay twice: {alone} > {}", total.tokens());
+    // A hit in a sub-agent's transcript opens its root's file.
+    let subs: Vec<_> = project_report.sessions.iter().filter(|s| s.parent.is_some()).collect();
+    assert!(!subs.is_empty());
+    let hits = lib.search("the", 500).unwrap();
+    let sub_hit = hits.iter().find(|h| subs.iter().any(|s| s.id == h.session)).expect("a hit in a sub-agent");
+    let root = subs.iter().find(|s| s.id == sub_hit.session).unwrap().root.clone().unwrap();
+    assert!(sub_hit.path.ends_with(&format!("{root}.jsonl")), "{} opens {root}'s file", sub_hit.path);
 }

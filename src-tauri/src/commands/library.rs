@@ -37,7 +37,7 @@ pub async fn library_sessions<R: Runtime>(app: AppHandle<R>) -> Result<LibrarySe
     }
     tauri::async_runtime::spawn_blocking(move || {
         let mut lib = open()?;
-        let entries: Vec<Entry> = places::logs(&env).into_iter().map(|f| Entry::one(f.path, f.folder)).collect();
+        let entries = Entry::of_places(places::logs(&env));
         let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
         lib.update(&entries, jobs).map_err(|e| CommandError::new("library", e.to_string()))?;
         let sessions = lib.summaries().map_err(|e| CommandError::new("library", e.to_string()))?;

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { costLabel, durationLabel, libraryGroups, snippetParts, tokensLabel, type LibrarySession } from "./library";
 
 const session = (path: string, project: string, start: number | null, tokens: number, cost: number | undefined, duration: number | null): LibrarySession => ({
+  key: path,
   path,
   session: path,
   title: `title of ${path}`,

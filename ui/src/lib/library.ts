@@ -13,6 +13,9 @@ export interface Findings {
 
 /** One session's summary: what its own analysis says (`arbor sessions --json` has the same). */
 export interface LibrarySession {
+  /** The session in the library: its `path`, or `path#session` where several roots of one log share the path. */
+  key: string;
+  /** What to open (then `session` is the one to select). */
   path: string;
   session: string | null;
   title: string | null;
@@ -109,7 +112,7 @@ export function libraryGroups(sessions: readonly LibrarySession[], by: LibrarySo
     const hay = `${s.title ?? ""}\n${s.project}\n${s.harness ?? ""}\n${s.path}`.toLowerCase();
     return words.every((w) => hay.includes(w));
   });
-  const sorted = [...kept].sort((a, b) => key(b, by) - key(a, by) || a.path.localeCompare(b.path));
+  const sorted = [...kept].sort((a, b) => key(b, by) - key(a, by) || a.key.localeCompare(b.key));
   const groups = new Map<string, ProjectGroup>();
   for (const s of sorted) {
     let g = groups.get(s.project);
