@@ -84,10 +84,21 @@ pub fn generate_opencode(opts: &GenOptions, store: Store, out: &Path) -> io::Res
         Store::Database => Writer::db(out)?,
         Store::Tree => Writer::Tree(out.to_path_buf()),
     };
-    while g.out.stats.bytes < opts.target_bytes {
+    // What is written so far: the database and its write-ahead log, or the tree's files.
+    let mut written = 0u64;
+    while written < opts.target_bytes {
         g.root();
-        g.flush(&mut writer)?;
+        written += g.flush(&mut writer)?;
+        if let Writer::Db(_) = &writer {
+            let mut wal = out.as_os_str().to_owned();
+            wal.push("-wal");
+            written = [out.to_path_buf(), std::path::PathBuf::from(wal)]
+                .iter()
+                .map(|f| std::fs::metadata(f).map_or(0, |m| m.len()))
+                .sum();
+        }
     }
+    g.out.stats.bytes = written;
     writer.finish()?;
     let s = &mut g.out.stats;
     for _ in 0..g.partial.len() {
@@ -189,12 +200,12 @@ impl Gen {
         let created = self.clock;
         self.out.stats.records += 1;
         self.out.stats.lines += 1;
-        // About what a row costs in the store: its document and ids.
-        self.out.stats.bytes += doc.to_string().len() as u64 + 120;
         self.rows.push(RowOut { table, id, session: session.to_owned(), message: message.to_owned(), created, doc });
     }
 
-    fn flush(&mut self, w: &mut Writer) -> io::Result<()> {
+    /// Write the rows made so far; the bytes of the files written (a tree's).
+    fn flush(&mut self, w: &mut Writer) -> io::Result<u64> {
+        let mut bytes = 0u64;
         let rows = std::mem::take(&mut self.rows);
         let sessions = std::mem::take(&mut self.sessions);
         match w {
@@ -240,7 +251,9 @@ impl Gen {
                     }
                     let d = dir.join(folder).join(key);
                     std::fs::create_dir_all(&d)?;
-                    std::fs::write(d.join(format!("{}.json", r.id)), pretty(&doc))?;
+                    let text = pretty(&doc);
+                    bytes += text.len() as u64;
+                    std::fs::write(d.join(format!("{}.json", r.id)), text)?;
                 }
                 for (id, parent, title, at) in &sessions {
                     let d = dir.join("session").join("proj_gen");
@@ -250,11 +263,13 @@ impl Gen {
                     if let Some(p) = parent {
                         doc["parentID"] = p.clone().into();
                     }
-                    std::fs::write(d.join(format!("{id}.json")), pretty(&doc))?;
+                    let text = pretty(&doc);
+                    bytes += text.len() as u64;
+                    std::fs::write(d.join(format!("{id}.json")), text)?;
                 }
             }
         }
-        Ok(())
+        Ok(bytes)
     }
 
     fn session(&mut self, parent: Option<String>, title: String) -> String {
@@ -421,7 +436,7 @@ impl Gen {
     }
 
     /// A task call of session `s` that runs a child (a new one, or `resume`).
-    fn task(&mut self, s: &str, mid: &str, depth: u32, resume: Option<(String, String)>) {
+    fn task(&mut self, s: &str, mid: &str, depth: u32, resume: Option<(String, String, bool)>) {
         let id = self.id("prt");
         let call = format!("toolu_{:016x}", self.rng.next());
         let start = self.tick(5, 50);
@@ -429,9 +444,13 @@ impl Gen {
         let prompt = self.words(5, 15);
         let agent = if self.rng.chance(0.5) { "general" } else { "explore" };
         let missing = resume.is_none() && self.rng.chance(self.opts.fault_rate);
-        let lost_parent = resume.is_none() && !missing && self.rng.chance(self.opts.fault_rate);
+        // A resumed child whose parent was not written disagrees with each call that names it.
+        let lost_parent = match &resume {
+            Some((_, _, lost)) => *lost,
+            None => !missing && self.rng.chance(self.opts.fault_rate),
+        };
         let (child, agent) = match &resume {
-            Some((c, a)) => (c.clone(), a.clone()),
+            Some((c, a, _)) => (c.clone(), a.clone()),
             None if missing => (self.id("ses"), agent.to_owned()),
             None => {
                 let parent = if lost_parent { self.id("ses") } else { s.to_owned() };
@@ -473,7 +492,7 @@ impl Gen {
         let end = self.tick(10, 200);
         self.rows[row].doc["state"]["time"]["end"] = end.into();
         if resume.is_none() && !missing && self.rng.chance(0.2) {
-            self.task(s, mid, depth, Some((child, agent)));
+            self.task(s, mid, depth, Some((child, agent, lost_parent)));
         }
     }
 }

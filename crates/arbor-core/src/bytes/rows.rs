@@ -88,7 +88,17 @@ fn quoted(name: &str) -> String {
 /// database or its schema cannot be read.
 pub fn open(path: &Path) -> io::Result<Rows> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = Connection::open_with_flags(path, flags).map_err(io_error)?;
+    // A WAL database that no one has open has no `-wal` and `-shm` beside it, and SQLite's
+    // read-only reader would make both (and leave them: only a writer removes them). Read as
+    // immutable then, nothing is made: no writer is there to change it while it is read. With
+    // them there (OpenCode running), the reader takes a read mark in `-shm`, as every WAL reader
+    // must, and writes nothing else.
+    let [wal, shm] = companions(path);
+    let conn = if is_wal(path) && !wal.exists() && !shm.exists() {
+        Connection::open_with_flags(immutable_uri(path), flags | OpenFlags::SQLITE_OPEN_URI).map_err(io_error)?
+    } else {
+        Connection::open_with_flags(path, flags).map_err(io_error)?
+    };
     conn.busy_timeout(std::time::Duration::from_millis(BUSY_MS)).map_err(io_error)?;
     conn.pragma_update(None, "query_only", true).map_err(io_error)?;
     // One read transaction for the whole rendering: one state of a store being written.
@@ -115,6 +125,34 @@ pub fn open(path: &Path) -> io::Result<Rows> {
     let mut out = Vec::new();
     header(&mut out, user_version, &tables);
     Ok(Rows { conn, tables, table: 0, after: None, out, pos: 0, done: false })
+}
+
+/// Whether a database is in WAL mode (its header's read and write versions, bytes 18 and 19, are
+/// 2). A database in rollback-journal mode makes nothing beside it when it is read, and one being
+/// written has its `-journal`: it is opened as it is, and a writer's lock is waited for.
+fn is_wal(path: &Path) -> bool {
+    let mut head = [0u8; 20];
+    std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head)).is_ok_and(|()| head[18] == 2 && head[19] == 2)
+}
+
+/// `path` as an SQLite URI that opens it immutable (`file:…?immutable=1`), every byte that is not
+/// plainly part of a path percent-encoded.
+fn immutable_uri(path: &Path) -> String {
+    let text = path.to_string_lossy().replace('\\', "/");
+    let mut out = String::from("file:");
+    if text.as_bytes().get(1) == Some(&b':') {
+        // A Windows drive letter: `file:/C:/…`.
+        out.push('/');
+    }
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"/._~-:".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out.push_str("?immutable=1");
+    out
 }
 
 /// Line 1: the tables and their columns.
@@ -319,6 +357,32 @@ mod tests {
         let text = rendered(&db);
         assert_eq!(text.lines().count(), 1 + BATCH * 3 + 7);
         assert!(text.lines().last().unwrap().contains(&format!("\"p{}\"", BATCH * 3 + 6)));
+    }
+
+    /// Read-only, with nothing made beside the database or written to it: a WAL database no one
+    /// has open is read without a `-wal` or `-shm` being made; one a writer has open is read
+    /// with its `-wal` and the database as they were.
+    #[test]
+    fn reading_a_wal_database_writes_nothing_beside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("odd name #1?.db");
+        let c = Connection::open(&db).unwrap();
+        c.execute_batch("PRAGMA journal_mode=WAL; CREATE TABLE t (x TEXT); INSERT INTO t VALUES ('a');").unwrap();
+        drop(c);
+        let [wal, shm] = companions(&db);
+        assert!(!wal.exists() && !shm.exists(), "a closed WAL database keeps nothing beside it");
+        let stamp = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.len(), m.modified().unwrap()));
+        let before = stamp(&db);
+        assert_eq!(rendered(&db).lines().count(), 2);
+        assert!(!wal.exists() && !shm.exists(), "reading made a -wal or -shm");
+        assert_eq!(stamp(&db), before);
+        // A writer has it open: its -wal holds a row the database file does not yet.
+        let w = Connection::open(&db).unwrap();
+        w.execute_batch("PRAGMA wal_autocheckpoint=0; INSERT INTO t VALUES ('b');").unwrap();
+        let (db_before, wal_before) = (stamp(&db), stamp(&wal));
+        assert_eq!(rendered(&db).lines().count(), 3, "the row in the -wal is read");
+        assert_eq!((stamp(&db), stamp(&wal)), (db_before, wal_before), "the database and its -wal are as they were");
+        drop(w);
     }
 
     #[test]

@@ -58,8 +58,34 @@ impl super::Format for OpenCodeFormat {
         }
     }
 
-    fn machine(&self, _file: &FileStart<'_>) -> Box<dyn Routed> {
-        routed(store::Reader)
+    /// The files of a `storage/` tree are this format's by their place, as OpenCode's storage
+    /// names them (a part's file under its message's folder, a message's under its session's),
+    /// whether or not a document repeats the ids its folders give.
+    fn plan(&self, plan: &mut super::Plan) {
+        let roots: std::collections::HashSet<&str> =
+            plan.files.iter().filter_map(|p| tree_place(&p.input.display).map(|(root, _, _)| root)).collect();
+        let complete: std::collections::HashSet<String> = roots
+            .iter()
+            .filter(|root| {
+                ["message/", "session/"].iter().all(|kind| {
+                    let prefix = format!("{root}{kind}");
+                    plan.files.iter().any(|p| p.input.display.starts_with(&prefix))
+                })
+            })
+            .map(|r| r.to_string())
+            .collect();
+        for p in &mut plan.files {
+            if p.format.is_some() || p.skip.is_some() {
+                continue;
+            }
+            if tree_place(&p.input.display).is_some_and(|(root, _, _)| complete.contains(root)) {
+                p.format = Some(&FORMAT);
+            }
+        }
+    }
+
+    fn machine(&self, file: &FileStart<'_>) -> Box<dyn Routed> {
+        routed(store::Reader::at(tree_place(file.display)))
     }
 
     fn settle(&self, cx: &mut Ctx) {
@@ -99,6 +125,34 @@ impl super::Format for OpenCodeFormat {
         let Ok(v) = serde_json::from_slice::<Value>(line) else { return };
         parts(&v, kind, out);
     }
+}
+
+/// Where a file of a `storage/` tree is: the tree's root (the display path up to it, with its
+/// `/`), what the file is (`session`, `message`, `part`), and the folder it is in (a session's
+/// project, a message's session, a part's message): `…/part/<message>/<part>.json`. A part file
+/// right in `part/` (a tree some viewers write) has no folder.
+fn tree_place(display: &str) -> Option<(&str, &str, Option<&str>)> {
+    let name_at = display.rfind('/').map_or(0, |i| i + 1);
+    if !display[name_at..].ends_with(".json") {
+        return None;
+    }
+    let dir = display[..name_at].strip_suffix('/')?;
+    for kind in ["session", "message", "part"] {
+        // `…/<kind>/<folder>/<name>.json`
+        if let Some((up, folder)) = dir.rsplit_once('/') {
+            let up_kind = up.rsplit('/').next().unwrap_or(up);
+            if up_kind == kind {
+                let root = &up[..up.len() - kind.len()];
+                return Some((root, kind, Some(folder)));
+            }
+        }
+        // `…/part/<name>.json`
+        let last = dir.rsplit('/').next().unwrap_or(dir);
+        if last == kind && kind == "part" {
+            return Some((&dir[..dir.len() - kind.len()], kind, None));
+        }
+    }
+    None
 }
 
 /// A record's document: a row's `data`, else the line.
@@ -164,7 +218,14 @@ fn parts(v: &Value, kind: Kind, out: &mut Vec<Draft>) {
                     let error = state.and_then(|s| s.get("error")).and_then(Value::as_str).unwrap_or_default();
                     out.push(Draft { tool, call_id: call, is_error: Some(true), ..Draft::new(PartKind::ToolResult, error) });
                 }
-                _ => {}
+                // A call still pending or running has no result yet; a status OpenCode does not
+                // write (a hand-made tree's `success`) shows the output it has.
+                Some("pending" | "running") | None => {}
+                Some(_) => {
+                    if let Some(output) = state.and_then(|s| s.get("output")).and_then(Value::as_str) {
+                        out.push(Draft { tool, call_id: call, ..Draft::new(PartKind::ToolResult, output) });
+                    }
+                }
             }
         }
         "step-finish" => {

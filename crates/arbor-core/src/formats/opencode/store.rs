@@ -25,9 +25,24 @@ const NEEDED: &[(&str, &[&str])] = &[
     ("part", &["id", "message_id", "session_id", "time_created", "data"]),
 ];
 
-/// One file's machine: it records each row and keeps its facts for `settle`.
+/// One file's machine: it records each row and keeps its facts for `settle`. A file of a
+/// `storage/` tree knows the ids its folders give (a part's message, a message's session), for
+/// a document that does not repeat them.
 #[derive(Debug, Clone, Default)]
-pub(super) struct Reader;
+pub(super) struct Reader {
+    folder_session: Option<Box<str>>,
+    folder_message: Option<Box<str>>,
+}
+
+impl Reader {
+    pub(super) fn at(place: Option<(&str, &str, Option<&str>)>) -> Reader {
+        match place {
+            Some((_, "message", Some(session))) => Reader { folder_session: Some(session.into()), folder_message: None },
+            Some((_, "part", Some(message))) => Reader { folder_session: None, folder_message: Some(message.into()) },
+            _ => Reader::default(),
+        }
+    }
+}
 
 /// Every OpenCode record read, across files (`Ctx::ext`).
 #[derive(Debug, Clone, Default)]
@@ -166,7 +181,7 @@ impl Machine for Reader {
                 cx.ext::<Rows>().sessions.push(SessionFacts { id: s, at, parent });
             }
             What::Message => {
-                let session = row.session();
+                let session = row.session().or(self.folder_session.as_deref());
                 let s = session.map(|id| cx.sym(id, at));
                 cx.record(at, offset, s, Kind::Other, created);
                 let rec = cx.last_record();
@@ -218,7 +233,7 @@ impl Machine for Reader {
                 };
                 let p = PartFacts {
                     id: row.id().or(doc.id.non_empty()).unwrap_or("").into(),
-                    message: boxed(row.message()),
+                    message: boxed(row.message().or(self.folder_message.as_deref())),
                     session: boxed(session),
                     rec,
                     at,
