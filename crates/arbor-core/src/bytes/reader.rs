@@ -4,6 +4,15 @@
 //! whether it ended with a newline. It never interprets content, and holds one line (`Lines`) or one
 //! block of whole lines (`LineBlocks`, about a megabyte) at a time.
 //! `raw_line` reads one line back by offset, so the index never keeps line text.
+//!
+//! A line is a record, with one exception that keeps a pretty-printed JSON file readable: a line
+//! that is only `{` or `[` (blanks around it allowed) opens a **multi-line value**, and the lines
+//! up to the one where its brackets close (a string-aware count, `Framing`) are one record at the
+//! line where it opens. A whole-file JSON document (Gemini CLI's older sessions, OpenCode's
+//! `storage/` tree) is so one record at line 1, and what follows the value is read as lines again.
+//! Line numbers go on counting every line of the file, and such a record is read back by its
+//! offset as it was read (`read_piece`). A JSON Lines record never is a lone bracket, so no JSON
+//! Lines file reads differently.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
@@ -212,6 +221,59 @@ fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
 /// one endless line must not take memory in proportion to its expansion) and is reported.
 pub const MAX_LINE: usize = 128 << 20;
 
+/// Whether a line (without its line end) opens a multi-line value: it is only `{` or `[`, with
+/// blanks around it.
+pub fn opens_value(line: &[u8]) -> bool {
+    matches!(line.trim_ascii(), b"{" | b"[")
+}
+
+/// Where a multi-line JSON value stands after the bytes fed so far: its bracket depth outside
+/// strings. It closes when the depth first comes back to zero; what follows on that line is
+/// part of the record (a value followed by anything else then fails to parse, and is reported).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Framing {
+    depth: u32,
+    in_string: bool,
+    escaped: bool,
+    closed: bool,
+}
+
+impl Framing {
+    /// Feed the next bytes of the value (from its opening bracket on); nothing after it closed
+    /// counts.
+    pub fn feed(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            if self.closed {
+                return;
+            }
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                } else if b == b'\\' {
+                    self.escaped = true;
+                } else if b == b'"' {
+                    self.in_string = false;
+                }
+                continue;
+            }
+            match b {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    self.closed = self.depth == 0;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Whether the value's brackets have closed.
+    pub fn closed(&self) -> bool {
+        self.closed
+    }
+}
+
 /// One line as read: its number, its offset, its bytes without the line ending.
 #[derive(Debug)]
 pub struct LineRef<'a> {
@@ -249,10 +311,51 @@ impl<R: BufRead> Lines<R> {
     }
 
     /// The next line, `Ok(None)` at the end. An I/O error (a corrupt zstd frame, a read failure)
-    /// ends the stream; the caller reports it at the line where it happened.
+    /// ends the stream; the caller reports it at the line where it happened. A line that opens a
+    /// multi-line value is given with the lines up to its close, as one (module docs).
     pub fn next_line(&mut self) -> io::Result<Option<LineRef<'_>>> {
         self.buf.clear();
-        let (mut total, mut terminated, mut overlong) = (0usize, false, false);
+        let mut overlong = false;
+        let (mut total, mut terminated) = self.physical(&mut overlong, None)?;
+        if total == 0 {
+            return Ok(None);
+        }
+        let mut lines = 1;
+        let mut offset = self.offset;
+        let bom = |buf: &[u8]| bom_len(offset, buf);
+        if terminated && !overlong {
+            let line = trim_line_end(&self.buf);
+            if opens_value(&line[bom(line)..]) {
+                let mut framing = Framing::default();
+                framing.feed(line);
+                loop {
+                    let (k, t) = self.physical(&mut overlong, Some(&mut framing))?;
+                    if k == 0 {
+                        // The stream ended with the value open: a document still being written.
+                        terminated = false;
+                        break;
+                    }
+                    (total, lines) = (total + k, lines + 1);
+                    if !t || framing.closed() {
+                        terminated = t && framing.closed();
+                        break;
+                    }
+                }
+            }
+        }
+        self.number += lines;
+        let number = self.number + 1 - lines;
+        self.offset += total as u64;
+        let end = if overlong { 0 } else { trim_line_end(&self.buf).len() };
+        let bom = bom(&self.buf[..end]);
+        offset += bom as u64;
+        Ok(Some(LineRef { number, offset, bytes: &self.buf[bom..end], terminated, overlong }))
+    }
+
+    /// Read one physical line on into `buf` (not kept once the record is past the longest
+    /// kept: `overlong`), feeding `framing`; the bytes it took and whether it ended in a newline.
+    fn physical(&mut self, overlong: &mut bool, mut framing: Option<&mut Framing>) -> io::Result<(usize, bool)> {
+        let mut total = 0;
         loop {
             let avail = match self.reader.fill_buf() {
                 Ok(b) => b,
@@ -260,15 +363,18 @@ impl<R: BufRead> Lines<R> {
                 Err(e) => return Err(e),
             };
             if avail.is_empty() {
-                break;
+                return Ok((total, false));
             }
             let (take, found) = match memchr::memchr(b'\n', avail) {
                 Some(i) => (i + 1, true),
                 None => (avail.len(), false),
             };
-            if !overlong {
+            if let Some(f) = framing.as_deref_mut() {
+                f.feed(&avail[..take]);
+            }
+            if !*overlong {
                 if self.buf.len() + take > self.max_line + 2 {
-                    overlong = true;
+                    *overlong = true;
                     self.buf = Vec::with_capacity(4096);
                 } else {
                     self.buf.extend_from_slice(&avail[..take]);
@@ -277,26 +383,18 @@ impl<R: BufRead> Lines<R> {
             total += take;
             self.reader.consume(take);
             if found {
-                terminated = true;
-                break;
+                return Ok((total, true));
             }
         }
-        if total == 0 {
-            return Ok(None);
-        }
-        self.number += 1;
-        let mut offset = self.offset;
-        self.offset += total as u64;
-        let mut end = self.buf.len();
-        if terminated && !overlong {
-            end -= 1;
-            if end > 0 && self.buf[end - 1] == b'\r' {
-                end -= 1;
-            }
-        }
-        let bom = bom_len(offset, &self.buf[..end]);
-        offset += bom as u64;
-        Ok(Some(LineRef { number: self.number, offset, bytes: &self.buf[bom..end], terminated, overlong }))
+    }
+}
+
+/// A record's bytes without its line end (`\n`, `\r\n`), as the readers give them; bytes that
+/// end in no newline are kept whole.
+fn trim_line_end(bytes: &[u8]) -> &[u8] {
+    match bytes.strip_suffix(b"\n") {
+        Some(b) => b.strip_suffix(b"\r").unwrap_or(b),
+        None => bytes,
     }
 }
 
@@ -378,7 +476,18 @@ pub struct LineBlocks<R> {
     offset: u64,
     /// The start of a line that the previous block ended inside.
     carry: Vec<u8>,
+    /// A multi-line value open at the start of `carry`.
+    value: Option<Pending>,
     done: bool,
+}
+
+/// A multi-line value being read: its framing, the lines it has so far, and how many of its
+/// bytes (from its start) were fed.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    framing: Framing,
+    lines: u64,
+    fed: usize,
 }
 
 impl<R: Read> LineBlocks<R> {
@@ -396,6 +505,7 @@ impl<R: Read> LineBlocks<R> {
             number: 0,
             offset: 0,
             carry: Vec::new(),
+            value: None,
             done: false,
         }
     }
@@ -430,7 +540,7 @@ impl<R: Read> LineBlocks<R> {
         buf[pad..pad + self.carry.len()].copy_from_slice(&self.carry);
         let mut filled = pad + self.carry.len();
         self.carry.clear();
-        let (mut line_start, mut scan) = (pad, pad);
+        let (mut line_start, mut scan) = (pad, pad + self.value.map_or(0, |v| v.fed));
         let result = loop {
             while block.lines.len() < self.max_lines {
                 let Some(i) = memchr::memchr(b'\n', &buf[scan..filled]) else {
@@ -438,9 +548,28 @@ impl<R: Read> LineBlocks<R> {
                     break;
                 };
                 let nl = scan + i;
-                self.push_line(&mut block.lines, buf, line_start, nl + 1, true);
+                scan = nl + 1;
+                let opens = self.value.is_none() && self.opens_value(&buf[line_start..nl + 1]);
+                match &mut self.value {
+                    Some(v) => {
+                        v.framing.feed(&buf[line_start + v.fed..nl + 1]);
+                        (v.lines, v.fed) = (v.lines + 1, nl + 1 - line_start);
+                        if !v.framing.closed() {
+                            continue;
+                        }
+                        let lines = v.lines;
+                        self.value = None;
+                        self.push_span(&mut block.lines, buf, line_start, nl + 1, true, lines);
+                    }
+                    None if opens => {
+                        let mut framing = Framing::default();
+                        framing.feed(&buf[line_start..nl + 1]);
+                        self.value = Some(Pending { framing, lines: 1, fed: nl + 1 - line_start });
+                        continue;
+                    }
+                    None => self.push_line(&mut block.lines, buf, line_start, nl + 1, true),
+                }
                 line_start = nl + 1;
-                scan = line_start;
             }
             let full = filled >= self.target || buf.len() - filled < PAGE;
             if block.lines.len() >= self.max_lines || (full && !block.lines.is_empty()) {
@@ -448,7 +577,11 @@ impl<R: Read> LineBlocks<R> {
             }
             if filled - line_start > self.max_line + 2 {
                 // Too long to keep: skip to its end, holding nothing.
-                match self.skip_overlong(buf, line_start, filled - line_start, &mut block.lines) {
+                let skipped = match self.value.take() {
+                    Some(v) => self.skip_overlong_value(buf, line_start, filled - line_start, v, &mut block.lines),
+                    None => self.skip_overlong(buf, line_start, filled - line_start, &mut block.lines),
+                };
+                match skipped {
                     Ok(Some(rest)) => {
                         filled = line_start + rest;
                         scan = line_start;
@@ -471,7 +604,12 @@ impl<R: Read> LineBlocks<R> {
             let ask = if room >= PAGE { room - room % PAGE } else { room };
             match self.reader.read(&mut buf[filled..filled + ask]) {
                 Ok(0) => {
-                    if line_start < filled {
+                    if let Some(v) = self.value.take() {
+                        // The stream ended with the value open: a document still being written.
+                        let lines = v.lines + u64::from(line_start + v.fed < filled);
+                        self.push_span(&mut block.lines, buf, line_start, filled, false, lines);
+                        line_start = filled;
+                    } else if line_start < filled {
                         self.push_line(&mut block.lines, buf, line_start, filled, false);
                         line_start = filled;
                     }
@@ -491,23 +629,83 @@ impl<R: Read> LineBlocks<R> {
         result.map(|()| !block.lines.is_empty())
     }
 
+    /// Whether the line `line` (with its newline), which starts at `self.offset`, opens a
+    /// multi-line value: a lone bracket, not itself past the longest line kept.
+    fn opens_value(&self, line: &[u8]) -> bool {
+        line.len() <= self.max_line + 2 && opens_value(&line[bom_len(self.offset, line)..])
+    }
+
     /// A line of `buf[start..end]` (`end` past its newline when `terminated`).
     fn push_line(&mut self, lines: &mut Vec<Span>, buf: &[u8], start: usize, end: usize, terminated: bool) {
+        self.push_span(lines, buf, start, end, terminated, 1)
+    }
+
+    /// A record of `buf[start..end]` that spans `count` lines (a multi-line value: its lines
+    /// from the one that opens it; `terminated` when it closed and its last line has a newline).
+    fn push_span(&mut self, lines: &mut Vec<Span>, buf: &[u8], start: usize, end: usize, terminated: bool, count: u64) {
         let total = end - start;
-        self.number += 1;
+        let number = self.number + 1;
+        self.number += count;
         let offset = self.offset;
         self.offset += total as u64;
         if total > self.max_line + 2 {
             let how = if terminated { LineEnd::Overlong } else { LineEnd::OverlongAtEnd };
-            lines.push(Span { number: self.number, offset, start, end: start, how });
+            lines.push(Span { number, offset, start, end: start, how });
             return;
         }
-        let (mut e, how) = if terminated { (end - 1, LineEnd::Newline) } else { (end, LineEnd::EndOfFile) };
-        if terminated && e > start && buf[e - 1] == b'\r' {
-            e -= 1;
-        }
+        let how = if terminated { LineEnd::Newline } else { LineEnd::EndOfFile };
+        let e = start + trim_line_end(&buf[start..end]).len();
         let bom = bom_len(offset, &buf[start..e]);
-        lines.push(Span { number: self.number, offset: offset + bom as u64, start: start + bom, end: e, how });
+        lines.push(Span { number, offset: offset + bom as u64, start: start + bom, end: e, how });
+    }
+
+    /// `skip_overlong` for a multi-line value `v` whose first `held` bytes are at `buf[start..]`:
+    /// read past the line where it closes, counting its lines.
+    fn skip_overlong_value(
+        &mut self,
+        buf: &mut [u8],
+        start: usize,
+        held: usize,
+        mut v: Pending,
+        lines: &mut Vec<Span>,
+    ) -> io::Result<Option<usize>> {
+        v.framing.feed(&buf[start + v.fed..start + held]);
+        let mut total = held as u64;
+        let mut partial = held > v.fed;
+        let push = |me: &mut Self, lines: &mut Vec<Span>, total: u64, count: u64, how: LineEnd| {
+            lines.push(Span { number: me.number + 1, offset: me.offset, start, end: start, how });
+            me.number += count;
+            me.offset += total;
+        };
+        loop {
+            let n = match self.reader.read(&mut buf[start..]) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.done = true;
+                    return Err(e);
+                }
+            };
+            if n == 0 {
+                push(self, lines, total, v.lines + u64::from(partial), LineEnd::OverlongAtEnd);
+                self.done = true;
+                return Ok(None);
+            }
+            let mut from = 0;
+            while let Some(i) = memchr::memchr(b'\n', &buf[start + from..start + n]) {
+                let nl = from + i;
+                v.framing.feed(&buf[start + from..start + nl + 1]);
+                (v.lines, partial, from) = (v.lines + 1, false, nl + 1);
+                if v.framing.closed() {
+                    push(self, lines, total + from as u64, v.lines, LineEnd::Overlong);
+                    buf.copy_within(start + from..start + n, start);
+                    return Ok(Some(n - from));
+                }
+            }
+            v.framing.feed(&buf[start + from..start + n]);
+            partial |= from < n;
+            total += n as u64;
+        }
     }
 
     /// Read past the end of an overlong line whose first `held` bytes are at `buf[start..]`,
@@ -648,7 +846,25 @@ impl BufRead for AlignedReader {
 fn read_piece(r: &mut dyn BufRead, what: Piece, buf: &mut Vec<u8>) -> io::Result<usize> {
     match what {
         Piece::Line => {
-            let k = r.take(MAX_LINE as u64).read_until(b'\n', buf)?;
+            let mut k = r.take(MAX_LINE as u64).read_until(b'\n', buf)?;
+            if buf.ends_with(b"\n") && opens_value(buf) {
+                // A multi-line value: its lines up to the one where it closes.
+                let mut framing = Framing::default();
+                framing.feed(buf);
+                while !framing.closed() && buf.len() <= MAX_LINE {
+                    let from = buf.len();
+                    let more = r.take(MAX_LINE as u64).read_until(b'\n', buf)?;
+                    if more == 0 {
+                        break;
+                    }
+                    framing.feed(&buf[from..]);
+                    k += more;
+                }
+                // An element of a document's array reads back without the comma after it.
+                while buf.last().is_some_and(|&b| b.is_ascii_whitespace() || b == b',') && framing.closed() {
+                    buf.pop();
+                }
+            }
             while buf.last().is_some_and(|&b| b == b'\n' || b == b'\r') {
                 buf.pop();
             }
@@ -671,17 +887,14 @@ pub fn raw_line_at(path: &Path, offset: u64) -> io::Result<Vec<u8>> {
         f.seek(SeekFrom::Start(0))?;
         let mut dec = BufReader::new(zstd::stream::read::Decoder::new(f)?);
         io::copy(&mut (&mut dec).take(offset), &mut io::sink())?;
-        dec.read_until(b'\n', &mut out)?;
+        read_piece(&mut dec, Piece::Line, &mut out)?;
     } else if rows::is_sqlite_head(&magic[..n]) {
         let mut dec = BufReader::new(rows::open(path)?);
         io::copy(&mut (&mut dec).take(offset), &mut io::sink())?;
-        dec.read_until(b'\n', &mut out)?;
+        read_piece(&mut dec, Piece::Line, &mut out)?;
     } else {
         f.seek(SeekFrom::Start(offset))?;
-        BufReader::new(f).read_until(b'\n', &mut out)?;
-    }
-    while matches!(out.last(), Some(b'\n' | b'\r')) {
-        out.pop();
+        read_piece(&mut BufReader::new(f), Piece::Line, &mut out)?;
     }
     Ok(out)
 }
@@ -872,7 +1085,10 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(600))]
         #[test]
         fn line_blocks_yield_the_lines_that_lines_yields(
-            data in proptest::collection::vec(prop_oneof![Just(b'a'), Just(b'{'), Just(b'\r'), Just(b'\n')], 0..300),
+            data in proptest::collection::vec(
+                prop_oneof![Just(b'a'), Just(b'{'), Just(b'}'), Just(b'"'), Just(b'\\'), Just(b'\r'), Just(b'\n')],
+                0..300,
+            ),
             sizes in proptest::collection::vec(1usize..40, 1..6),
             target in 1usize..64,
             max_lines in 1usize..8,
@@ -905,6 +1121,44 @@ mod tests {
                 (3, 10_010, LineEnd::Newline, b"{\"b\":2}".to_vec()),
             ]
         );
+    }
+
+    /// A pretty-printed document is one record at the line where it opens; the lines after it
+    /// are lines again, numbered on; a value still open at the end is one record that ended
+    /// there; every record reads back by its offset as it was read.
+    #[test]
+    fn a_multi_line_value_is_one_record_at_its_first_line() {
+        let doc = "{\n  \"a\": \"}\\\"{\",\n  \"m\": [\n    {\n      \"id\": 1\n    },\n    {\"id\": 2}\n  ]\n}\n";
+        let data = format!("\u{feff}{doc}{{\"b\":2}}\n[\r\n 1,\r\n 2\r\n]\n  {{\n\"open\": [\n");
+        let data = data.as_bytes();
+        let doc_bytes = doc.trim_end().as_bytes().to_vec();
+        let want = vec![
+            (1, 3, doc_bytes.clone(), LineEnd::Newline),
+            (10, 3 + doc.len() as u64, b"{\"b\":2}".to_vec(), LineEnd::Newline),
+            (11, 11 + doc.len() as u64, b"[\r\n 1,\r\n 2\r\n]".to_vec(), LineEnd::Newline),
+            (15, 25 + doc.len() as u64, b"  {\n\"open\": [".to_vec(), LineEnd::EndOfFile),
+        ];
+        assert_eq!(by_lines(data, 1000), want);
+        for target in [1, 5, 64, 4096] {
+            assert_eq!(by_blocks(&data[..], target, 8, 1000), (want.clone(), data.len() as u64), "blocks of {target}");
+        }
+        // Past the longest record kept: skipped whole, the lines after it numbered on.
+        let skipped = by_blocks(&data[..], 4, 8, 20);
+        assert_eq!(skipped.0[0], (1, 0, vec![], LineEnd::Overlong));
+        assert_eq!(skipped.0[1].0, 10);
+        assert_eq!(skipped.0, by_lines(data, 20));
+
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("doc.json");
+        std::fs::write(&path, data).unwrap();
+        assert_eq!(raw_line_at(&path, 3).unwrap(), doc_bytes);
+        assert_eq!(raw_line_numbered(&path, 11).unwrap().unwrap(), b"[\r\n 1,\r\n 2\r\n]");
+        // An element of the document's array, read back at its own offset, without its comma.
+        let element = 3 + doc.find("    {").unwrap() as u64;
+        let mut got = Vec::new();
+        each_piece_at(&path, &[(element, Piece::Line)], |_, b| got = b.unwrap().to_vec()).unwrap();
+        assert_eq!(got, b"    {\n      \"id\": 1\n    }");
+        assert!(serde_json::from_slice::<serde_json::Value>(&got).is_ok());
     }
 
     #[test]
