@@ -322,7 +322,7 @@ impl Gen {
         let created = self.clock;
         let steps = self.rng.range(1, 3);
         let mut last_tokens = json!({});
-        let mut last_cost = 0.0;
+        let mut message_cost = 0.0;
         let mut summed = 0u64;
         let mut message_rows = Vec::new();
         for step in 0..steps {
@@ -366,7 +366,8 @@ impl Gen {
             self.out.cost += cost;
             summed += input + output + reasoning + read + write;
             last_tokens = tokens;
-            last_cost = cost;
+            // OpenCode adds each call's cost to its message, and overwrites its tokens.
+            message_cost += cost;
         }
         if steps > 1 {
             let own =
@@ -378,10 +379,11 @@ impl Gen {
             }
         }
         let completed = self.clock;
-        // The message row is stored first, then its parts; its tokens are its last call's.
+        // The message row is stored first, then its parts; its tokens are its last call's, its
+        // cost the sum of its calls' (processor.ts: `cost += usage.cost`, `tokens = usage.tokens`).
         let doc = json!({"role": "assistant", "time": {"created": created, "completed": completed}, "parentID": user,
             "modelID": model, "providerID": "anthropic", "mode": agent, "agent": agent,
-            "path": {"cwd": "/work/gen", "root": "/work/gen"}, "cost": last_cost, "tokens": last_tokens, "finish": "stop"});
+            "path": {"cwd": "/work/gen", "root": "/work/gen"}, "cost": message_cost, "tokens": last_tokens, "finish": "stop"});
         let at = self.clock;
         self.clock = created;
         self.push("message", mid.clone(), s, "", doc);

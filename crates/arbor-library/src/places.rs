@@ -346,6 +346,43 @@ mod tests {
         found.iter().map(|f| (f.harness.as_str(), f.name.as_str())).collect()
     }
 
+    /// OpenCode's store: `opencode.db` and a channel's database in its data folder (under
+    /// `XDG_DATA_HOME`, else `~/.local/share`), `OPENCODE_DB` naming another; its `storage/` tree
+    /// only where no database is. Titled by its sessions, read-only.
+    #[test]
+    fn opencode_stores_are_found_by_xdg_and_opencode_db() {
+        let home = tempfile::tempdir().unwrap();
+        let data = home.path().join(".local/share/opencode");
+        fs::create_dir_all(data.join("storage/session/proj")).unwrap();
+        let e = env(home.path(), &[]);
+        assert_eq!(e.opencode_db(), Some(data.join("opencode.db")));
+        assert_eq!(names(&logs(&e)), [("opencode", "storage")], "a tree alone is listed");
+        let db = data.join("opencode.db");
+        let c = rusqlite::Connection::open(&db).unwrap();
+        c.execute_batch(
+            "CREATE TABLE session (id text, parent_id text, title text, time_updated integer);
+             INSERT INTO session VALUES ('a', NULL, 'First', 1), ('b', NULL, 'Second  one', 2), ('c', 'b', 'child', 3);",
+        )
+        .unwrap();
+        drop(c);
+        fs::write(data.join("opencode-dev.db"), b"").unwrap();
+        touch(&db, 20);
+        touch(&data.join("opencode-dev.db"), 10);
+        let found = logs(&e);
+        assert_eq!(names(&found), [("opencode", "opencode.db"), ("opencode", "opencode-dev.db")]);
+        assert_eq!(title(&found[0]).as_deref(), Some("2 sessions, latest: Second one"));
+        // XDG_DATA_HOME moves the data folder; OPENCODE_DB names the database, as a path or a
+        // name in that folder.
+        let xdg = tempfile::tempdir().unwrap();
+        let e = env(home.path(), &[("XDG_DATA_HOME", xdg.path())]);
+        assert_eq!(e.opencode_db(), Some(xdg.path().join("opencode/opencode.db")));
+        assert!(logs(&e).is_empty());
+        let e = env(home.path(), &[("OPENCODE_DB", Path::new("other.db"))]);
+        assert_eq!(e.opencode_db(), Some(data.join("other.db")));
+        let e = env(home.path(), &[("OPENCODE_DB", &db)]);
+        assert_eq!(e.opencode_db(), Some(db.clone()));
+    }
+
     /// All four harnesses share one list, newest first by the files' times; Claude Code's
     /// sub-agent transcripts and what is not a session are left out; Codex rollouts are found at
     /// any date. Only files' times are set, so the test runs on every OS.

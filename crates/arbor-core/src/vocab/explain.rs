@@ -470,8 +470,8 @@ fn texts(code: Code) -> Texts {
         MessageTokensLastStep => (
             "A message's tokens are only its last model call's",
             "An OpenCode assistant message that made several model calls (steps) records on the message the \
-             tokens of its last call only; each call's tokens and cost are on its `step-finish` part. Arbor \
-             counts every call once, from its step-finish.",
+             tokens of its last call only (and the sum of its calls' costs); each call's tokens and cost are on \
+             its `step-finish` part. Arbor counts every call once, from its step-finish.",
             "It adds up the messages' `tokens` and misses every call but the last of each message, so the \
              session looks cheaper than it was.",
             "Nothing in the log: read each step-finish part's `tokens` and `cost`.",

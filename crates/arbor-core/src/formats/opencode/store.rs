@@ -182,7 +182,7 @@ impl Machine for Reader {
             }
             What::Message => {
                 let session = row.session().or(self.folder_session.as_deref());
-                let s = session.map(|id| cx.sym(id, at));
+                let s = session.map(|id| session_at(cx, id, at));
                 cx.record(at, offset, s, Kind::Other, created);
                 let rec = cx.last_record();
                 let Some(id) = row.id().or(row.doc().id.non_empty()) else { return };
@@ -206,7 +206,7 @@ impl Machine for Reader {
             }
             What::Part => {
                 let session = row.session();
-                let s = session.map(|id| cx.sym(id, at));
+                let s = session.map(|id| session_at(cx, id, at));
                 let time = doc.time.0.as_ref().and_then(|t| t.start.get()).or(created);
                 cx.record(at, offset, s, Kind::Other, time);
                 let rec = cx.last_record();
@@ -256,6 +256,13 @@ impl Machine for Reader {
     }
 
     fn finish(&mut self, _cx: &mut Ctx) {}
+}
+
+/// The session a row names, made where it first appears (its records are its events).
+fn session_at(cx: &mut Ctx, id: &str, at: Loc) -> Sym {
+    let s = cx.sym(id, at);
+    cx.graph.session(s);
+    s
 }
 
 /// The columns the header's tables lack, as `table.column`.
