@@ -68,7 +68,7 @@ fn transcripts_are_read_back_from_rows() {
     assert_eq!(
         kinds,
         [
-            Prompt, Notice, Reasoning, ToolCall, ToolResult, Usage, Text, Usage, Prompt, Notice, ToolCall, ToolResult,
+            Prompt, Notice, Reasoning, ToolCall, ToolResult, Usage, Text, Usage, Prompt, ToolCall, ToolResult,
             Compaction, Text, Usage, Prompt
         ]
     );

@@ -202,6 +202,20 @@ impl Rng {
     }
 }
 
+/// Between `lo` and `hi` words of `list`, space-separated (the Codex and OpenCode generators'
+/// texts).
+pub(crate) fn words_of(rng: &mut Rng, list: &[&str], lo: u64, hi: u64) -> String {
+    let n = rng.range(lo, hi);
+    let mut s = String::new();
+    for i in 0..n {
+        if i > 0 {
+            s.push(' ');
+        }
+        s.push_str(list[rng.below(list.len() as u64) as usize]);
+    }
+    s
+}
+
 /// Tokens of model text. Each is a complete JSON string fragment (escapes included), so any
 /// concatenation of them is valid inside a JSON string.
 const TOKENS: &[&str] = &[

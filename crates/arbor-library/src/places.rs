@@ -171,8 +171,7 @@ pub fn title(found: &Found) -> Option<String> {
 /// An OpenCode store's title: how many sessions it holds, and its latest root session's title
 /// (read-only, as the engine opens it).
 fn opencode_title(db: &Path) -> Option<String> {
-    let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let c = rusqlite::Connection::open_with_flags(db, flags).ok()?;
+    let c = arbor_core::bytes::rows::connect(db).ok()?;
     let roots: i64 = c.query_row("SELECT count(*) FROM session WHERE parent_id IS NULL", [], |r| r.get(0)).ok()?;
     let latest: Option<String> = c
         .query_row("SELECT title FROM session WHERE parent_id IS NULL ORDER BY time_updated DESC LIMIT 1", [], |r| {

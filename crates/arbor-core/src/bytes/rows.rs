@@ -87,6 +87,15 @@ fn quoted(name: &str) -> String {
 /// Open a database to render its rows. Fails when it cannot be opened read-only, is locked, is no
 /// database or its schema cannot be read.
 pub fn open(path: &Path) -> io::Result<Rows> {
+    let conn = connect(path)?;
+    // One read transaction for the whole rendering: one state of a store being written.
+    conn.execute_batch("BEGIN").map_err(io_error)?;
+    render(conn)
+}
+
+/// A read-only connection to a database, made as the rendering makes it (so that other readers,
+/// the Library's, write nothing beside it either).
+pub fn connect(path: &Path) -> io::Result<Connection> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     // A WAL database that no one has open has no `-wal` and `-shm` beside it, and SQLite's
     // read-only reader would make both (and leave them: only a writer removes them). Read as
@@ -101,8 +110,10 @@ pub fn open(path: &Path) -> io::Result<Rows> {
     };
     conn.busy_timeout(std::time::Duration::from_millis(BUSY_MS)).map_err(io_error)?;
     conn.pragma_update(None, "query_only", true).map_err(io_error)?;
-    // One read transaction for the whole rendering: one state of a store being written.
-    conn.execute_batch("BEGIN").map_err(io_error)?;
+    Ok(conn)
+}
+
+fn render(conn: Connection) -> io::Result<Rows> {
     let names: Vec<(String, String)> = {
         let mut st = conn
             .prepare("SELECT name, coalesce(sql, '') FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid")

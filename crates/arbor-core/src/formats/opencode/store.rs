@@ -450,10 +450,9 @@ pub(super) fn settle(cx: &mut Ctx) {
                 }
                 continue;
             }
-            // An assistant message: a reply, each step-start…step-finish one model call.
-            if m.error.is_some() {
-                cx.set_kind(m.rec, Kind::Error);
-            }
+            // An assistant message: a reply, each step-start…step-finish one model call. Its
+            // error is its turn's reason (the message's row is in the store's message table, away
+            // from its parts: a transcript row there would stand before the conversation).
             let ix = turn.as_ref().map(|o| o.ix);
             let mut calls = 0u32;
             let mut summed = Usage::default();
