@@ -30,7 +30,10 @@ fn a_store_being_written_is_followed_through_its_wal() {
     let w = rusqlite::Connection::open(&db).unwrap();
     w.execute_batch("PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0;").unwrap();
     let mut live = Live::open(std::slice::from_ref(&db), &mut ());
-    assert_eq!(json(&live.snapshot())["turns"], json(&arbor_core::analyze(&[db.clone()], &mut ()))["turns"]);
+    assert_eq!(
+        json(&live.snapshot())["turns"],
+        json(&arbor_core::analyze(std::slice::from_ref(&db), &mut ()))["turns"]
+    );
     // The assistant answers the last prompt: a message, its parts, and its part updated in place.
     w.execute_batch(
         r#"INSERT INTO message VALUES ('msg_09', 'ses_u', 4300, 4300, '{"role":"assistant","time":{"created":4300,"completed":4400},"parentID":"msg_07","modelID":"claude-sonnet-4-5","providerID":"anthropic","mode":"build","agent":"build","path":{"cwd":"/w","root":"/w"},"cost":0.02,"tokens":{"input":7,"output":3,"reasoning":0,"cache":{"read":0,"write":0}},"finish":"stop"}');
@@ -43,7 +46,7 @@ fn a_store_being_written_is_followed_through_its_wal() {
     let change = live.update(&mut ());
     assert!(!change.is_empty(), "a write to the -wal is a change");
     let followed = json(&live.snapshot());
-    let fresh = json(&arbor_core::analyze(&[db.clone()], &mut ()));
+    let fresh = json(&arbor_core::analyze(std::slice::from_ref(&db), &mut ()));
     for key in ["sessions", "turns", "replies", "diagnostics"] {
         assert_eq!(followed[key], fresh[key], "{key}");
     }

@@ -1140,10 +1140,10 @@ mod tests {
         ];
         assert_eq!(by_lines(data, 1000), want);
         for target in [1, 5, 64, 4096] {
-            assert_eq!(by_blocks(&data[..], target, 8, 1000), (want.clone(), data.len() as u64), "blocks of {target}");
+            assert_eq!(by_blocks(data, target, 8, 1000), (want.clone(), data.len() as u64), "blocks of {target}");
         }
         // Past the longest record kept: skipped whole, the lines after it numbered on.
-        let skipped = by_blocks(&data[..], 4, 8, 20);
+        let skipped = by_blocks(data, 4, 8, 20);
         assert_eq!(skipped.0[0], (1, 0, vec![], LineEnd::Overlong));
         assert_eq!(skipped.0[1].0, 10);
         assert_eq!(skipped.0, by_lines(data, 20));
