@@ -392,3 +392,63 @@ pub fn follow(data: &[u8], dir: &Path) {
     let (followed, fresh) = (comparable(followed), comparable(fresh));
     assert!(followed == fresh, "followed:\n{followed:#}\nfresh:\n{fresh:#}");
 }
+
+/// OpenCode's tables as its first migration makes them (`formats/opencode`).
+const OPENCODE_TABLES: &str = "
+CREATE TABLE message (id text PRIMARY KEY, session_id text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
+CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL, session_id text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
+CREATE TABLE session (id text PRIMARY KEY, project_id text NOT NULL, parent_id text, slug text NOT NULL, directory text NOT NULL, title text NOT NULL, version text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL);
+INSERT INTO session VALUES ('ses_0', 'p', NULL, 's', '/w', 'root', '1', 0, 0);
+INSERT INTO session VALUES ('ses_1', 'p', 'ses_0', 's', '/w', 'child', '1', 1, 1);
+INSERT INTO session VALUES ('ses_2', 'p', 'ses_1', 's', '/w', 'grandchild', '1', 2, 2);
+";
+
+/// An OpenCode store made from `data`, at `path`. An odd first byte: SQLite's magic and the rest
+/// raw (a corrupt database: a finding, never a panic). An even one: a database of OpenCode's
+/// tables whose rows' `data` documents are the input's pieces (cut at NUL bytes, alternately a
+/// message's and a part's, in three sessions), so the fuzzer drives the documents the rules join
+/// across rows. Beyond "no panic": every row is a record, and the header line one more.
+pub fn analyze_opencode(data: &[u8], path: &Path) {
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let mut p = path.as_os_str().to_owned();
+        p.push(suffix);
+        let _ = std::fs::remove_file(std::path::PathBuf::from(p));
+    }
+    let Some((&mode, rest)) = data.split_first() else { return };
+    if mode % 2 == 1 {
+        let mut bytes = b"SQLite format 3\0".to_vec();
+        bytes.extend_from_slice(rest);
+        std::fs::write(path, &bytes).unwrap();
+        let a = arbor_core::analyze(&[path.to_path_buf()], &mut ());
+        let _ = serde_json::to_string(&a.report()).unwrap();
+        return;
+    }
+    let c = rusqlite::Connection::open(path).unwrap();
+    c.execute_batch(OPENCODE_TABLES).unwrap();
+    let mut rows = 3u64;
+    for (i, piece) in rest.split(|b| *b == 0).take(64).enumerate() {
+        let text = String::from_utf8_lossy(piece).into_owned();
+        let session = format!("ses_{}", i % 3);
+        let message = format!("msg_{}", i / 2);
+        let at = i as i64;
+        if i % 2 == 0 {
+            c.execute("INSERT INTO message VALUES (?1, ?2, ?3, ?3, ?4)", rusqlite::params![message, session, at, text])
+                .unwrap();
+        } else {
+            c.execute(
+                "INSERT INTO part VALUES (?1, ?2, ?3, ?4, ?4, ?5)",
+                rusqlite::params![format!("prt_{i}"), message, session, at, text],
+            )
+            .unwrap();
+        }
+        rows += 1;
+    }
+    drop(c);
+    let a = arbor_core::analyze(&[path.to_path_buf()], &mut ());
+    let r = a.report();
+    let _ = serde_json::to_string(&r).unwrap();
+    assert_eq!(r.inputs.len(), 1);
+    assert_eq!(r.inputs[0].format, "opencode", "a store of OpenCode's tables is OpenCode's");
+    assert_eq!(r.inputs[0].records, rows + 1, "every row is a record, and the header");
+    assert_eq!(a.records().len() as u64, r.inputs[0].records);
+}

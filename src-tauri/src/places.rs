@@ -15,8 +15,8 @@ use ts_rs::TS;
 pub struct FoundLog {
     /// What to pass to `open_paths`.
     pub path: String,
-    /// `copilot`, `dsh`, `claude-code` or `codex`.
-    #[ts(type = "\"copilot\" | \"dsh\" | \"claude-code\" | \"codex\" | \"gemini-cli\"")]
+    /// `copilot`, `dsh`, `claude-code`, `codex`, `gemini-cli` or `opencode`.
+    #[ts(type = "\"copilot\" | \"dsh\" | \"claude-code\" | \"codex\" | \"gemini-cli\" | \"opencode\"")]
     pub harness: &'static str,
     /// The file or folder name, for the menu (a Claude Code session's with its project folder's).
     pub name: String,

@@ -95,6 +95,37 @@ fn claude_code_and_codex_corpus_files_are_read_as_their_formats() {
     }
 }
 
+/// The hand-written OpenCode `storage/` trees read as OpenCode's: each tree's one session, its
+/// turn and reply, its messages and parts in it, though their files do not repeat every id the
+/// producer writes (a part under its message's folder names neither) and a tree keeps its parts
+/// flat (SOURCE.txt says how they differ from the producer's).
+#[test]
+fn opencode_storage_trees_read_as_opencode() {
+    for (dir, session, reply) in [
+        ("opencode/agent-sessions/storage_v2", "s_stage0_small", "Found 2 files."),
+        ("opencode/agent-sessions/storage_legacy", "s_stage0_drift", "Read README and extracted the title."),
+    ] {
+        let r = common::report(&[corpus(dir)]);
+        let json: Vec<&str> =
+            r.inputs.iter().filter(|i| i.file.ends_with(".json")).map(|i| i.format.as_str()).collect();
+        assert!(!json.is_empty() && json.iter().all(|f| *f == "opencode"), "{dir}: {json:?}");
+        assert_eq!(r.sessions.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(), [session], "{dir}");
+        assert_eq!(r.turns.len(), 1, "{dir}: turns");
+        assert_eq!(r.replies.iter().map(|x| x.text.as_str()).collect::<Vec<_>>(), [reply], "{dir}: reply");
+        let records: u64 = r.inputs.iter().filter(|i| i.format == "opencode").map(|i| i.records).sum();
+        assert_eq!(
+            records,
+            r.inputs.iter().filter(|i| i.format == "opencode").count() as u64,
+            "{dir}: a record a file"
+        );
+        assert!(
+            r.diagnostics.iter().all(|d| d.severity != arbor_core::report::Severity::Error),
+            "{dir}: {:?}",
+            r.diagnostics
+        );
+    }
+}
+
 #[test]
 fn a_max_tokens_child_run_is_ok_and_a_published_failure_is_not_ok() {
     let r = common::report(&[corpus("deepseek-harness/examples_acp-agent__subagent-max-tokens-partial")]);

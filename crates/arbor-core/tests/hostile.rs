@@ -447,6 +447,7 @@ fn replay_fuzz_targets(data: &[u8], scratch: &std::path::Path) {
     fuzz_targets::analyze_codex(data, &scratch.join("codex"));
     fuzz_targets::analyze_gemini(data, &scratch.join("gemini"));
     fuzz_targets::analyze_claude_project(data, &scratch.join("claude-project"));
+    fuzz_targets::analyze_opencode(data, &scratch.join("opencode.db"));
     fuzz_targets::follow(data, &scratch.join("follow"));
 }
 

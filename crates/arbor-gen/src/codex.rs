@@ -97,15 +97,7 @@ impl Codex {
 
     /// Between `lo` and `hi` words.
     fn words(&mut self, lo: u64, hi: u64) -> String {
-        let n = self.rng.range(lo, hi);
-        let mut s = String::new();
-        for i in 0..n {
-            if i > 0 {
-                s.push(' ');
-            }
-            s.push_str(WORDS[self.rng.below(WORDS.len() as u64) as usize]);
-        }
-        s
+        crate::words_of(&mut self.rng, WORDS, lo, hi)
     }
 
     fn thread_id(&mut self) -> String {

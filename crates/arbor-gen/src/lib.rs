@@ -19,8 +19,10 @@
 mod codex;
 mod gemini;
 pub mod live;
+pub mod opencode;
 pub use codex::{generate_codex_tree, CodexTree};
 pub use gemini::{generate_gemini_tree, GeminiTree};
+pub use opencode::{generate_opencode, OpenCodeStore};
 pub mod claude_code;
 
 use std::collections::{BTreeMap, VecDeque};
@@ -200,6 +202,20 @@ impl Rng {
     pub(crate) fn chance(&mut self, p: f64) -> bool {
         p > 0.0 && ((self.next() >> 11) as f64) < p * (1u64 << 53) as f64
     }
+}
+
+/// Between `lo` and `hi` words of `list`, space-separated (the Codex and OpenCode generators'
+/// texts).
+pub(crate) fn words_of(rng: &mut Rng, list: &[&str], lo: u64, hi: u64) -> String {
+    let n = rng.range(lo, hi);
+    let mut s = String::new();
+    for i in 0..n {
+        if i > 0 {
+            s.push(' ');
+        }
+        s.push_str(list[rng.below(list.len() as u64) as usize]);
+    }
+    s
 }
 
 /// Tokens of model text. Each is a complete JSON string fragment (escapes included), so any

@@ -1,5 +1,5 @@
 //! The harnesses' places on this machine (SPEC 6.1): where Claude Code, Codex CLI, Copilot CLI,
-//! deepseek-harness and Gemini CLI keep their session logs, each moved by its harness's own variable, and
+//! deepseek-harness, Gemini CLI and OpenCode keep their session logs, each moved by its harness's own variable, and
 //! the session logs found there. What is read from the process (the home folder, the variables)
 //! is an `Env` value made once at the edge, so every place is tested on every OS with a fake home.
 //!
@@ -20,13 +20,16 @@ pub enum Harness {
     Copilot,
     Dsh,
     Gemini,
+    /// OpenCode: one store for every session (`opencode.db`), or the older `storage/` tree.
+    OpenCode,
 }
 
 impl Harness {
-    pub const ALL: [Harness; 5] =
-        [Harness::ClaudeCode, Harness::Codex, Harness::Copilot, Harness::Dsh, Harness::Gemini];
+    pub const ALL: [Harness; 6] =
+        [Harness::ClaudeCode, Harness::Codex, Harness::Copilot, Harness::Dsh, Harness::Gemini, Harness::OpenCode];
 
-    /// The name the app and the CLI show: `claude-code`, `codex`, `copilot`, `dsh`, `gemini-cli`.
+    /// The name the app and the CLI show: `claude-code`, `codex`, `copilot`, `dsh`, `gemini-cli`,
+    /// `opencode`.
     pub fn as_str(self) -> &'static str {
         match self {
             Harness::ClaudeCode => "claude-code",
@@ -34,6 +37,7 @@ impl Harness {
             Harness::Copilot => "copilot",
             Harness::Dsh => "dsh",
             Harness::Gemini => "gemini-cli",
+            Harness::OpenCode => "opencode",
         }
     }
 
@@ -45,6 +49,9 @@ impl Harness {
             Harness::Copilot => ("COPILOT_HOME", ".copilot"),
             Harness::Dsh => ("DSH_HOME", ".dsh"),
             Harness::Gemini => ("GEMINI_CLI_HOME", ".gemini"),
+            // OpenCode keeps its data where XDG says, on every OS: `$XDG_DATA_HOME/opencode`,
+            // else `~/.local/share/opencode` (`harness_home`).
+            Harness::OpenCode => ("XDG_DATA_HOME", ".local/share"),
         }
     }
 
@@ -57,6 +64,7 @@ impl Harness {
             Harness::Dsh => "sessions",
             // `tmp/<project hash or name>/chats/`.
             Harness::Gemini => "tmp",
+            Harness::OpenCode => "",
         }
     }
 }
@@ -69,7 +77,8 @@ pub struct Env {
 }
 
 /// The variables `Env::from_process` reads.
-pub const VARS: [&str; 5] = ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "COPILOT_HOME", "DSH_HOME", "GEMINI_CLI_HOME"];
+pub const VARS: [&str; 7] =
+    ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "COPILOT_HOME", "DSH_HOME", "GEMINI_CLI_HOME", "XDG_DATA_HOME", "OPENCODE_DB"];
 
 impl Env {
     /// A home and variables given (tests, or a caller that knows better than the process).
@@ -91,7 +100,23 @@ impl Env {
     /// The harness's home: its variable's folder, else its folder under the user's home.
     pub fn harness_home(&self, harness: Harness) -> Option<PathBuf> {
         let (var, dot) = harness.home_var();
-        self.var(var).or_else(|| self.home.as_ref().map(|h| h.join(dot)))
+        let home = self.var(var).or_else(|| self.home.as_ref().map(|h| h.join(dot)));
+        // XDG_DATA_HOME is the data folder of every program: OpenCode's is `opencode` in it.
+        match harness {
+            Harness::OpenCode => home.map(|h| h.join("opencode")),
+            _ => home,
+        }
+    }
+
+    /// OpenCode's store: `$OPENCODE_DB` (a path, or a name in its data folder), else
+    /// `opencode.db` in its data folder.
+    pub fn opencode_db(&self) -> Option<PathBuf> {
+        let data = self.harness_home(Harness::OpenCode);
+        match self.var("OPENCODE_DB") {
+            Some(p) if p.is_absolute() => Some(p),
+            Some(p) => data.map(|d| d.join(p)),
+            None => data.map(|d| d.join("opencode.db")),
+        }
     }
 
     /// The folder the harness keeps its sessions in.
@@ -125,6 +150,7 @@ pub fn logs(env: &Env) -> Vec<Found> {
             Harness::Copilot => collect(&dir, h, true, &mut found),
             Harness::Dsh => collect(&dir, h, false, &mut found),
             Harness::Gemini => collect_gemini(&dir, &mut found),
+            Harness::OpenCode => collect_opencode(env, &dir, &mut found),
         }
     }
     found.sort_by(|a, b| b.modified.cmp(&a.modified).then_with(|| a.path.cmp(&b.path)));
@@ -134,6 +160,9 @@ pub fn logs(env: &Env) -> Vec<Found> {
 /// What the session is about, for a list: Copilot's workspace summary, else what its log's
 /// format reads in the file's head (a title, summary or first prompt), one line.
 pub fn title(found: &Found) -> Option<String> {
+    if found.harness == Harness::OpenCode && !found.path.is_dir() {
+        return opencode_title(&found.path);
+    }
     if found.path.is_dir() {
         if found.harness == Harness::Copilot {
             if let Some(t) = workspace_summary(&found.path.join("workspace.yaml")) {
@@ -144,6 +173,23 @@ pub fn title(found: &Found) -> Option<String> {
         return arbor_core::formats::about_file(&log, None);
     }
     arbor_core::formats::about_file(&found.path, None)
+}
+
+/// An OpenCode store's title: how many sessions it holds, and its latest root session's title
+/// (read-only, as the engine opens it).
+fn opencode_title(db: &Path) -> Option<String> {
+    let c = arbor_core::bytes::rows::connect(db).ok()?;
+    let roots: i64 = c.query_row("SELECT count(*) FROM session WHERE parent_id IS NULL", [], |r| r.get(0)).ok()?;
+    let latest: Option<String> = c
+        .query_row("SELECT title FROM session WHERE parent_id IS NULL ORDER BY time_updated DESC LIMIT 1", [], |r| {
+            r.get(0)
+        })
+        .ok();
+    let latest = latest.and_then(|t| arbor_core::formats::about_line(&t));
+    Some(match latest {
+        Some(t) => format!("{roots} sessions, latest: {t}"),
+        None => format!("{roots} sessions"),
+    })
 }
 
 /// Bytes: a file's, a folder's files' one level down.
@@ -172,6 +218,39 @@ fn workspace_summary(path: &Path) -> Option<String> {
 /// Claude Code sessions: each project folder's `<sessionId>.jsonl` (a sub-agent's transcript,
 /// `agent-*.jsonl` beside them or in `<sessionId>/subagents/`, is not a session of its own: the
 /// engine reads it with its session).
+/// OpenCode's store: its database (and a release channel's, `opencode-<channel>.db`, beside
+/// it), each one entry for all its sessions; else, before OpenCode had a database, its `storage/`
+/// tree (OpenCode moves the tree into the database when it first opens one, and keeps it: with a
+/// database present the tree is its copy, not listed again).
+fn collect_opencode(env: &Env, data: &Path, out: &mut Vec<Found>) {
+    let mut dbs: Vec<PathBuf> = env.opencode_db().filter(|p| p.is_file()).into_iter().collect();
+    if let Ok(entries) = std::fs::read_dir(data) {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().to_lowercase();
+            let path = e.path();
+            if name.starts_with("opencode-") && name.ends_with(".db") && path.is_file() && !dbs.contains(&path) {
+                dbs.push(path);
+            }
+        }
+    }
+    let folder = arbor_core::reader::path_text(data);
+    for db in &dbs {
+        let modified = newest(&[db.clone(), arbor_core::bytes::rows::companions(db)[0].clone()]);
+        let name = db.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        out.push(Found { path: db.clone(), harness: Harness::OpenCode, name, folder: folder.clone(), modified });
+    }
+    let tree = data.join("storage");
+    if dbs.is_empty() && tree.join("session").is_dir() {
+        let modified = std::fs::metadata(tree.join("session")).and_then(|m| m.modified()).ok();
+        out.push(Found { path: tree, harness: Harness::OpenCode, name: "storage".into(), folder, modified });
+    }
+}
+
+/// The latest modification time of the files that exist among `paths`.
+fn newest(paths: &[PathBuf]) -> Option<SystemTime> {
+    paths.iter().filter_map(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok()).max()
+}
+
 fn collect_claude(projects: &Path, out: &mut Vec<Found>) {
     let Ok(folders) = std::fs::read_dir(projects) else { return };
     for folder in folders.flatten() {
@@ -307,6 +386,43 @@ mod tests {
 
     fn names(found: &[Found]) -> Vec<(&'static str, &str)> {
         found.iter().map(|f| (f.harness.as_str(), f.name.as_str())).collect()
+    }
+
+    /// OpenCode's store: `opencode.db` and a channel's database in its data folder (under
+    /// `XDG_DATA_HOME`, else `~/.local/share`), `OPENCODE_DB` naming another; its `storage/` tree
+    /// only where no database is. Titled by its sessions, read-only.
+    #[test]
+    fn opencode_stores_are_found_by_xdg_and_opencode_db() {
+        let home = tempfile::tempdir().unwrap();
+        let data = home.path().join(".local/share/opencode");
+        fs::create_dir_all(data.join("storage/session/proj")).unwrap();
+        let e = env(home.path(), &[]);
+        assert_eq!(e.opencode_db(), Some(data.join("opencode.db")));
+        assert_eq!(names(&logs(&e)), [("opencode", "storage")], "a tree alone is listed");
+        let db = data.join("opencode.db");
+        let c = rusqlite::Connection::open(&db).unwrap();
+        c.execute_batch(
+            "CREATE TABLE session (id text, parent_id text, title text, time_updated integer);
+             INSERT INTO session VALUES ('a', NULL, 'First', 1), ('b', NULL, 'Second  one', 2), ('c', 'b', 'child', 3);",
+        )
+        .unwrap();
+        drop(c);
+        fs::write(data.join("opencode-dev.db"), b"").unwrap();
+        touch(&db, 20);
+        touch(&data.join("opencode-dev.db"), 10);
+        let found = logs(&e);
+        assert_eq!(names(&found), [("opencode", "opencode.db"), ("opencode", "opencode-dev.db")]);
+        assert_eq!(title(&found[0]).as_deref(), Some("2 sessions, latest: Second one"));
+        // XDG_DATA_HOME moves the data folder; OPENCODE_DB names the database, as a path or a
+        // name in that folder.
+        let xdg = tempfile::tempdir().unwrap();
+        let e = env(home.path(), &[("XDG_DATA_HOME", xdg.path())]);
+        assert_eq!(e.opencode_db(), Some(xdg.path().join("opencode/opencode.db")));
+        assert!(logs(&e).is_empty());
+        let e = env(home.path(), &[("OPENCODE_DB", Path::new("other.db"))]);
+        assert_eq!(e.opencode_db(), Some(data.join("other.db")));
+        let e = env(home.path(), &[("OPENCODE_DB", &db)]);
+        assert_eq!(e.opencode_db(), Some(db.clone()));
     }
 
     /// All four harnesses share one list, newest first by the files' times; Claude Code's

@@ -616,6 +616,12 @@ fn read(entry: &Entry, threads: arbor_core::Threads) -> Read {
         if !stamps.iter().any(|t| t.0 == s.0) {
             stamps.push(s);
         }
+        // A database in WAL mode (OpenCode's store) changes in its `-wal` before its own file
+        // does: that is stamped too (a missing one as missing).
+        if arbor_core::bytes::rows::is_sqlite(p) {
+            let [wal, _] = arbor_core::bytes::rows::companions(p);
+            stamps.push(stamp(&wal));
+        }
     }
     let sessions = summarized
         .into_iter()

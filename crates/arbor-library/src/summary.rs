@@ -289,7 +289,11 @@ fn summarize_group(
     });
     let claude = root_file.is_some_and(|f| analysis.files[f].format.is_some_and(|x| x.id == "claude-code"));
     let open = if alone && (several || (claude && path.is_dir())) { first.as_path() } else { path };
-    let (project, project_from) = match cwd(open, &first) {
+    // An OpenCode store keeps each session's title and folder on its session row, not in the
+    // file's head: read from that row (read-only, as the engine reads it).
+    let row = root.filter(|_| arbor_core::bytes::rows::is_sqlite(&first)).and_then(|r| store_session(&first, &r.id));
+    let (row_title, row_folder) = row.unwrap_or_default();
+    let (project, project_from) = match row_folder.or_else(|| cwd(open, &first)) {
         Some(c) => (c, "cwd"),
         // A root among several: the folder its own file is in.
         None if several => (
@@ -319,12 +323,16 @@ fn summarize_group(
     let path_text = arbor_core::reader::path_text(open);
     let summary = Summary {
         key: match root {
-            Some(r) if several && open != first.as_path() => format!("{path_text}#{}", r.id),
+            // Several roots in one file (a database): each is its own entry.
+            Some(r) if several && (open != first.as_path() || row_title.is_some()) => format!("{path_text}#{}", r.id),
             _ => path_text.clone(),
         },
         path: path_text,
         session: root.map(|r| r.id.clone()),
-        title: title(open, &first, root_file.or(files.first().copied()).and_then(|f| analysis.files[f].format)),
+        title: row_title
+            .as_deref()
+            .and_then(arbor_core::formats::about_line)
+            .or_else(|| title(open, &first, root_file.or(files.first().copied()).and_then(|f| analysis.files[f].format))),
         project,
         project_from: project_from.to_string(),
         harness: files.iter().find_map(|&f| analysis.files[f].format).map(|f| f.id.to_string()),
@@ -443,6 +451,15 @@ fn title(path: &Path, first: &Path, format: Option<&arbor_core::formats::FormatI
     // Its format reads its head, as the app's tree titles it (every format asked of every line
     // of a 64 KiB head cost more than the rest of the summary).
     arbor_core::formats::about_file(first, format)
+}
+
+/// An OpenCode session's row in its store: its title and its folder (`directory`).
+fn store_session(db: &Path, id: &str) -> Option<(Option<String>, Option<String>)> {
+    let c = arbor_core::bytes::rows::connect(db).ok()?;
+    c.query_row("SELECT title, directory FROM session WHERE id = ?1", [id], |r| {
+        Ok((r.get::<_, Option<String>>(0)?, r.get::<_, Option<String>>(1)?))
+    })
+    .ok()
 }
 
 /// `key: value` in a small YAML file (Copilot's `workspace.yaml`).

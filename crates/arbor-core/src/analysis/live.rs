@@ -27,7 +27,12 @@ struct Seen {
     /// The file's identity (device and inode on Unix, volume serial number and file index on
     /// Windows); a replaced file has a new one.
     id: (u64, u64),
+    /// Read as a decoded stream (zstd, or a database rendered as lines): it is read again whole
+    /// when it changes.
     compressed: bool,
+    /// A SQLite database's write-ahead log (`-wal`), by its length and modification time: a
+    /// store in WAL mode changes there while the database file may stay as it was.
+    wal: Option<(u64, std::time::SystemTime)>,
 }
 
 fn seen(path: &Path) -> Option<Seen> {
@@ -48,7 +53,13 @@ fn seen(path: &Path) -> Option<Seen> {
     };
     #[cfg(not(any(unix, windows)))]
     let id = (0, 0);
-    Some(Seen { len: m.len(), id, compressed: reader::is_zstd(path) })
+    let wal = crate::bytes::rows::is_sqlite(path).then(|| {
+        let [wal, _] = crate::bytes::rows::companions(path);
+        std::fs::metadata(wal)
+            .ok()
+            .map_or((0, std::time::UNIX_EPOCH), |w| (w.len(), w.modified().unwrap_or(std::time::UNIX_EPOCH)))
+    });
+    Some(Seen { len: m.len(), id, compressed: reader::is_decoded(path), wal })
 }
 
 /// What one `update` did.
@@ -274,10 +285,14 @@ impl Live {
                 continue;
             };
             let read_to = kept.tail.as_ref().map_or(kept.consumed, |t| t.read_to);
-            let rewritten = before.is_some_and(|b| b.id != after.id) || after.len < read_to;
+            // A database's rendering is no longer than the file, nor does it grow at its end:
+            // only another file at its path is a rewrite.
+            let rewritten = before.is_some_and(|b| b.id != after.id) || (after.wal.is_none() && after.len < read_to);
             if rewritten || after.compressed || kept.head_open {
                 let why = if rewritten {
                     format!("`{display}` was truncated or replaced")
+                } else if after.wal.is_some() {
+                    format!("`{display}` (a database) changed")
                 } else if after.compressed {
                     format!("`{display}` (compressed) changed")
                 } else {

@@ -18,6 +18,8 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
+use super::rows;
+
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
 
 /// The extensions a folder is searched for (SPEC.md section 1), before an optional `.zst`/`.zstd`.
@@ -103,6 +105,14 @@ pub fn is_log_name(name: &str) -> bool {
     LOG_EXTENSIONS.iter().any(|ext| base.ends_with(&format!(".{ext}")))
 }
 
+/// Whether a file name is a store of rows a folder walk reads (its content then says whether it
+/// is one): OpenCode's database, `opencode.db` or a release channel's `opencode-<channel>.db`.
+/// Other databases in a folder (a harness's `session.db`) are not logs and are not read.
+pub fn is_store_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower == "opencode.db" || (lower.starts_with("opencode-") && lower.ends_with(".db"))
+}
+
 /// Expand the paths a user opened into the files to read, in a stable order: paths in the order
 /// given, a folder's files sorted by their relative path. Folders are walked without following
 /// symbolic links to folders, so a link loop cannot trap the walk.
@@ -166,7 +176,9 @@ fn walk(root: &Path, prefix: &str, files: &mut Vec<InputFile>, bad: &mut Vec<Unr
             let Ok(ft) = entry.file_type() else { continue };
             if ft.is_dir() {
                 stack.push(path);
-            } else if is_log_name(&entry.file_name().to_string_lossy()) {
+            } else if is_log_name(&entry.file_name().to_string_lossy())
+                || is_store_name(&entry.file_name().to_string_lossy())
+            {
                 // A symlink to a file is read; a symlink to a folder is not walked.
                 if ft.is_symlink() && path.is_dir() {
                     continue;
@@ -194,7 +206,8 @@ pub fn open_unbuffered(path: &Path) -> io::Result<Box<dyn Read + Send>> {
 /// A file opened for reading its lines, with what was learnt opening it.
 pub struct Opened {
     pub stream: Box<dyn Read + Send>,
-    /// zstd-compressed (by its magic bytes).
+    /// A decoded stream, not the file's own bytes: zstd-compressed (by its magic bytes), or a
+    /// SQLite database rendered as lines (`rows`). Its offsets cannot be sought in the file.
     pub zstd: bool,
     /// The file's size on disk.
     pub len: u64,
@@ -204,11 +217,14 @@ pub struct Opened {
 pub fn open_stream(path: &Path) -> io::Result<Opened> {
     let mut f = File::open(path)?;
     let len = f.metadata().map_or(u64::MAX, |m| m.len());
-    let mut magic = [0u8; 4];
+    let mut magic = [0u8; 16];
     let n = read_up_to(&mut f, &mut magic)?;
     f.seek(SeekFrom::Start(0))?;
-    if n == 4 && magic == ZSTD_MAGIC {
+    if n >= 4 && magic[..4] == ZSTD_MAGIC {
         Ok(Opened { stream: Box::new(zstd::stream::read::Decoder::new(f)?), zstd: true, len })
+    } else if rows::is_sqlite_head(&magic[..n]) {
+        drop(f);
+        Ok(Opened { stream: Box::new(rows::open(path)?), zstd: true, len })
     } else {
         Ok(Opened { stream: Box::new(f), zstd: false, len })
     }
@@ -853,12 +869,16 @@ fn read_piece(r: &mut dyn BufRead, what: Piece, buf: &mut Vec<u8>) -> io::Result
 /// Read back the line that starts at `offset` of the (decompressed) file.
 pub fn raw_line_at(path: &Path, offset: u64) -> io::Result<Vec<u8>> {
     let mut f = File::open(path)?;
-    let mut magic = [0u8; 4];
+    let mut magic = [0u8; 16];
     let n = read_up_to(&mut f, &mut magic)?;
     let mut out = Vec::new();
-    if n == 4 && magic == ZSTD_MAGIC {
+    if n >= 4 && magic[..4] == ZSTD_MAGIC {
         f.seek(SeekFrom::Start(0))?;
         let mut dec = BufReader::new(zstd::stream::read::Decoder::new(f)?);
+        io::copy(&mut (&mut dec).take(offset), &mut io::sink())?;
+        read_piece(&mut dec, Piece::Line, &mut out)?;
+    } else if rows::is_sqlite_head(&magic[..n]) {
+        let mut dec = BufReader::new(rows::open(path)?);
         io::copy(&mut (&mut dec).take(offset), &mut io::sink())?;
         read_piece(&mut dec, Piece::Line, &mut out)?;
     } else {
@@ -872,6 +892,16 @@ pub fn raw_line_at(path: &Path, offset: u64) -> io::Result<Vec<u8>> {
 pub fn is_zstd(path: &Path) -> bool {
     let mut magic = [0u8; 4];
     File::open(path).and_then(|mut f| read_up_to(&mut f, &mut magic)).is_ok_and(|n| n == 4 && magic == ZSTD_MAGIC)
+}
+
+/// Whether a file is read as a decoded stream rather than as its own bytes: zstd-compressed, or
+/// a SQLite database rendered as lines (`rows`). Its offsets cannot be sought in the file, and
+/// what it says may change without the file growing.
+pub fn is_decoded(path: &Path) -> bool {
+    let mut magic = [0u8; 16];
+    File::open(path)
+        .and_then(|mut f| read_up_to(&mut f, &mut magic))
+        .is_ok_and(|n| (n >= 4 && magic[..4] == ZSTD_MAGIC) || rows::is_sqlite_head(&magic[..n]))
 }
 
 /// What to read back at an offset: the line that starts there (without its line end, cut at
@@ -899,12 +929,18 @@ pub fn each_piece_at(
     mut each: impl FnMut(usize, Option<&[u8]>),
 ) -> io::Result<()> {
     let mut f = File::open(path)?;
-    let mut magic = [0u8; 4];
+    let mut magic = [0u8; 16];
     let n = read_up_to(&mut f, &mut magic)?;
     f.seek(SeekFrom::Start(0))?;
     let mut piece = Vec::new();
-    if n == 4 && magic == ZSTD_MAGIC {
-        let mut dec = BufReader::new(zstd::stream::read::Decoder::new(f)?);
+    let zstd = n >= 4 && magic[..4] == ZSTD_MAGIC;
+    if zstd || rows::is_sqlite_head(&magic[..n]) {
+        let mut dec: Box<dyn BufRead> = if zstd {
+            Box::new(BufReader::new(zstd::stream::read::Decoder::new(f)?))
+        } else {
+            drop(f);
+            Box::new(BufReader::new(rows::open(path)?))
+        };
         let mut pos = 0u64;
         for (i, &(o, what)) in pieces.iter().enumerate() {
             if o < pos {

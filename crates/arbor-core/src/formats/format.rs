@@ -58,6 +58,13 @@ pub trait Format: Sync + std::fmt::Debug {
     /// nothing for a line a reader does not need (boundaries, chunks, bookkeeping).
     fn transcript(&self, _line: &[u8], _out: &mut Vec<crate::vocab::transcript::Draft>) {}
 
+    /// `transcript`, for a format whose line alone does not say what it is: its record's kind,
+    /// as the format settled it, tells (an OpenCode text part is a prompt or a reply by its
+    /// message's role, which is another record).
+    fn transcript_as(&self, line: &[u8], _kind: crate::ctx::Kind, out: &mut Vec<crate::vocab::transcript::Draft>) {
+        self.transcript(line, out)
+    }
+
     /// Whether more first lines could change how this file is read (`machine` looked at `head`, which
     /// had fewer than `DETECT_LINES` lines): a followed file that grows is then read again whole.
     fn head_settled(&self, _head: Head<'_>) -> bool {

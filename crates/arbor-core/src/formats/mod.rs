@@ -49,6 +49,7 @@ registry! {
     codex: [FORMAT],
     claude_code: [FORMAT],
     gemini_cli: [FORMAT],
+    opencode: [FORMAT],
 }
 
 /// How much of a log's head `about_head` is given to read.

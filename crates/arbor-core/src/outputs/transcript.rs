@@ -362,23 +362,23 @@ impl Analysis {
     /// in offset order.
     fn read_drafts(&self, records: &[u32]) -> Vec<Vec<Draft>> {
         let mut out: Vec<Vec<Draft>> = vec![Vec::new(); records.len()];
-        let mut by_file: Vec<(u32, u64, usize)> = records
+        let mut by_file: Vec<(u32, u64, usize, crate::ctx::Kind)> = records
             .iter()
             .enumerate()
             .filter_map(|(i, &r)| {
                 let rec = self.cx.records.get(r as usize)?;
-                Some((self.cx.file_of(r as usize)?, rec.offset(), i))
+                Some((self.cx.file_of(r as usize)?, rec.offset(), i, rec.kind()))
             })
             .collect();
-        by_file.sort_unstable();
+        by_file.sort_unstable_by_key(|&(f, o, i, _)| (f, o, i));
         for group in by_file.chunk_by(|a, b| a.0 == b.0) {
             let Some(info) = self.files.get(group[0].0 as usize) else { continue };
             let Some(format) = info.format else { continue };
             let pieces: Vec<(u64, crate::reader::Piece)> =
-                group.iter().map(|&(_, off, _)| (off, crate::reader::Piece::Line)).collect();
+                group.iter().map(|&(_, off, _, _)| (off, crate::reader::Piece::Line)).collect();
             let _ = crate::reader::each_piece_at(&info.path, &pieces, |k, bytes| {
                 if let Some(b) = bytes {
-                    format.reader.transcript(b, &mut out[group[k].2]);
+                    format.reader.transcript_as(b, group[k].3, &mut out[group[k].2]);
                 }
             });
         }

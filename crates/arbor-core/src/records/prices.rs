@@ -154,8 +154,14 @@ impl PriceTable {
     }
 
     /// `u`, one model's tokens, with what they cost at this table's price; a model it has no
-    /// price for leaves them `unpriced` (never a cost of zero).
+    /// price for leaves them `unpriced` (never a cost of zero). Tokens that come with the cost
+    /// their log recorded keep it.
     pub fn costed(&self, model: &str, mut u: Usage) -> Usage {
+        // A cost the log recorded for these tokens (OpenCode's, SPEC 2.7) is what was billed.
+        if u.cost.is_some() {
+            u.unpriced = None;
+            return u;
+        }
         match self.price(model) {
             Some(p) => {
                 u.cost = Some(p.cost(&u));

@@ -2,8 +2,9 @@
 //!
 //! A format decides what counts once (one API message split over several lines, a cumulative
 //! counter, a fork's copied history: SPEC 2.4, 2.5) and adds each count here exactly once. This
-//! book only sums; subtree totals are made from it when the report is built. Prices and costs
-//! are not known here.
+//! book only sums; subtree totals are made from it when the report is built. Prices are not
+//! known here; a cost the log itself recorded (OpenCode's, SPEC 2.7) is summed with its tokens
+//! and stands where the report prices them (`Prices::costed`).
 
 use crate::intern::{HashMap, Interner, Sym};
 use crate::report::Usage;
@@ -30,7 +31,7 @@ impl UsageBook {
         if usage.is_zero() {
             return;
         }
-        self.by_session.entry(session).or_default().add(&usage);
+        self.by_session.entry(session).or_default().add_costed(&usage);
         let m = self.models.intern(model.filter(|m| !m.is_empty()).unwrap_or(UNKNOWN_MODEL));
         if let Some(t) = turn.and_then(|t| u32::try_from(t).ok()) {
             let e = self.by_turn.entry(t).or_insert((Usage::default(), m));
@@ -39,16 +40,16 @@ impl UsageBook {
                 self.mixed.insert(t, vec![(e.1, e.0.clone())]);
                 e.1 = MIXED;
             }
-            e.0.add(&usage);
+            e.0.add_costed(&usage);
             if e.1 == MIXED {
                 let shares = self.mixed.entry(t).or_default();
                 match shares.iter_mut().find(|(s, _)| *s == m) {
-                    Some((_, u)) => u.add(&usage),
+                    Some((_, u)) => u.add_costed(&usage),
                     None => shares.push((m, usage.clone())),
                 }
             }
         }
-        self.by_model.entry((session, m)).or_default().add(&usage);
+        self.by_model.entry((session, m)).or_default().add_costed(&usage);
     }
 
     /// `add`, for a model call whose tokens are the line `record` of their own: the transcript

@@ -240,9 +240,10 @@ impl Cursor {
     }
 }
 
-/// A plain file read from `offset`; a zstd one decompressed from its start and read past `offset`.
+/// A plain file read from `offset`; a decoded one (zstd, a database) made from its start and read
+/// past `offset`.
 fn open_at(path: &std::path::Path, offset: u64) -> std::io::Result<Box<dyn Read + Send>> {
-    if offset > 0 && !reader::is_zstd(path) {
+    if offset > 0 && !reader::is_decoded(path) {
         let mut f = std::fs::File::open(path)?;
         f.seek(SeekFrom::Start(offset))?;
         return Ok(Box::new(f));

@@ -495,6 +495,33 @@ fn texts(code: Code) -> Texts {
              file's integrity.",
             "4",
         ),
+        MessageTokensLastStep => (
+            "A message's tokens are only its last model call's",
+            "An OpenCode assistant message that made several model calls (steps) records on the message the \
+             tokens of its last call only (and the sum of its calls' costs); each call's tokens and cost are on \
+             its `step-finish` part. Arbor counts every call once, from its step-finish.",
+            "It adds up the messages' `tokens` and misses every call but the last of each message, so the \
+             session looks cheaper than it was.",
+            "Nothing in the log: read each step-finish part's `tokens` and `cost`.",
+            "2.7",
+        ),
+        OrphanRecord => (
+            "Records name a message or session that is not loaded",
+            "An OpenCode part names its message, and a message its session. A part whose message, or a message \
+             whose session, is not among the loaded records belongs to no turn; it is still counted and shown \
+             where its session is known.",
+            "It drops the records, or puts them in another session's conversation.",
+            "Open the whole store (the database, or the `storage/` folder) rather than some of its files.",
+            "2.7",
+        ),
+        UnknownSchema => (
+            "A database of a schema this version does not know",
+            "OpenCode's store changes its tables as it migrates. A store that lacks a table or column the \
+             reader needs is read as far as it can be; what needs the missing ones is not shown.",
+            "It fails on the missing column, or reads nothing and shows an empty store.",
+            "Update Arbor; or open the store with the OpenCode version that wrote it.",
+            "2.7",
+        ),
     }
 }
 

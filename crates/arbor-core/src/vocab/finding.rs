@@ -56,6 +56,12 @@ pub enum Code {
     /// Not in the catalog: a followed file was truncated, replaced or removed, so what was open
     /// was read again from the start (SPEC 5 Follow).
     FileRewritten,
+    /// SPEC 2.7: an OpenCode message's `tokens` are only its last model call's.
+    MessageTokensLastStep,
+    /// SPEC 2.7: OpenCode records that name a message or session that is not loaded.
+    OrphanRecord,
+    /// SPEC 2.7: a store of a schema this reader does not know.
+    UnknownSchema,
 }
 
 impl Code {
@@ -105,6 +111,9 @@ impl Code {
         Code::FolderNamesRoot,
         Code::UnreadableInput,
         Code::FileRewritten,
+        Code::MessageTokensLastStep,
+        Code::OrphanRecord,
+        Code::UnknownSchema,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -154,6 +163,9 @@ impl Code {
             Code::FolderNamesRoot => "folder-names-root",
             Code::UnreadableInput => "unreadable-input",
             Code::FileRewritten => "file-rewritten",
+            Code::MessageTokensLastStep => "message-tokens-last-step",
+            Code::OrphanRecord => "orphan-record",
+            Code::UnknownSchema => "unknown-schema",
         }
     }
 
@@ -194,6 +206,7 @@ impl Code {
             | ToolResultWithoutCall
             | TurnEndWithOpenStep
             | SubagentLinksDisagree
+            | UnknownSchema
             | UnreadableInput => Severity::Error,
             PlaceholderIds
             | ChildIdReused
@@ -207,6 +220,7 @@ impl Code {
             | MessageRewritten
             | HistoryRewound
             | FolderNamesRoot
+            | MessageTokensLastStep
             | FileRewritten => Severity::Info,
             _ => Severity::Warning,
         }

@@ -74,6 +74,9 @@ pub enum Link {
     TimeWindow,
     /// Gemini CLI: the folder the child's file lies in names the root session (no call names it).
     Folder,
+    /// OpenCode: the child session's `parentID` names the session that made it, and no task
+    /// call names it.
+    ParentId,
     /// Nothing links the child to its parent: it was hung under the root (or stands alone).
     Inferred,
 }
@@ -95,6 +98,7 @@ impl Link {
             Link::ThreadSpawn => "thread-spawn",
             Link::Activity => "activity",
             Link::TimeWindow => "time-window",
+            Link::ParentId => "parent-id",
             Link::Inferred => "inferred",
         }
     }

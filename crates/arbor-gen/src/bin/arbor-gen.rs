@@ -18,7 +18,7 @@ use std::process::ExitCode;
 
 const USAGE: &str =
     "usage: arbor-gen [--format dsh-rpc|dsh-session|dsh-session-folder|copilot-events|copilot-rpc|codex|
-                           claude-code|claude-code-flat|claude-code-inline|gemini-cli]
+                           claude-code|claude-code-flat|claude-code-inline|gemini-cli|opencode|opencode-tree]
                  [--size 10M] [--depth 2] [--fanout 2] [--seed 1] [--faults 0.0] [--sessions N] [-o FILE|DIR]
   --size      target size (K, M, G are binary units); the log ends a few KB past it
   --faults    the chance of each injected fault at each place it can happen (0: a clean log)
@@ -27,7 +27,8 @@ const USAGE: &str =
   -o          output file (stdout when absent), or the folder for dsh-session-folder, codex (a
               sessions/YYYY/MM/DD tree of rollouts), the claude-code project folders (sub-agents
               in <session>/subagents/, beside the sessions, or inline), gemini-cli (a
-              tmp/<project>/chats tree, sub-agents in chats/<root session id>/) and --sessions
+              tmp/<project>/chats tree, sub-agents in chats/<root session id>/) and --sessions;
+              OpenCode's database file (opencode) or the folder of its storage/ tree (opencode-tree)
   --live R    write the log to -o as a running agent does: about R lines a second, a folder's
               files growing together, some lines in two pieces (for following it)
   --turns N   the claude-code formats: one root session of N turns, whatever --size (with
@@ -49,6 +50,7 @@ fn run() -> Result<(), String> {
     let mut sessions: Option<u64> = None;
     let mut codex = false;
     let mut gemini = false;
+    let mut opencode: Option<arbor_gen::opencode::Store> = None;
     let mut claude: Option<Layout> = None;
     let mut out: Option<PathBuf> = None;
     let mut live: Option<f64> = None;
@@ -67,6 +69,10 @@ fn run() -> Result<(), String> {
                     codex = true;
                 } else if v == "gemini-cli" {
                     gemini = true;
+                } else if v == "opencode" {
+                    opencode = Some(arbor_gen::opencode::Store::Database);
+                } else if v == "opencode-tree" {
+                    opencode = Some(arbor_gen::opencode::Store::Tree);
                 } else if let Some(layout) = Layout::from_id(&v) {
                     claude = Some(layout);
                 } else if v == "dsh-session-folder" {
@@ -121,6 +127,20 @@ fn run() -> Result<(), String> {
         }
         .map_err(|e| format!("{}: {e}", dir.display()))?;
         eprintln!("{}", stats.to_json(&opts, layout));
+        return replay(live);
+    }
+    if let Some(store) = opencode {
+        let path = out.ok_or("opencode needs -o FILE (the database) or -o DIR (opencode-tree)")?;
+        let o = arbor_gen::generate_opencode(&opts, store, &path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut json = stats_json(&opts, &o.stats);
+        let id = if store == arbor_gen::opencode::Store::Database { "opencode" } else { "opencode-tree" };
+        json = json.replacen(&format!("\"format\":\"{}\"", opts.format.id()), &format!("\"format\":\"{id}\""), 1);
+        let tokens = format!(
+            ",\"usage\":{{\"input\":{},\"output\":{},\"cache_read\":{},\"cache_write\":{},\"cost\":{}}}}}",
+            o.input, o.output, o.cache_read, o.cache_write, o.cost
+        );
+        json = json.trim_end().strip_suffix('}').map(|j| format!("{j}{tokens}")).unwrap_or(json);
+        eprintln!("{json}");
         return replay(live);
     }
     if codex {

@@ -56,9 +56,9 @@ export type FoundLog = {
  */
 path: string, 
 /**
- * `copilot`, `dsh`, `claude-code` or `codex`.
+ * `copilot`, `dsh`, `claude-code`, `codex` or `opencode`.
  */
-harness: "copilot" | "dsh" | "claude-code" | "codex" | "gemini-cli", 
+harness: "copilot" | "dsh" | "claude-code" | "codex" | "gemini-cli" | "opencode", 
 /**
  * The file or folder name, for the menu (a Claude Code session's with its project folder's).
  */

@@ -53,7 +53,7 @@ start_time?: number, end_time?: number,
  */
 received?: Received, };
 
-export type Link = "start-edge" | "header" | "agent-id" | "tool-call" | "parent-tool-call-id" | "meta" | "tool-result" | "result-text" | "parent-uuid" | "prompt" | "thread-spawn" | "activity" | "time-window" | "folder" | "inferred";
+export type Link = "start-edge" | "header" | "agent-id" | "tool-call" | "parent-tool-call-id" | "meta" | "tool-result" | "result-text" | "parent-uuid" | "prompt" | "thread-spawn" | "activity" | "time-window" | "folder" | "parent-id" | "inferred";
 
 export type Received = { text: string, at: Place, };
 

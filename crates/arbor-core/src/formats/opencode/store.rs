@@ -1,0 +1,714 @@
+//! What OpenCode's records say once they are all read: sessions and their runs, turns, steps,
+//! replies and tokens (SPEC 2.7).
+//!
+//! A record is a row of the store (a session, a message, a part) or one JSON file of the older
+//! `storage/` tree; they come in any order (the database's tables one after another, the tree's
+//! folders in path order), and a part says its message but not its role. So the machine of a file
+//! only records each row where it is, with the few facts the rules need (`Facts`), in the
+//! context's slot (`Rows`); `settle` joins them: messages by session in OpenCode's own order
+//! (creation time, then id), parts by message in id order, as `MessageV2` reads them back.
+
+use crate::ctx::{Ctx, Kind, ReceivedRec, TextRef};
+use crate::finding::{Code, Loc};
+use crate::formats::Machine;
+use crate::intern::{HashMap, HashSet, Sym};
+use crate::report::{Link, Outcome, Usage};
+use crate::turns::{StepSpan, TurnId, TurnRec};
+
+use super::row::{Row, RowShape, What};
+
+/// The columns each table must have for its rows to be read (the store's schema since its first
+/// migration, `20260127222353`); a store without them is of a schema this reader does not know.
+const NEEDED: &[(&str, &[&str])] = &[
+    ("session", &["id", "parent_id", "title", "directory", "time_created"]),
+    ("message", &["id", "session_id", "time_created", "data"]),
+    ("part", &["id", "message_id", "session_id", "time_created", "data"]),
+];
+
+/// One file's machine: it records each row and keeps its facts for `settle`. A file of a
+/// `storage/` tree knows the ids its folders give (a part's message, a message's session), for
+/// a document that does not repeat them.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Reader {
+    folder_session: Option<Box<str>>,
+    folder_message: Option<Box<str>>,
+}
+
+impl Reader {
+    pub(super) fn at(place: Option<(&str, &str, Option<&str>)>) -> Reader {
+        match place {
+            Some((_, "message", Some(session))) => Reader { folder_session: Some(session.into()), folder_message: None },
+            Some((_, "part", Some(message))) => Reader { folder_session: None, folder_message: Some(message.into()) },
+            _ => Reader::default(),
+        }
+    }
+}
+
+/// Every OpenCode record read, across files (`Ctx::ext`).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Rows {
+    sessions: Vec<SessionFacts>,
+    messages: Vec<MessageFacts>,
+    parts: Vec<PartFacts>,
+    settled: bool,
+}
+
+#[derive(Debug, Clone)]
+struct SessionFacts {
+    id: Sym,
+    at: Loc,
+    parent: Option<Box<str>>,
+}
+
+#[derive(Debug, Clone)]
+struct MessageFacts {
+    id: Box<str>,
+    session: Option<Box<str>>,
+    rec: u32,
+    at: Loc,
+    user: bool,
+    created: f64,
+    model: Option<Box<str>>,
+    agent: Option<Box<str>>,
+    finish: Option<Box<str>>,
+    error: Option<Box<str>>,
+    completed: bool,
+    tokens: Option<Usage>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PartKind {
+    Text,
+    Reasoning,
+    Tool,
+    StepStart,
+    StepFinish,
+    Compaction,
+    Subtask,
+    File,
+    Retry,
+    Other,
+}
+
+#[derive(Debug, Clone)]
+struct PartFacts {
+    id: Box<str>,
+    message: Option<Box<str>>,
+    session: Option<Box<str>>,
+    rec: u32,
+    at: Loc,
+    kind: PartKind,
+    /// Text that only the harness wrote (a synthetic or ignored text part).
+    synthetic: bool,
+    has_text: bool,
+    call: Option<Box<str>>,
+    tool: Option<Box<str>>,
+    status: Option<Box<str>>,
+    /// A `task` call's child session: `state.metadata.sessionId`, else the `task_id:` its output
+    /// starts with.
+    child: Option<Box<str>>,
+    agent: Option<Box<str>>,
+    /// When the call ended (`state.time.end`), for the run's end.
+    tokens: Option<Usage>,
+}
+
+fn boxed(s: Option<&str>) -> Option<Box<str>> {
+    s.filter(|s| !s.is_empty()).map(Box::from)
+}
+
+fn count(n: crate::wire::Num) -> u64 {
+    n.get().filter(|v| *v > 0.0 && v.is_finite()).map_or(0, |v| v as u64)
+}
+
+/// A call's (or a message's) tokens as SPEC 4 counts them: input without the cache, output with
+/// the reasoning; its recorded cost, where it is one (OpenCode records 0 for a model it has no
+/// price for: the price table then prices it).
+fn usage_of(t: &super::row::Tokens, cost: crate::wire::Num) -> Usage {
+    let cache = t.cache.0.as_ref();
+    Usage {
+        input: count(t.input),
+        output: count(t.output).saturating_add(count(t.reasoning)),
+        cache_read: cache.map_or(0, |c| count(c.read)),
+        cache_write: cache.map_or(0, |c| count(c.write)),
+        cost: cost.get().filter(|c| *c > 0.0 && c.is_finite()),
+        unpriced: None,
+    }
+}
+
+/// The child a task call names in its output (`task_id: <id> (for resuming …)`).
+fn task_id(output: &str) -> Option<&str> {
+    let rest = output.trim_start().strip_prefix("task_id:")?.trim_start();
+    let id = rest.split(|c: char| c.is_whitespace()).next()?;
+    (!id.is_empty()).then_some(id)
+}
+
+impl Machine for Reader {
+    type Shape = RowShape;
+
+    fn line(&mut self, cx: &mut Ctx, row: &Row<'_>, at: Loc, offset: u64) {
+        let what = row.what();
+        let doc = row.doc();
+        let created = row
+            .time_created
+            .get()
+            .or_else(|| doc.time.0.as_ref().and_then(|t| t.created.get().or(t.start.get())))
+            .or_else(|| row.doc.time.0.as_ref().and_then(|t| t.created.get()));
+        match what {
+            What::Header => {
+                cx.record(at, offset, None, Kind::Header, None);
+                let missing = missing_columns(row);
+                if !missing.is_empty() {
+                    cx.findings.add(
+                        Code::UnknownSchema,
+                        at,
+                        None,
+                        format!(
+                            "the store's schema is not one this reader knows: it has no {}; its rows are read as far as they can be",
+                            missing.join(", ")
+                        ),
+                    );
+                }
+            }
+            What::Session => {
+                let Some(id) = row.id() else {
+                    cx.record(at, offset, None, Kind::Other, created);
+                    return;
+                };
+                let s = cx.sym(id, at);
+                cx.graph.session(s);
+                cx.record(at, offset, Some(s), Kind::Header, created);
+                let parent = boxed(row.parent_id.non_empty().or(row.doc.parent_id.non_empty()));
+                cx.ext::<Rows>().sessions.push(SessionFacts { id: s, at, parent });
+            }
+            What::Message => {
+                let session = row.session().or(self.folder_session.as_deref());
+                let s = session.map(|id| session_at(cx, id, at));
+                cx.record(at, offset, s, Kind::Other, created);
+                let rec = cx.last_record();
+                let Some(id) = row.id().or(row.doc().id.non_empty()) else { return };
+                let model = doc.model_id.non_empty().or_else(|| doc.model.0.as_ref().and_then(|m| m.model_id.non_empty()));
+                let tokens = doc.tokens.0.as_ref().map(|t| usage_of(t, doc.cost));
+                let m = MessageFacts {
+                    id: id.into(),
+                    session: boxed(session),
+                    rec,
+                    at,
+                    user: doc.role.as_str() == Some("user"),
+                    created: created.unwrap_or(f64::NAN),
+                    model: boxed(model),
+                    agent: boxed(doc.agent.as_str()),
+                    finish: boxed(doc.finish.as_str()),
+                    error: doc.error.0.as_ref().map(|e| Box::from(e.name.as_str().unwrap_or("error"))),
+                    completed: doc.time.0.as_ref().is_some_and(|t| t.completed.get().is_some()),
+                    tokens,
+                };
+                cx.ext::<Rows>().messages.push(m);
+            }
+            What::Part => {
+                let session = row.session();
+                let s = session.map(|id| session_at(cx, id, at));
+                let time = doc.time.0.as_ref().and_then(|t| t.start.get()).or(created);
+                cx.record(at, offset, s, Kind::Other, time);
+                let rec = cx.last_record();
+                let kind = match doc.kind.as_str().unwrap_or("") {
+                    "text" => PartKind::Text,
+                    "reasoning" => PartKind::Reasoning,
+                    "tool" => PartKind::Tool,
+                    "step-start" => PartKind::StepStart,
+                    "step-finish" => PartKind::StepFinish,
+                    "compaction" => PartKind::Compaction,
+                    "subtask" => PartKind::Subtask,
+                    "file" => PartKind::File,
+                    "retry" => PartKind::Retry,
+                    _ => PartKind::Other,
+                };
+                let state = doc.state.0.as_ref();
+                let tool = doc.tool.non_empty();
+                let child = if tool == Some("task") {
+                    state.and_then(|st| {
+                        st.metadata.0.as_ref().and_then(|m| m.session_id.non_empty()).or_else(|| st.output.as_str().and_then(task_id))
+                    })
+                } else {
+                    None
+                };
+                let p = PartFacts {
+                    id: row.id().or(doc.id.non_empty()).unwrap_or("").into(),
+                    message: boxed(row.message().or(self.folder_message.as_deref())),
+                    session: boxed(session),
+                    rec,
+                    at,
+                    kind,
+                    synthetic: doc.synthetic.0 == Some(true) || doc.ignored.0 == Some(true),
+                    has_text: doc.text.as_str().is_some_and(|t| !t.trim().is_empty()),
+                    call: boxed(doc.call_id.as_str()),
+                    tool: boxed(tool),
+                    status: boxed(state.and_then(|s| s.status.as_str())),
+                    child: boxed(child),
+                    agent: boxed(state.and_then(|s| s.input.0.as_ref()).and_then(|i| i.subagent_type.as_str())),
+                    tokens: (kind == PartKind::StepFinish).then(|| {
+                        doc.tokens.0.as_ref().map(|t| usage_of(t, doc.cost)).unwrap_or_default()
+                    }),
+                };
+                cx.ext::<Rows>().parts.push(p);
+            }
+            What::Other => cx.record(at, offset, None, Kind::Other, created),
+        }
+    }
+
+    fn finish(&mut self, _cx: &mut Ctx) {}
+}
+
+/// The session a row names, made where it first appears (its records are its events).
+fn session_at(cx: &mut Ctx, id: &str, at: Loc) -> Sym {
+    let s = cx.sym(id, at);
+    cx.graph.session(s);
+    s
+}
+
+/// The columns the header's tables lack, as `table.column`.
+fn missing_columns(row: &Row<'_>) -> Vec<String> {
+    let Some(t) = row.tables.0.as_ref() else { return vec!["tables".into()] };
+    let mut out = Vec::new();
+    for (table, cols) in NEEDED {
+        let have = match *table {
+            "session" => &t.session,
+            "message" => &t.message,
+            _ => &t.part,
+        };
+        if have.0.is_empty() {
+            out.push(format!("table `{table}`"));
+            continue;
+        }
+        for c in *cols {
+            if !have.0.iter().any(|x| x.as_str() == Some(c)) {
+                out.push(format!("column `{table}.{c}`"));
+            }
+        }
+    }
+    out
+}
+
+/// One session's turn as it is being made.
+struct Open {
+    ix: usize,
+    step: Option<usize>,
+    last: u32,
+}
+
+pub(super) fn settle(cx: &mut Ctx) {
+    let rows = cx.ext::<Rows>();
+    if rows.settled || (rows.sessions.is_empty() && rows.messages.is_empty() && rows.parts.is_empty()) {
+        return;
+    }
+    rows.settled = true;
+    let Rows { sessions, messages, mut parts, .. } = std::mem::take(rows);
+    // Kept for a settle of a copy made later (a followed store's next snapshot is made afresh).
+    let keep = Rows { sessions: sessions.clone(), messages: messages.clone(), parts: parts.clone(), settled: true };
+
+    // Each session once: the first row that names it.
+    let mut seen = HashSet::default();
+    let sessions: Vec<SessionFacts> = sessions.into_iter().filter(|s| seen.insert(s.id)).collect();
+    let session_of: HashMap<Sym, usize> = sessions.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
+
+    // Messages by id; a part without its session takes its message's.
+    let message_ix: HashMap<Box<str>, usize> = messages.iter().enumerate().map(|(i, m)| (m.id.clone(), i)).collect();
+    let mut orphans = (0u64, None::<Loc>, 0u64, None::<Loc>);
+    for p in &mut parts {
+        match p.message.as_deref().and_then(|m| message_ix.get(m)) {
+            Some(&mi) => {
+                if p.session.is_none() {
+                    p.session.clone_from(&messages[mi].session);
+                    if let Some(id) = p.session.as_deref() {
+                        let s = cx.scoped(id, p.at.file);
+                        if let Some(r) = cx.records.get_mut(p.rec as usize) {
+                            r.session = s.0;
+                        }
+                        if let Some(node) = cx.graph.get_mut(s) {
+                            node.events += 1;
+                        }
+                    }
+                }
+            }
+            None => {
+                orphans.0 += 1;
+                orphans.1 = orphans.1.or(Some(p.at));
+            }
+        }
+    }
+    for m in &messages {
+        let known = m.session.as_deref().is_some_and(|id| cx.ids.get(id).is_some_and(|s| session_of.contains_key(&s)));
+        if !known {
+            orphans.2 += 1;
+            orphans.3 = orphans.3.or(Some(m.at));
+        }
+    }
+    if let Some(at) = orphans.1 {
+        cx.findings.add(
+            Code::OrphanRecord,
+            at,
+            None,
+            format!("{} part(s) name no loaded message: they are shown in their session where they name one, and belong to no turn", orphans.0),
+        );
+    }
+    if let Some(at) = orphans.3 {
+        cx.findings.add(
+            Code::OrphanRecord,
+            at,
+            None,
+            format!("{} message(s) name no loaded session: their session is made from the id they name, with no title or parent", orphans.2),
+        );
+    }
+    // Sessions only messages or parts name are sessions too.
+    for m in &messages {
+        if let Some(id) = m.session.as_deref() {
+            let s = cx.scoped(id, m.at.file);
+            cx.graph.set_place(m.at);
+            cx.graph.session(s);
+        }
+    }
+
+    // Parts by message, in id order; messages by session, by creation time then id.
+    let mut by_message: HashMap<usize, Vec<usize>> = HashMap::default();
+    for (i, p) in parts.iter().enumerate() {
+        if let Some(&mi) = p.message.as_deref().and_then(|m| message_ix.get(m)) {
+            by_message.entry(mi).or_default().push(i);
+        }
+    }
+    for list in by_message.values_mut() {
+        list.sort_by(|&a, &b| parts[a].id.cmp(&parts[b].id).then(parts[a].rec.cmp(&parts[b].rec)));
+    }
+    let mut by_session: HashMap<Box<str>, Vec<usize>> = HashMap::default();
+    for (i, m) in messages.iter().enumerate() {
+        if let Some(s) = &m.session {
+            by_session.entry(s.clone()).or_default().push(i);
+        }
+    }
+    for list in by_session.values_mut() {
+        list.sort_by(|&a, &b| {
+            let (x, y) = (&messages[a], &messages[b]);
+            x.created.partial_cmp(&y.created).unwrap_or(std::cmp::Ordering::Equal).then(x.id.cmp(&y.id))
+        });
+    }
+
+    // Turns, steps, replies, kinds and tokens, session by session (in the order sessions were
+    // first seen, so that the report's turns are in a stable order).
+    let mut session_ids: Vec<&Box<str>> = by_session.keys().collect();
+    session_ids.sort_by_key(|id| {
+        let list = &by_session[*id];
+        list.first().map_or(u32::MAX, |&m| messages[m].rec)
+    });
+    let session_ids: Vec<Box<str>> = session_ids.into_iter().cloned().collect();
+    // Per session: its last record, and the outcome of its last assistant message.
+    let mut last_rec: HashMap<Sym, (u32, Loc)> = HashMap::default();
+    let mut first_rec: HashMap<Sym, (u32, Loc)> = HashMap::default();
+    let mut last_outcome: HashMap<Sym, Outcome> = HashMap::default();
+    let mut first_message_agent: HashMap<Sym, Box<str>> = HashMap::default();
+    let mut partial_tokens: HashMap<Sym, (u64, u64, Loc)> = HashMap::default();
+    let mut reply_rec: HashMap<Sym, u32> = HashMap::default();
+    for sid in &session_ids {
+        let list = &by_session[sid];
+        let Some(first) = list.first() else { continue };
+        let s = cx.scoped(sid, messages[*first].at.file);
+        let mut turn: Option<Open> = None;
+        let mut n = 0i64;
+        for &mi in list {
+            let m = &messages[mi];
+            let plist = by_message.get(&mi).map_or(&[][..], Vec::as_slice);
+            let first_rec_ix = plist.first().map_or(m.rec, |&p| parts[p].rec);
+            let last = plist.last().map_or(m.rec, |&p| parts[p].rec);
+            let at_last = plist.last().map_or(m.at, |&p| parts[p].at);
+            let e = last_rec.entry(s).or_insert((last, at_last));
+            if last >= e.0 {
+                *e = (last, at_last);
+            }
+            let at_first = plist.first().map_or(m.at, |&p| parts[p].at);
+            let e = first_rec.entry(s).or_insert((first_rec_ix, at_first));
+            if first_rec_ix < e.0 {
+                *e = (first_rec_ix, at_first);
+            }
+            if m.user {
+                if let Some(a) = &m.agent {
+                    first_message_agent.entry(s).or_insert_with(|| a.clone());
+                }
+                // A user message opens a turn (one made only of harness text, a compaction or a
+                // subtask too: it is marked in the transcript, not a prompt).
+                if let Some(o) = turn.take() {
+                    close(cx, &o);
+                }
+                n += 1;
+                cx.turns.list.push(TurnRec::new(s, None, TurnId::Num(n), Some(first_rec_ix), Some(last)));
+                turn = Some(Open { ix: cx.turns.list.len() - 1, step: None, last });
+                for &p in plist {
+                    let kind = match parts[p].kind {
+                        PartKind::Text if parts[p].synthetic => Kind::Notice,
+                        PartKind::Text => Kind::UserMessage,
+                        PartKind::Compaction => Kind::Compaction,
+                        PartKind::Subtask | PartKind::File => Kind::UserMessage,
+                        _ => Kind::Other,
+                    };
+                    cx.set_kind(parts[p].rec, kind);
+                }
+                continue;
+            }
+            // An assistant message: a reply, each step-start…step-finish one model call. Its
+            // error is its turn's reason (the message's row is in the store's message table, away
+            // from its parts: a transcript row there would stand before the conversation).
+            let ix = turn.as_ref().map(|o| o.ix);
+            let mut calls = 0u32;
+            let mut summed = Usage::default();
+            let mut reply = None;
+            for &p in plist {
+                let part = &parts[p];
+                let kind = match part.kind {
+                    PartKind::Text if part.synthetic => Kind::Notice,
+                    PartKind::Text => Kind::AssistantMessage,
+                    PartKind::Reasoning => Kind::Reasoning,
+                    PartKind::Tool => Kind::ToolCall,
+                    PartKind::StepStart => Kind::StepStart,
+                    PartKind::StepFinish => Kind::Usage,
+                    PartKind::Compaction => Kind::Compaction,
+                    PartKind::Retry => Kind::Notice,
+                    PartKind::File => Kind::AssistantMessage,
+                    _ => Kind::Other,
+                };
+                cx.set_kind(part.rec, kind);
+                if part.kind == PartKind::Text && !part.synthetic && part.has_text {
+                    reply = Some(part.rec);
+                }
+                match (part.kind, turn.as_mut()) {
+                    (PartKind::StepStart, Some(o)) => {
+                        if let Some(step) = o.step.take() {
+                            if let Some(span) = cx.turns.span_mut(o.ix, step) {
+                                span.set_end(Some(part.rec));
+                            }
+                        }
+                        let k = cx.turns.list[o.ix].steps + 1;
+                        cx.turns.list[o.ix].steps = k;
+                        o.step = Some(cx.turns.push_span(o.ix, StepSpan::open(k, part.rec)));
+                    }
+                    (PartKind::StepFinish, Some(o)) => {
+                        if let Some(step) = o.step.take() {
+                            if let Some(span) = cx.turns.span_mut(o.ix, step) {
+                                span.set_end(Some(part.rec));
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+                if let Some(u) = &part.tokens {
+                    calls += 1;
+                    summed.add_costed(u);
+                    cx.usage.add_call(part.rec, s, ix, m.model.as_deref(), u.clone());
+                }
+            }
+            // A message with no step-finish part (older versions) counts its own tokens once.
+            if calls == 0 {
+                if let Some(u) = &m.tokens {
+                    cx.usage.add(s, ix, m.model.as_deref(), u.clone());
+                }
+            } else if calls > 1 {
+                // Its `tokens` are only its last step's: a reader that adds up messages misses
+                // the others.
+                if let Some(u) = &m.tokens {
+                    let missed = summed.tokens().saturating_sub(u.tokens());
+                    if missed > 0 {
+                        let e = partial_tokens.entry(s).or_insert((0, 0, m.at));
+                        e.0 += 1;
+                        e.1 += missed;
+                    }
+                }
+            }
+            if let Some(r) = reply {
+                if let Some(o) = &turn {
+                    cx.turns.list[o.ix].set_reply(r);
+                }
+                reply_rec.insert(s, r);
+            }
+            if let Some(o) = turn.as_mut() {
+                o.last = o.last.max(last);
+                cx.turns.list[o.ix].set_end(o.last);
+                let reason = match m.error.as_deref() {
+                    Some("MessageAbortedError") => Some("aborted"),
+                    Some(_) => Some("error"),
+                    None => m.finish.as_deref(),
+                };
+                cx.turns.set_reason(o.ix, reason);
+            }
+            let outcome = match m.error.as_deref() {
+                Some("MessageAbortedError") => Outcome::Cancelled,
+                Some(_) => Outcome::Error,
+                None if m.completed || m.finish.as_deref().is_some_and(|f| f != "tool-calls" && f != "unknown") => {
+                    Outcome::Ok
+                }
+                None => Outcome::Open,
+            };
+            last_outcome.insert(s, outcome);
+        }
+        if let Some(o) = turn.take() {
+            close(cx, &o);
+        }
+    }
+    for (s, (count, missed, at)) in partial_tokens {
+        let name = cx.ids.name(s).to_owned();
+        cx.findings.add(
+            Code::MessageTokensLastStep,
+            at,
+            Some(s),
+            format!("{count} assistant message(s) of `{name}` made several model calls, and each message's `tokens` are only its last call's: a reader that adds up messages' tokens misses {missed} tokens (Arbor counts each call's step-finish)"),
+        );
+    }
+
+    // Runs: each task call that names a child is a run of it under the calling session
+    // (`tool-call`; a resumed task is another run of the same child); a child no call names
+    // hangs under its `parentID` (`parent-id`).
+    let mut calls_of: HashMap<Box<str>, Vec<usize>> = HashMap::default();
+    for (i, p) in parts.iter().enumerate() {
+        if p.kind == PartKind::Tool && p.tool.as_deref() == Some("task") {
+            if let Some(c) = &p.child {
+                calls_of.entry(c.clone()).or_default().push(i);
+            }
+        }
+    }
+    for list in calls_of.values_mut() {
+        list.sort_by_key(|&i| parts[i].rec);
+    }
+    // Children in the order their sessions were first seen.
+    let mut order: Vec<Sym> = sessions.iter().map(|s| s.id).collect();
+    for m in &messages {
+        if let Some(id) = m.session.as_deref() {
+            let s = cx.scoped(id, m.at.file);
+            if !order.contains(&s) {
+                order.push(s);
+            }
+        }
+    }
+    let mut spawned = HashSet::default();
+    for s in order {
+        let name = cx.ids.name(s).to_owned();
+        let facts = session_of.get(&s).map(|&i| &sessions[i]);
+        let parent_id = facts.and_then(|f| f.parent.clone());
+        let calls: Vec<usize> = calls_of.get(name.as_str()).cloned().unwrap_or_default();
+        let (end, end_at) = last_rec.get(&s).map_or((None, None), |&(r, at)| (Some(r), Some(at)));
+        let _ = end;
+        let outcome = last_outcome.get(&s).copied().unwrap_or(Outcome::Open);
+        if let Some(label) = calls
+            .last()
+            .and_then(|&c| parts[c].agent.clone())
+            .or_else(|| parent_id.is_some().then(|| first_message_agent.get(&s).cloned()).flatten())
+        {
+            if parent_id.is_some() || !calls.is_empty() {
+                cx.graph.set_label(s, &label);
+            }
+        }
+        if calls.is_empty() {
+            let Some(p) = parent_id else { continue };
+            let at = facts.map_or(Loc { file: 0, line: 0 }, |f| f.at);
+            let parent = cx.scoped(&p, at.file);
+            if !cx.graph.contains(parent) {
+                cx.findings.add(
+                    Code::MissingParentSession,
+                    at,
+                    Some(s),
+                    format!("the parentID `{p}` of `{name}` names no loaded session"),
+                );
+            }
+            // The run starts where the child's records do (the session row is a summary, kept
+            // after the conversation in the store).
+            let start = first_rec.get(&s).map_or(at, |&(_, l)| l);
+            cx.graph.set_place(at);
+            let run = cx.graph.open_run(s, Some(parent), Some(start), Link::ParentId);
+            let known = cx.graph.contains(parent);
+            let node = cx.graph.session(s);
+            node.unknown_parent = !known;
+            node.runs[run].end = end_at;
+            node.runs[run].outcome = outcome;
+            continue;
+        }
+        for (k, &c) in calls.iter().enumerate() {
+            let call = &parts[c];
+            let Some(caller) = call.session.as_deref().map(|id| cx.scoped(id, call.at.file)) else { continue };
+            if let Some(p) = parent_id.as_deref() {
+                if cx.ids.name(caller) != p {
+                    let caller_name = cx.ids.name(caller).to_owned();
+                    cx.findings.add(
+                        Code::SubagentLinksDisagree,
+                        call.at,
+                        Some(s),
+                        format!("the task call `{}` of `{caller_name}` names `{name}`, whose parentID is `{p}`: the run is the caller's, the session's parent stays `{p}` for a reader of parentID", call.call.as_deref().unwrap_or("")),
+                    );
+                }
+            }
+            if let Some(id) = &call.call {
+                cx.spawns.insert((caller, std::sync::Arc::from(&**id)), s);
+            }
+            spawned.insert(c);
+            cx.graph.set_place(call.at);
+            let run = cx.graph.open_run(s, Some(caller), Some(call.at), Link::ToolCall);
+            // A run ends at the child's last record before the next call that resumes it (its
+            // whole life for the last call): a background call ends before its child.
+            let next = calls.get(k + 1).map(|&n| parts[n].rec);
+            let end_at = match next {
+                Some(nx) => records_before(cx, s, nx).or(end_at),
+                None => end_at,
+            };
+            let call_outcome = match call.status.as_deref() {
+                Some("completed") => Outcome::Ok,
+                Some("error") => Outcome::Error,
+                _ => Outcome::Open,
+            };
+            let node = cx.graph.session(s);
+            node.runs[run].end = end_at.or(Some(call.at));
+            node.runs[run].outcome = if next.is_none() && call_outcome == Outcome::Open { outcome } else { call_outcome };
+            cx.received.push(ReceivedRec {
+                session: s,
+                run: run as u32,
+                at: TextRef { at: call.at, offset: cx.records.get(call.rec as usize).map_or(0, |r| r.offset()) },
+                key: call.call.clone(),
+            });
+        }
+    }
+    // Task calls whose child is not loaded.
+    for (i, p) in parts.iter().enumerate() {
+        if p.kind != PartKind::Tool || p.tool.as_deref() != Some("task") || spawned.contains(&i) {
+            continue;
+        }
+        let Some(caller) = p.session.as_deref().map(|id| cx.scoped(id, p.at.file)) else { continue };
+        let what = match &p.child {
+            Some(c) => format!("names the child session `{c}`, which is not loaded"),
+            None => "names no child session yet (its state has no `metadata.sessionId`)".to_owned(),
+        };
+        if p.child.is_some() || p.status.as_deref() == Some("completed") {
+            cx.findings.add(
+                Code::SubagentTranscriptMissing,
+                p.at,
+                Some(caller),
+                format!("the task call `{}` {what}", p.call.as_deref().unwrap_or("")),
+            );
+        }
+    }
+    let _ = reply_rec;
+    *cx.ext::<Rows>() = keep;
+}
+
+/// The place of session `s`'s last record before record `before`.
+fn records_before(cx: &Ctx, s: Sym, before: u32) -> Option<Loc> {
+    let mut i = before as usize;
+    while i > 0 {
+        i -= 1;
+        let r = cx.records.get(i)?;
+        if r.session == s.0 {
+            return cx.loc_of(i as u32);
+        }
+    }
+    None
+}
+
+fn close(cx: &mut Ctx, o: &Open) {
+    if let Some(step) = o.step {
+        if let Some(span) = cx.turns.span_mut(o.ix, step) {
+            if span.end().is_none() {
+                span.set_end(Some(o.last));
+            }
+        }
+    }
+}

@@ -1,0 +1,142 @@
+//! OpenCode's store read end to end (SPEC 2.7): a database being written followed by its WAL, a
+//! transcript read back from rows, the edits its tools made, and a database that cannot be read
+//! (corrupt, locked) reported as a finding, never a panic and never a write.
+
+mod common;
+
+use arbor_core::live::Live;
+use arbor_core::transcript::PartKind;
+use std::path::{Path, PathBuf};
+
+/// The database a conformance case's SQL makes, in `dir`.
+fn store(case: &str, dir: &Path) -> PathBuf {
+    let sql = common::repo().join("tests/conformance/cases").join(case).join("input/opencode.sql");
+    let db = dir.join("opencode.db");
+    let c = rusqlite::Connection::open(&db).unwrap();
+    c.execute_batch(&std::fs::read_to_string(sql).unwrap()).unwrap();
+    db
+}
+
+fn json(a: &arbor_core::Analysis) -> serde_json::Value {
+    serde_json::to_value(a.report()).unwrap()
+}
+
+/// A store that OpenCode is writing (WAL mode, its rows still in the `-wal`) is followed: each
+/// change is read, and the snapshot is what a fresh reading of the store as it is now gives.
+#[test]
+fn a_store_being_written_is_followed_through_its_wal() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = store("opencode-turns-usage", dir.path());
+    let w = rusqlite::Connection::open(&db).unwrap();
+    w.execute_batch("PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0;").unwrap();
+    let mut live = Live::open(std::slice::from_ref(&db), &mut ());
+    assert_eq!(
+        json(&live.snapshot())["turns"],
+        json(&arbor_core::analyze(std::slice::from_ref(&db), &mut ()))["turns"]
+    );
+    // The assistant answers the last prompt: a message, its parts, and its part updated in place.
+    w.execute_batch(
+        r#"INSERT INTO message VALUES ('msg_09', 'ses_u', 4300, 4300, '{"role":"assistant","time":{"created":4300,"completed":4400},"parentID":"msg_07","modelID":"claude-sonnet-4-5","providerID":"anthropic","mode":"build","agent":"build","path":{"cwd":"/w","root":"/w"},"cost":0.02,"tokens":{"input":7,"output":3,"reasoning":0,"cache":{"read":0,"write":0}},"finish":"stop"}');
+           INSERT INTO part VALUES ('prt_18', 'msg_09', 'ses_u', 4300, 4300, '{"type":"step-start"}');
+           INSERT INTO part VALUES ('prt_19', 'msg_09', 'ses_u', 4350, 4350, '{"type":"text","text":"Continuing"}');
+           INSERT INTO part VALUES ('prt_20', 'msg_09', 'ses_u', 4400, 4400, '{"type":"step-finish","reason":"stop","cost":0.02,"tokens":{"input":7,"output":3,"reasoning":0,"cache":{"read":0,"write":0}}}');
+           UPDATE part SET data = '{"type":"text","text":"Continuing, done."}' WHERE id = 'prt_19';"#,
+    )
+    .unwrap();
+    let change = live.update(&mut ());
+    assert!(!change.is_empty(), "a write to the -wal is a change");
+    let followed = json(&live.snapshot());
+    let fresh = json(&arbor_core::analyze(std::slice::from_ref(&db), &mut ()));
+    for key in ["sessions", "turns", "replies", "diagnostics"] {
+        assert_eq!(followed[key], fresh[key], "{key}");
+    }
+    let last = followed["replies"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["text"], "Continuing, done.", "the part's latest state");
+    assert_eq!(live.update(&mut ()), Default::default(), "nothing new: nothing read");
+    drop(w);
+}
+
+/// A session's transcript is read back from its rows: the prompt (not the harness's synthetic
+/// text), reasoning, a tool call with its result, the reply, each call's tokens on its
+/// step-finish; a task call is a spawn with what its parent received.
+#[test]
+fn transcripts_are_read_back_from_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = store("opencode-turns-usage", dir.path());
+    let a = arbor_core::analyze(&[db], &mut ());
+    let index = a.transcript_index("ses_u").unwrap();
+    let page = a.transcript_page(&index, 0, 100, 1000);
+    let kinds: Vec<PartKind> = page.rows.iter().flat_map(|r| r.parts.iter().map(|p| p.kind)).collect();
+    use PartKind::*;
+    assert_eq!(
+        kinds,
+        [
+            Prompt, Notice, Reasoning, ToolCall, ToolResult, Usage, Text, Usage, Prompt, ToolCall, ToolResult,
+            Compaction, Text, Usage, Prompt
+        ]
+    );
+    let usage: Vec<u64> =
+        page.rows.iter().flat_map(|r| &r.parts).filter_map(|p| p.usage.as_ref().map(|u| u.input)).collect();
+    assert_eq!(usage, [200, 300, 2000], "each call's own tokens");
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = store("opencode-subagents", dir.path());
+    let a = arbor_core::analyze(&[db], &mut ());
+    let page = a.transcript_page(&a.transcript_index("ses_root").unwrap(), 0, 100, 1000);
+    let spawned: Vec<(PartKind, Option<&str>, &str)> = page
+        .rows
+        .iter()
+        .flat_map(|r| &r.parts)
+        .filter(|p| matches!(p.kind, Spawn | Received))
+        .map(|p| (p.kind, p.child.as_deref(), p.text.as_str()))
+        .collect();
+    assert_eq!(spawned.len(), 4, "two calls of ses_a, each a spawn and what came back: {spawned:?}");
+    assert_eq!(spawned[1], (Received, Some("ses_a"), "test_x fails"));
+    assert_eq!(spawned[3], (Received, Some("ses_a"), "because y"));
+}
+
+/// OpenCode's `edit` and `write` calls are edits (SPEC 6.5): the applied edit's diff, the write
+/// that failed not applied.
+#[test]
+fn edits_and_writes_are_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = store("opencode-turns-usage", dir.path());
+    let a = arbor_core::analyze(&[db], &mut ());
+    let edits = a.changes(None);
+    let got: Vec<(&str, &str, Option<bool>)> = edits.iter().map(|e| (e.path.as_str(), e.kind, e.applied)).collect();
+    assert_eq!(got, [("/w/a.rs", "edit", Some(true)), ("/w/t.rs", "write", Some(false))]);
+    assert!(edits[0].diff.contains("-fn foo()") && edits[0].diff.contains("+fn bar()"), "{}", edits[0].diff);
+}
+
+/// A corrupt database and a locked one are findings at their line 1 (an error), never a panic;
+/// nothing is written beside them.
+#[test]
+fn a_database_that_cannot_be_read_is_a_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("opencode.db");
+    let mut bytes = b"SQLite format 3\0".to_vec();
+    bytes.extend(std::iter::repeat_n(0x5A, 8192));
+    std::fs::write(&bad, &bytes).unwrap();
+    let r = common::report(std::slice::from_ref(&bad));
+    assert!(r.diagnostics.iter().any(|d| d.severity == arbor_core::report::Severity::Error), "{:?}", r.diagnostics);
+    assert_eq!(std::fs::read(&bad).unwrap(), bytes, "the file is as it was");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "nothing made beside it");
+
+    // Locked: a writer holds an exclusive lock (rollback journal) for longer than a read waits.
+    let dir = tempfile::tempdir().unwrap();
+    let db = store("opencode-turns-usage", dir.path());
+    let w = rusqlite::Connection::open(&db).unwrap();
+    w.execute_batch(
+        "PRAGMA journal_mode=DELETE; BEGIN EXCLUSIVE; INSERT INTO __drizzle_migrations VALUES (2, 'h2', 0);",
+    )
+    .unwrap();
+    let r = common::report(std::slice::from_ref(&db));
+    let errors: Vec<&str> = r
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == arbor_core::report::Severity::Error)
+        .map(|d| d.message.as_str())
+        .collect();
+    assert!(errors.iter().any(|m| m.contains("locked") || m.contains("busy")), "{:?}", r.diagnostics);
+    w.execute_batch("ROLLBACK").unwrap();
+}
