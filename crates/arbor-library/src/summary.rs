@@ -329,10 +329,9 @@ fn summarize_group(
         },
         path: path_text,
         session: root.map(|r| r.id.clone()),
-        title: row_title
-            .as_deref()
-            .and_then(arbor_core::formats::about_line)
-            .or_else(|| title(open, &first, root_file.or(files.first().copied()).and_then(|f| analysis.files[f].format))),
+        title: row_title.as_deref().and_then(arbor_core::formats::about_line).or_else(|| {
+            title(open, &first, root_file.or(files.first().copied()).and_then(|f| analysis.files[f].format))
+        }),
         project,
         project_from: project_from.to_string(),
         harness: files.iter().find_map(|&f| analysis.files[f].format).map(|f| f.id.to_string()),
