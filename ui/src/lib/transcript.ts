@@ -209,6 +209,7 @@ export const LINK_LABEL: Record<Link, string> = {
   activity: "linked by sub-agent activity",
   "time-window": "linked by time (review window)",
   folder: "linked by its folder (the root session's)",
+  "parent-id": "linked by its parentID (the session that made it)",
   inferred: "inferred (nothing names the parent)",
 };
 
