@@ -522,11 +522,16 @@ impl Library {
         if query.is_empty() {
             return Ok(Vec::new());
         }
+        // The best `limit` by rank first, and only theirs joined and given a snippet: SQLite works
+        // out every column of every match before it sorts, and a snippet or a join per match of a
+        // common word cost more than the ranking (a query's max 62 -> 26 ms on a 28k-item library).
         let mut q = self.conn.prepare(
-            "SELECT json_extract(s.summary, '$.path'), i.session, i.item, i.file, i.line, i.kind,
-                    snippet(texts, 0, '[', ']', '…', 16), bm25(texts)
-             FROM texts JOIN items i ON i.id = texts.rowid JOIN sessions s ON s.id = i.owner
-             WHERE texts MATCH ?1 ORDER BY bm25(texts), i.id LIMIT ?2",
+            "WITH best(id, r) AS (SELECT rowid, bm25(texts) FROM texts WHERE texts MATCH ?1 ORDER BY 2, 1 LIMIT ?2)
+             SELECT json_extract(s.summary, '$.path'), i.session, i.item, i.file, i.line, i.kind,
+                    snippet(texts, 0, '[', ']', '…', 16), best.r
+             FROM best JOIN texts ON texts.rowid = best.id JOIN items i ON i.id = best.id
+                  JOIN sessions s ON s.id = i.owner
+             WHERE texts MATCH ?1 ORDER BY best.r, best.id",
         )?;
         let rows = q.query_map(params![query, limit as i64], |r| {
             Ok(Hit {
