@@ -55,7 +55,7 @@ const page = { session: root, total: all.length, from, rows: all.slice(from, fro
 const summary = (o) => ({
   session: null, title: null, project: "/Users/test_user/agent-sample", project_from: "cwd", harness: "claude-code", clock: "log", start: 1765309662930, end: 1765309730228,
   duration: 67298, turns: 4, subagents: 0, depth: 0, findings: { error: 0, warning: 0, info: 0 }, outcome: null, files: 1, bytes: 23449,
-  usage: { input: 74, output: 844, cache_read: 93553, cache_write: 5158, cost: 0.06 }, ...o,
+  usage: { input: 74, output: 844, cache_read: 93553, cache_write: 5158, cost: 0.06 }, key: o.path, ...o,
 });
 const SESSIONS = [summary({ path: A, session: root, title: "the run" }), summary({ path: B, session: root, title: "the run, changed", start: 1765309662931 })];
 
