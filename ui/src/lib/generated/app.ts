@@ -56,7 +56,7 @@ export type FoundLog = {
  */
 path: string, 
 /**
- * `copilot`, `dsh`, `claude-code`, `codex` or `opencode`.
+ * `copilot`, `dsh`, `claude-code`, `codex`, `gemini-cli` or `opencode`.
  */
 harness: "copilot" | "dsh" | "claude-code" | "codex" | "gemini-cli" | "opencode", 
 /**
