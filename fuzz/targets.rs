@@ -407,7 +407,8 @@ INSERT INTO session VALUES ('ses_2', 'p', 'ses_1', 's', '/w', 'grandchild', '1',
 /// raw (a corrupt database: a finding, never a panic). An even one: a database of OpenCode's
 /// tables whose rows' `data` documents are the input's pieces (cut at NUL bytes, alternately a
 /// message's and a part's, in three sessions), so the fuzzer drives the documents the rules join
-/// across rows. Beyond "no panic": every row is a record, and the header line one more.
+/// across rows. Beyond "no panic": every row is a record or a `malformed-line` at its line, and the
+/// header line one more.
 pub fn analyze_opencode(data: &[u8], path: &Path) {
     for suffix in ["", "-wal", "-shm", "-journal"] {
         let mut p = path.as_os_str().to_owned();
@@ -449,6 +450,14 @@ pub fn analyze_opencode(data: &[u8], path: &Path) {
     let _ = serde_json::to_string(&r).unwrap();
     assert_eq!(r.inputs.len(), 1);
     assert_eq!(r.inputs[0].format, "opencode", "a store of OpenCode's tables is OpenCode's");
-    assert_eq!(r.inputs[0].records, rows + 1, "every row is a record, and the header");
+    // Every row is accounted for: a record, or a `malformed-line` at its line (a `data` document
+    // the row shape cannot take, such as one naming a key twice), and the header line one more.
+    let malformed = r.diagnostics.iter().filter(|d| d.code == "malformed-line").count() as u64;
+    assert_eq!(r.inputs[0].bad_lines, malformed);
+    assert_eq!(
+        r.inputs[0].records + r.inputs[0].bad_lines,
+        rows + 1,
+        "every row is a record or a finding, and the header"
+    );
     assert_eq!(a.records().len() as u64, r.inputs[0].records);
 }
