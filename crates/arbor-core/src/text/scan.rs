@@ -245,8 +245,10 @@ impl<'a> Scanner<'a> {
             None => (false, text),
         };
         if digits.len() <= 15 && digits.bytes().all(|c| c.is_ascii_digit()) {
-            let n = digits.bytes().fold(0i64, |n, c| n * 10 + i64::from(c - b'0'));
-            return Ok(if neg { -n } else { n } as f64);
+            let n = digits.bytes().fold(0i64, |n, c| n * 10 + i64::from(c - b'0')) as f64;
+            // Negated as a float, so that `-0` is -0.0 as serde_json reads it (found by the
+            // parse_line fuzz target: an integer negated first gave 0.0).
+            return Ok(if neg { -n } else { n });
         }
         serde_json::from_str::<f64>(text).map_err(|_| Invalid)
     }
