@@ -42,6 +42,18 @@ impl LaunchPaths {
     }
 }
 
+/// Debug builds only: `arbor-app --slow-read=MBPS PATH` reads at most MBPS megabytes a second, as
+/// from a slow disk. The engine reads a few hundred megabytes a second, faster than a person or
+/// the end-to-end test can see the loading panel and press Cancel; this keeps a load going long
+/// enough for both (tests/e2e/webdriver.mjs). Release builds ignore the flag.
+#[cfg(debug_assertions)]
+fn read_pace() -> Option<f64> {
+    static PACE: std::sync::OnceLock<Option<f64>> = std::sync::OnceLock::new();
+    *PACE.get_or_init(|| {
+        std::env::args().find_map(|a| a.strip_prefix("--slow-read=").and_then(|v| v.parse::<f64>().ok())).filter(|&v| v > 0.0)
+    })
+}
+
 /// Forwards the engine's progress and deltas to the UI, and stops when the load is superseded.
 struct Forward<'a> {
     channel: &'a Channel<LoadEvent>,
@@ -54,6 +66,9 @@ struct Forward<'a> {
     last_change: Option<Instant>,
     /// Sessions streamed since the page was last told.
     untold: bool,
+    /// When the load began (for `--slow-read`).
+    #[cfg(debug_assertions)]
+    started: Instant,
 }
 
 impl Forward<'_> {
@@ -78,6 +93,14 @@ impl Forward<'_> {
 
 impl Observer for Forward<'_> {
     fn progress(&mut self, p: &Progress) -> bool {
+        #[cfg(debug_assertions)]
+        if let Some(mbps) = read_pace() {
+            // In short naps, so that a cancel is answered as soon as without the flag.
+            let due = self.started + Duration::from_secs_f64(p.bytes_read as f64 / (mbps * 1e6));
+            while self.still_wanted() && Instant::now() < due {
+                std::thread::sleep(due.saturating_duration_since(Instant::now()).min(Duration::from_millis(20)));
+            }
+        }
         // A progress bar needs a few updates a second, not one per chunk.
         if self.last_progress.is_none_or(|t| t.elapsed() >= Duration::from_millis(100)) {
             self.last_progress = Some(Instant::now());
@@ -134,6 +157,8 @@ async fn load_into(
                 last_progress: None,
                 last_change: None,
                 untold: false,
+                #[cfg(debug_assertions)]
+                started: Instant::now(),
             };
             let started = Instant::now();
             let to_follow = follow.unwrap_or_else(|| engine::written_within(&paths, crate::follow::RECENT));
@@ -308,6 +333,8 @@ mod tests {
             last_progress: None,
             last_change: None,
             untold: false,
+            #[cfg(debug_assertions)]
+            started: Instant::now(),
         }
     }
 
