@@ -16,7 +16,7 @@ function report(n) {
   const at = (line) => ({ file: "big.jsonl", line });
   return {
     report_version: 1,
-    inputs: [{ file: "big.jsonl", format: "dsh-rpc", records: n * 2, bad_lines: 0, bytes: 1_000_000 }],
+    inputs: [{ file: "/logs/big.jsonl", format: "dsh-rpc", records: n * 2, bad_lines: 0, bytes: 1_000_000 }],
     sessions: [
       { id: "root", parent: null, root: "root", depth: 0, label: "lead", runs: [], events: 2 },
       ...Array.from({ length: n }, (_, i) => ({ id: `kid-${i}`, parent: "root", root: "root", depth: 1, label: `child ${i}`, runs: [{ parent: "root", start: at(i + 2), end: at(i + 3), outcome: "ok", link: "tool-call" }], events: 2 })),
@@ -89,6 +89,10 @@ await browserTest("cancel browser test", async ({ ui, newPage }) => {
   await page.getByTestId("inputs").waitFor();
   await page.locator('.node[data-session="kid-5"]').waitFor();
   assert.equal(await line.count(), 0, "the cancelled line goes once the log is open");
+  // The inputs strip names the file opened once (its path), then its format and records.
+  const strip = (await page.getByTestId("inputs").textContent()).replace(/\s+/g, " ");
+  assert.equal(strip.split("/logs/big.jsonl").length - 1, 1, `the path said once: ${strip}`);
+  assert.match(strip, /big\.jsonl dsh-rpc 12 records/);
   const opens = await page.evaluate(() => window.__ipcCalls.filter(([c]) => c === "open_paths").map(([, a]) => a.paths));
   assert.deepEqual(opens, [["/logs/big.jsonl"], ["/logs/big.jsonl"]]);
   console.log("ok: after Cancel, what was read stays with a cancelled line; Reload reads it whole");

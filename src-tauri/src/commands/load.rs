@@ -50,7 +50,9 @@ impl LaunchPaths {
 fn read_pace() -> Option<f64> {
     static PACE: std::sync::OnceLock<Option<f64>> = std::sync::OnceLock::new();
     *PACE.get_or_init(|| {
-        std::env::args().find_map(|a| a.strip_prefix("--slow-read=").and_then(|v| v.parse::<f64>().ok())).filter(|&v| v > 0.0)
+        std::env::args()
+            .find_map(|a| a.strip_prefix("--slow-read=").and_then(|v| v.parse::<f64>().ok()))
+            .filter(|&v| v > 0.0)
     })
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { summarizeInputs } from "./inputs";
+import { inputName, summarizeInputs } from "./inputs";
 
 const input = (file: string, format: string, bad_lines = 0) => ({ file, format, records: 1, bad_lines, bytes: 10 });
 
@@ -19,5 +19,20 @@ describe("summarizeInputs", () => {
   });
   it("says one file", () => {
     expect(summarizeInputs([input("x.jsonl", "copilot-events")]).text).toBe("1 file: 1 copilot-events");
+  });
+});
+
+describe("inputName", () => {
+  it("names a file opened on its own once: by the source", () => {
+    expect(inputName("/w/e2e/large.jsonl", "/w/e2e/large.jsonl")).toBe("");
+  });
+  it("names a folder's files under it, either separator, a trailing one or not", () => {
+    expect(inputName("/home/u/logs/a/run.jsonl", "/home/u/logs")).toBe("a/run.jsonl");
+    expect(inputName("/home/u/logs/run.jsonl", "/home/u/logs/")).toBe("run.jsonl");
+    expect(inputName("C:\\logs\\run.jsonl", "C:\\logs")).toBe("run.jsonl");
+  });
+  it("keeps the whole path of a file elsewhere, and of a folder's namesake", () => {
+    expect(inputName("/home/u/logs2/run.jsonl", "/home/u/logs")).toBe("/home/u/logs2/run.jsonl");
+    expect(inputName("/b/run.jsonl", "/a/x.jsonl, /b/run.jsonl")).toBe("/b/run.jsonl");
   });
 });

@@ -35,3 +35,15 @@ export function summarizeInputs(inputs: readonly Input[]): InputsSummary {
 
 /** Inputs listed one by one in the strip itself; more are summed up (the list opens on request). */
 export const LISTED_INLINE = 3;
+
+/**
+ * How an input is named on the strip beside `source` (the path that was opened, shown first):
+ * nothing when it is that path (a single file opened), its path under `source` when `source` is
+ * its folder, else its whole path. The strip then says each path once.
+ */
+export function inputName(file: string, source: string): string {
+  if (file === source) return "";
+  const folder = source.replace(/(.)[\\/]+$/, "$1");
+  if (file.startsWith(`${folder}/`) || file.startsWith(`${folder}\\`)) return file.slice(folder.length + 1);
+  return file;
+}
