@@ -35,17 +35,60 @@ pub(super) struct Facts {
     /// How its history ends, when it says (a last reply without calls, an error notice).
     pub(super) outcome: Option<Outcome>,
     pub(super) calls: Vec<Call>,
+    /// Read again since (its file grew): these facts are stale, and go at the next `settle`.
+    gone: bool,
 }
 
 /// Every Gemini CLI session read, and what settling told already.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Files {
-    pub(super) list: Vec<Facts>,
+    /// Each session's facts in the order its file was (last) read.
+    list: Vec<Facts>,
+    /// Where each session's live facts are in `list`, and how many there are stale.
+    at: HashMap<Sym, usize>,
+    stale: usize,
     linked: HashMap<Sym, (Option<Sym>, Link, usize)>,
     told: HashSet<(u32, Sym, Loc, String)>,
 }
 
+impl Facts {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn new(
+        session: Sym,
+        subagent: bool,
+        folder: Option<String>,
+        first: Option<Loc>,
+        last: Option<Loc>,
+        start: Option<f64>,
+        end: Option<f64>,
+        outcome: Option<Outcome>,
+        calls: Vec<Call>,
+    ) -> Facts {
+        Facts { session, subagent, folder, first, last, start, end, outcome, calls, gone: false }
+    }
+}
+
 impl Files {
+    /// A session's facts, in place of what it said before: they go last, as a session read again
+    /// is. In constant time (a tree of 200,000 session files read in quadratic time before: 134 s
+    /// for 1 GiB).
+    pub(super) fn put(&mut self, facts: Facts) {
+        if let Some(i) = self.at.insert(facts.session, self.list.len()) {
+            self.list[i].gone = true;
+            self.stale += 1;
+        }
+        self.list.push(facts);
+    }
+
+    /// Drops the stale facts (keeping the order of the others).
+    fn compact(&mut self) {
+        if self.stale > 0 {
+            self.list.retain(|f| !f.gone);
+            self.at = self.list.iter().enumerate().map(|(i, f)| (f.session, i)).collect();
+            self.stale = 0;
+        }
+    }
+
     fn tell(&mut self, cx: &mut Ctx, code: Code, at: Loc, session: Sym, msg: String) {
         if self.told.insert((code as u32, session, at, msg.clone())) {
             cx.findings.add(code, at, Some(session), msg);
@@ -64,6 +107,9 @@ fn outcome_of(status: Option<&str>) -> Outcome {
 
 pub(super) fn settle(cx: &mut Ctx) {
     let mut st = std::mem::take(cx.ext::<Files>());
+    st.compact();
+    // What is received already (a settle again after more was read): each call once.
+    let mut received: HashSet<(Sym, Option<Box<str>>)> = cx.received.iter().map(|r| (r.session, r.key.clone())).collect();
     let by_name: HashMap<String, usize> =
         st.list.iter().enumerate().map(|(i, f)| (cx.ids.name(f.session).to_owned(), i)).collect();
     // agentId → (the session whose call ran it, the call).
@@ -134,7 +180,7 @@ pub(super) fn settle(cx: &mut Ctx) {
                 cx.spawns.insert((p, std::sync::Arc::from(&*c.id)), f.session);
                 if let Some(text) = cx.text_ref(c.record) {
                     let rec = ReceivedRec { session: f.session, run: run as u32, at: text, key: Some(c.id.clone()) };
-                    if !cx.received.iter().any(|r| r.session == rec.session && r.key == rec.key) {
+                    if received.insert((rec.session, rec.key.clone())) {
                         cx.received.push(rec);
                     }
                 }

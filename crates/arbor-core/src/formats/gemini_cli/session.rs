@@ -341,19 +341,17 @@ impl SessionFile {
             Some(m) if m.role == Role::Reply && m.calls.is_empty() => Some(crate::report::Outcome::Ok),
             _ => None,
         };
-        let facts = Facts {
-            session: s,
-            subagent: self.subagent,
-            folder: self.folder.clone(),
-            first: self.first.map(|f| f.0),
-            last: self.last.map(|l| l.0),
-            start: self.first.and_then(|f| f.1),
-            end: self.last.and_then(|l| l.1),
+        let facts = Facts::new(
+            s,
+            self.subagent,
+            self.folder.clone(),
+            self.first.map(|f| f.0),
+            self.last.map(|l| l.0),
+            self.first.and_then(|f| f.1),
+            self.last.and_then(|l| l.1),
             outcome,
-            calls: self.messages.iter().flat_map(|m| m.calls.iter().cloned()).chain(self.gone_calls.iter().cloned()).collect(),
-        };
-        let files = cx.ext::<Files>();
-        files.list.retain(|f| f.session != s);
-        files.list.push(facts);
+            self.messages.iter().flat_map(|m| m.calls.iter().cloned()).chain(self.gone_calls.iter().cloned()).collect(),
+        );
+        cx.ext::<Files>().put(facts);
     }
 }
