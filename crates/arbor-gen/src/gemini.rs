@@ -146,7 +146,7 @@ impl Gemini {
     /// of which run sub-agents (written whole where they run), then a reply.
     /// `depth`: the session's depth as written; `shown`: as the engine finds it (a child whose
     /// call records no `agentId` is linked by its folder, to the root).
-    fn turn(&mut self, f: &mut File, root: &str, depth: u32, shown: u32) -> io::Result<()> {
+    fn turn(&mut self, f: &mut File, root: &str, depth: u32, shown: u32) -> io::Result<String> {
         let u = self.id();
         let t = self.tick();
         let text = self.words(3, 12);
@@ -219,6 +219,14 @@ impl Gemini {
                         if named {
                             c["agentId"] = json!(child);
                         }
+                        // The parent receives the child's reply inside the producer's lines, or,
+                        // at the fault rate, only its first words (a call named and written).
+                        let reply = if written && named && self.rng.chance(self.opts.fault_rate) {
+                            *self.out.stats.findings.entry("subagent-reply-differs").or_insert(0) += 1;
+                            reply.split(' ').take(2).collect::<Vec<_>>().join(" ")
+                        } else {
+                            reply
+                        };
                         format!(
                             "Subagent 'codebase_investigator' finished.\nTermination Reason: GOAL\nResult:\n{reply}"
                         )
@@ -253,17 +261,17 @@ impl Gemini {
         self.out.input += input;
         self.out.output += output;
         self.write(f, &json!({"$set": {"lastUpdated": t}}))?;
-        Ok(())
+        Ok(reply)
     }
 
-    /// A sub-agent's session, written whole; its reply.
+    /// A sub-agent's session, written whole; its reply (its turn's last message).
     fn child(&mut self, root: &str, id: &str, depth: u32, shown: u32) -> io::Result<String> {
         let path = self.chats.join(root).join(format!("{id}.jsonl"));
         let mut f = self.open(&path, id, "subagent")?;
         self.out.stats.runs += 1;
         self.out.stats.max_depth = self.out.stats.max_depth.max(shown);
-        self.turn(&mut f, root, depth, shown)?;
+        let reply = self.turn(&mut f, root, depth, shown)?;
         f.w.flush()?;
-        Ok(self.words(3, 9))
+        Ok(reply)
     }
 }

@@ -10,8 +10,10 @@
 //! that makes a child session (`parentID` the caller, the call's `state.metadata.sessionId` the
 //! child), down to `depth` levels and `fanout` tasks a message; a child is sometimes resumed by a
 //! second call (one session, two runs). A child is written whole where its call runs, so rows stay
-//! in time order. Faults, at the fault rate: a task call whose child is not written, a child whose
-//! parent is not written, a part whose message is not written.
+//! in time order; a call's output is its child's last reply in the producer's wrapper. Faults, at
+//! the fault rate: a task call whose child is not written, a child whose parent is not written, a
+//! part whose message is not written, a call whose output holds only the first words of its
+//! child's reply.
 
 use crate::{GenOptions, GenStats, Rng};
 use serde_json::{json, Value};
@@ -285,7 +287,7 @@ impl Gen {
     }
 
     /// One turn of session `s` at `depth`: its user message and the replies to it.
-    fn turn(&mut self, s: &str, prompt: &str, depth: u32, agent: &str) {
+    fn turn(&mut self, s: &str, prompt: &str, depth: u32, agent: &str) -> String {
         self.out.stats.turns += 1;
         let model = MODELS[self.rng.below(MODELS.len() as u64) as usize];
         self.tick(500, 5_000);
@@ -302,13 +304,15 @@ impl Gen {
         let pid = self.id("prt");
         self.push("part", pid, s, &user, json!({"type": "text", "text": prompt}));
         let replies = self.rng.range(1, 3);
+        let mut said = String::new();
         for k in 0..replies {
-            self.reply(s, &user, depth, agent, model, k + 1 == replies);
+            said = self.reply(s, &user, depth, agent, model, k + 1 == replies);
         }
+        said
     }
 
-    /// One assistant message of one to three model calls.
-    fn reply(&mut self, s: &str, user: &str, depth: u32, agent: &str, model: &str, last: bool) {
+    /// One assistant message of one to three model calls; its last text part's text.
+    fn reply(&mut self, s: &str, user: &str, depth: u32, agent: &str, model: &str, last: bool) -> String {
         self.tick(100, 1_000);
         let mid = self.id("msg");
         let created = self.clock;
@@ -317,6 +321,7 @@ impl Gen {
         let mut message_cost = 0.0;
         let mut summed = 0u64;
         let mut message_rows = Vec::new();
+        let mut said = String::new();
         for step in 0..steps {
             let id = self.id("prt");
             message_rows.push(("part", id, json!({"type": "step-start", "snapshot": "4b825dc6"})));
@@ -339,6 +344,7 @@ impl Gen {
             let id = self.id("prt");
             let (a, b) = (self.clock, self.tick(10, 300));
             message_rows.push(("part", id, json!({"type": "text", "text": text, "time": {"start": a, "end": b}})));
+            said = text;
             let (input, output, reasoning) =
                 (self.rng.range(200, 20_000), self.rng.range(10, 2_000), self.rng.range(0, 500));
             let (read, write) = (self.rng.range(0, 50_000), self.rng.range(0, 2_000));
@@ -388,6 +394,7 @@ impl Gen {
             self.push("part", id, s, &gone, json!({"type": "text", "text": "lost"}));
             self.orphans += 1;
         }
+        said
     }
 
     fn write_rows(&mut self, rows: &mut Vec<(&'static str, String, Value)>, s: &str, mid: &str) {
@@ -452,7 +459,7 @@ impl Gen {
             }
         };
         // The call's row is stored when the call starts (its state is updated in place as it
-        // runs): before the child's rows.
+        // runs): before the child's rows. Its output is made when the child has replied.
         let reply = self.words(3, 12);
         let output = format!(
             "task_id: {child} (for resuming to continue this task if needed)\n\n<task_result>\n{reply}\n</task_result>"
@@ -481,7 +488,19 @@ impl Gen {
                 // names a session that is not written.
                 self.out.stats.expect("subagent-links-disagree");
             }
-            self.turn(&child, &prompt, depth + 1, &agent);
+            let said = self.turn(&child, &prompt, depth + 1, &agent);
+            // The call's output is the child's reply inside the producer's wrapper, or, at the
+            // fault rate, only its first words.
+            let said = if self.rng.chance(self.opts.fault_rate) {
+                self.out.stats.expect("subagent-reply-differs");
+                said.split(' ').take(2).collect::<Vec<_>>().join(" ")
+            } else {
+                said
+            };
+            self.rows[row].doc["state"]["output"] = format!(
+                "task_id: {child} (for resuming to continue this task if needed)\n\n<task_result>\n{said}\n</task_result>"
+            )
+            .into();
         }
         let end = self.tick(10, 200);
         self.rows[row].doc["state"]["time"]["end"] = end.into();

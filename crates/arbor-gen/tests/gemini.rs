@@ -14,7 +14,7 @@ fn run(seed: u64, fault_rate: f64) -> (GeminiTree, Report, tempfile::TempDir) {
     (tree, report, dir)
 }
 
-fn check(seed: u64, fault_rate: f64) {
+fn check(seed: u64, fault_rate: f64) -> BTreeMap<String, u64> {
     let (tree, r, _dir) = run(seed, fault_rate);
     let s = &tree.stats;
     let what = format!("gemini-cli seed {seed} faults {fault_rate}");
@@ -43,6 +43,7 @@ fn check(seed: u64, fault_rate: f64) {
     assert_eq!(codes, want, "{what}: findings");
     let received = r.sessions.iter().flat_map(|x| &x.runs).filter(|run| run.received.is_some()).count();
     assert!(received > 0, "{what}: received replies");
+    want
 }
 
 #[test]
@@ -54,8 +55,12 @@ fn clean_trees_read_as_written() {
 
 #[test]
 fn faulty_trees_give_exactly_the_findings_written() {
+    let mut seen = BTreeMap::new();
     for seed in 1..=3 {
-        check(seed, 0.05);
+        seen.extend(check(seed, 0.05));
+    }
+    for code in ["subagent-transcript-missing", "malformed-line", "subagent-reply-differs"] {
+        assert!(seen.contains_key(code), "{code} never injected: {seen:?}");
     }
 }
 

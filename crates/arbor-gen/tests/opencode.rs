@@ -19,7 +19,7 @@ fn run(store: Store, seed: u64, fault_rate: f64) -> (OpenCodeStore, Report, temp
     (written, report, dir)
 }
 
-fn check(store: Store, seed: u64, fault_rate: f64) {
+fn check(store: Store, seed: u64, fault_rate: f64) -> BTreeMap<String, u64> {
     let (written, r, _dir) = run(store, seed, fault_rate);
     let s = &written.stats;
     let what = format!("opencode {store:?} seed {seed} faults {fault_rate}");
@@ -46,6 +46,7 @@ fn check(store: Store, seed: u64, fault_rate: f64) {
     }
     let want: BTreeMap<String, u64> = s.findings.iter().map(|(k, v)| (k.to_string(), *v)).collect();
     assert_eq!(codes, want, "{what}: findings");
+    want
 }
 
 #[test]
@@ -58,9 +59,13 @@ fn clean_stores_read_as_written() {
 
 #[test]
 fn faulty_stores_give_exactly_the_findings_written() {
+    let mut seen = BTreeMap::new();
     for seed in 1..=3 {
-        check(Store::Database, seed, 0.05);
-        check(Store::Tree, seed, 0.05);
+        seen.extend(check(Store::Database, seed, 0.05));
+        seen.extend(check(Store::Tree, seed, 0.05));
+    }
+    for code in ["subagent-transcript-missing", "subagent-links-disagree", "subagent-reply-differs"] {
+        assert!(seen.contains_key(code), "{code} never injected: {seen:?}");
     }
 }
 

@@ -442,12 +442,13 @@ fn texts(code: Code) -> Texts {
         ),
         SubagentReplyDiffers => (
             "What the parent received differs from the sub-agent's last reply",
-            "The parent acted on what it received (the spawn call's result, or the `FINAL_ANSWER` message), not \
-             on the sub-agent's last message; here the two differ.",
+            "The parent acted on what it received (the spawn call's result, the `FINAL_ANSWER` message, Gemini \
+             CLI's call result, OpenCode's `task` output), not on the sub-agent's last message; here the two \
+             differ by more than whitespace and the lines the harness wraps the reply in.",
             "It shows the sub-agent's last message as what the sub-agent returned to its parent.",
             "Nothing in the log: read both. The Replies view shows the sub-agent's reply beside what its parent \
              received.",
-            "2.4, 2.5",
+            "2.4, 2.5, 2.6, 2.7",
         ),
         MessageRewritten => (
             "Lines that rewrite a message written before under the same id (once per file, with the count)",

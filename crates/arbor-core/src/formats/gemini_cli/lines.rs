@@ -1,9 +1,11 @@
 //! The Gemini CLI line shape: one lenient serde struct for every kind of line a session file
 //! holds (the metadata line, a message, `{"$set": …}`, `{"$rewindTo": …}`, and the older
-//! whole-file document), borrowed from the line. Message texts are not read here; a message's
-//! `content` is only classified (`ContentInfo`), on the worker threads.
+//! whole-file document), borrowed from the line. Message texts are not kept here; a message's
+//! `content` is only classified and its text hashed (`ContentInfo`), on the worker threads, and
+//! a call's `result` and `args` are kept raw, for the few calls that ran a sub-agent or ended one.
 
 use crate::report::Usage;
+use crate::text::loose::Loose;
 use crate::wire::{List, Num, Obj, Raw, Str};
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -204,15 +206,24 @@ pub struct Call<'a> {
     pub agent_id: Str<'a>,
     #[serde(borrow, rename = "displayName")]
     pub display_name: Str<'a>,
+    /// What the call returned (`functionResponse` parts), kept raw: read only for a call that
+    /// ran a sub-agent.
+    #[serde(borrow)]
+    pub result: Option<Raw<'a>>,
+    /// The call's arguments, kept raw: read only for a sub-agent's `complete_task`.
+    #[serde(borrow)]
+    pub args: Option<Raw<'a>>,
 }
 
-/// What a message's `content` (a string, a part, or a list of parts) holds, in counts.
+/// What a message's `content` (a string, a part, or a list of parts) holds, in counts, and the
+/// loose hash of its text parts (a sub-agent's reply, as `subagent-reply-differs` compares it).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct ContentInfo {
     pub parts: u32,
     pub function_responses: u32,
     /// Some text that is not blank.
     pub text: bool,
+    pub text_hash: Loose,
 }
 
 impl ContentInfo {
@@ -231,7 +242,9 @@ impl<'de> Deserialize<'de> for ContentInfo {
                 f.write_str("a message's content")
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<ContentInfo, E> {
-                Ok(ContentInfo { parts: 1, function_responses: 0, text: !s.trim().is_empty() })
+                let mut text_hash = Loose::default();
+                text_hash.feed(s);
+                Ok(ContentInfo { parts: 1, function_responses: 0, text: !s.trim().is_empty(), text_hash })
             }
             fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<ContentInfo, A::Error> {
                 let mut c = ContentInfo::default();
@@ -240,13 +253,7 @@ impl<'de> Deserialize<'de> for ContentInfo {
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<ContentInfo, A::Error> {
                 let mut c = ContentInfo::default();
-                while let Some(p) = a.next_element::<PartInfo>()? {
-                    if p.0 {
-                        c.parts += 1;
-                        c.function_responses += u32::from(p.1);
-                        c.text |= p.2;
-                    }
-                }
+                while a.next_element_seed(PartSeed(&mut c))?.is_some() {}
                 Ok(c)
             }
             fn visit_i64<E: de::Error>(self, _: i64) -> Result<ContentInfo, E> {
@@ -269,46 +276,48 @@ impl<'de> Deserialize<'de> for ContentInfo {
     }
 }
 
-/// One part: (it is an object, it is a `functionResponse`, it has text).
-struct PartInfo(bool, bool, bool);
+/// One part of a list, counted into the content it is part of (an object, or a string).
+struct PartSeed<'c>(&'c mut ContentInfo);
 
-impl<'de> Deserialize<'de> for PartInfo {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = PartInfo;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a part")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<PartInfo, A::Error> {
-                let mut c = ContentInfo::default();
-                part(a, &mut c)?;
-                Ok(PartInfo(true, c.function_responses > 0, c.text))
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<PartInfo, E> {
-                Ok(PartInfo(true, false, !s.trim().is_empty()))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<PartInfo, A::Error> {
-                while a.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(PartInfo(false, false, false))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<PartInfo, E> {
-                Ok(PartInfo(false, false, false))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<PartInfo, E> {
-                Ok(PartInfo(false, false, false))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<PartInfo, E> {
-                Ok(PartInfo(false, false, false))
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<PartInfo, E> {
-                Ok(PartInfo(false, false, false))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<PartInfo, E> {
-                Ok(PartInfo(false, false, false))
-            }
-        }
-        d.deserialize_any(V)
+impl<'de> de::DeserializeSeed<'de> for PartSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for PartSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a part")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<(), A::Error> {
+        part(a, self.0)
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
+        self.0.parts += 1;
+        self.0.text |= !s.trim().is_empty();
+        self.0.text_hash.feed(s);
+        Ok(())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
+        while a.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(())
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
     }
 }
 
@@ -320,6 +329,9 @@ fn part<'de, A: MapAccess<'de>>(mut a: A, c: &mut ContentInfo) -> Result<(), A::
             "text" => {
                 let t = a.next_value::<Str>()?;
                 c.text |= t.as_str().is_some_and(|t| !t.trim().is_empty());
+                if let Some(t) = t.as_str() {
+                    c.text_hash.feed(t);
+                }
             }
             "functionResponse" => {
                 a.next_value::<IgnoredAny>()?;

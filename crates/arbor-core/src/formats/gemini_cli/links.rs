@@ -2,7 +2,8 @@
 //! session id is the `agentId` its parent's tool call records (`tool-call`, the direct parent);
 //! else the folder it lies in (`chats/<root session id>/`) names the root (`folder`); else
 //! nothing does (`inferred`: files of 2026-02/03 lie flat): it hangs under the main session of
-//! its folder that was running when it started, or stands alone.
+//! its folder that was running when it started, or stands alone. A child linked by its call
+//! whose last reply differs from what that call received is `subagent-reply-differs` (`reply`).
 
 use crate::ctx::{Ctx, ReceivedRec};
 use crate::finding::{Code, Loc};
@@ -18,6 +19,8 @@ pub(super) struct Call {
     pub(super) status: Option<Box<str>>,
     /// The sub-agent it ran.
     pub(super) agent: Option<Box<str>>,
+    /// What it received from that sub-agent, the producer's lines aside, as a loose hash.
+    pub(super) received: Option<u64>,
     pub(super) at: Loc,
     pub(super) record: u32,
 }
@@ -26,6 +29,8 @@ pub(super) struct Call {
 #[derive(Debug, Clone)]
 pub(super) struct Facts {
     pub(super) session: Sym,
+    /// Its last reply, as a loose hash (`reply`).
+    pub(super) reply: Option<u64>,
     pub(super) subagent: bool,
     pub(super) folder: Option<String>,
     pub(super) first: Option<Loc>,
@@ -36,7 +41,7 @@ pub(super) struct Facts {
     pub(super) outcome: Option<Outcome>,
     pub(super) calls: Vec<Call>,
     /// Read again since (its file grew): these facts are stale, and go at the next `settle`.
-    gone: bool,
+    pub(super) gone: bool,
 }
 
 /// Every Gemini CLI session read, and what settling told already.
@@ -49,23 +54,6 @@ pub(super) struct Files {
     stale: usize,
     linked: HashMap<Sym, (Option<Sym>, Link, usize)>,
     told: HashSet<(u32, Sym, Loc, String)>,
-}
-
-impl Facts {
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn new(
-        session: Sym,
-        subagent: bool,
-        folder: Option<String>,
-        first: Option<Loc>,
-        last: Option<Loc>,
-        start: Option<f64>,
-        end: Option<f64>,
-        outcome: Option<Outcome>,
-        calls: Vec<Call>,
-    ) -> Facts {
-        Facts { session, subagent, folder, first, last, start, end, outcome, calls, gone: false }
-    }
 }
 
 impl Files {
@@ -182,6 +170,16 @@ pub(super) fn settle(cx: &mut Ctx) {
                     let rec = ReceivedRec { session: f.session, run: run as u32, at: text, key: Some(c.id.clone()) };
                     if received.insert((rec.session, rec.key.clone())) {
                         cx.received.push(rec);
+                    }
+                }
+                if let (Some(got), Some(said)) = (c.received, f.reply) {
+                    if got != said {
+                        let msg = format!(
+                            "what `{}` received from sub-agent `{child}` (call `{}`) differs from the sub-agent's last reply (whitespace and the lines the harness puts before it aside)",
+                            cx.ids.name(p),
+                            c.id
+                        );
+                        st.tell(cx, Code::SubagentReplyDiffers, c.at, f.session, msg);
                     }
                 }
                 if let Some(r) = folder_root.filter(|&r| Some(r) != parent) {

@@ -24,6 +24,7 @@
 mod lines;
 mod links;
 mod plan;
+mod reply;
 mod session;
 mod transcript;
 

@@ -13,6 +13,7 @@ use crate::turns::{TurnId, TurnRec};
 
 use super::lines::*;
 use super::links::{Call, Facts, Files};
+use super::reply;
 
 /// What a message is, for turns and the transcript.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +59,11 @@ pub(super) struct Msg {
     tokens: Option<Usage>,
     model: Option<Box<str>>,
     calls: Vec<Call>,
+    /// A `complete_task` call is among its calls: the sub-agent ends with what it submitted.
+    ends: bool,
+    /// What it replies, as a loose hash (`reply`): what its `complete_task` submitted, else its
+    /// text.
+    said: Option<u64>,
 }
 
 /// The state of one session file.
@@ -197,6 +203,11 @@ impl SessionFile {
         self.mark(at, time);
         let record = cx.last_record();
         let id: Box<str> = line.id.as_str().unwrap_or_default().into();
+        let done = line.tool_calls.0.iter().find(|c| c.name.as_str() == Some(reply::COMPLETE_TASK));
+        let said = match done {
+            Some(c) => c.args.as_ref().and_then(|a| reply::submitted_hash(a.0)),
+            None => (role == Role::Reply && line.content.text).then(|| line.content.text_hash.finish()),
+        };
         let msg = Msg {
             id: id.clone(),
             record,
@@ -215,10 +226,13 @@ impl SessionFile {
                     label: c.display_name.non_empty().or(c.name.non_empty()).map(Box::from),
                     status: c.status.non_empty().map(Box::from),
                     agent: c.agent_id.non_empty().map(Box::from),
+                    received: c.agent_id.non_empty().and(c.result.as_ref()).and_then(|r| reply::received_hash(r.0)),
                     at,
                     record,
                 })
                 .collect(),
+            ends: role == Role::Reply && done.is_some(),
+            said,
         };
         match self.index.get(&id) {
             Some(&i) => {
@@ -341,17 +355,27 @@ impl SessionFile {
             Some(m) if m.role == Role::Reply && m.calls.is_empty() => Some(crate::report::Outcome::Ok),
             _ => None,
         };
-        let facts = Facts::new(
-            s,
-            self.subagent,
-            self.folder.clone(),
-            self.first.map(|f| f.0),
-            self.last.map(|l| l.0),
-            self.first.and_then(|f| f.1),
-            self.last.and_then(|l| l.1),
+        // Its reply to a parent: its last `gemini` message that ends the run or has text.
+        let reply = self
+            .messages
+            .iter()
+            .rev()
+            .filter(|m| m.role == Role::Reply)
+            .find(|m| m.ends || m.said.is_some())
+            .and_then(|m| m.said);
+        let facts = Facts {
+            session: s,
+            reply,
+            subagent: self.subagent,
+            folder: self.folder.clone(),
+            first: self.first.map(|f| f.0),
+            last: self.last.map(|l| l.0),
+            start: self.first.and_then(|f| f.1),
+            end: self.last.and_then(|l| l.1),
             outcome,
-            self.messages.iter().flat_map(|m| m.calls.iter().cloned()).chain(self.gone_calls.iter().cloned()).collect(),
-        );
+            calls: self.messages.iter().flat_map(|m| m.calls.iter().cloned()).chain(self.gone_calls.iter().cloned()).collect(),
+            gone: false,
+        };
         cx.ext::<Files>().put(facts);
     }
 }

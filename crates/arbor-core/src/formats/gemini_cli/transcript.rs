@@ -30,9 +30,24 @@ fn parts(content: &Value) -> Vec<&Value> {
 /// What a tool's `result` (a `PartListUnion` of `functionResponse` parts) says: the response's
 /// `output`, else its `error`, else the response as JSON; `resultDisplay` when there is none.
 fn result_text(call: &Value) -> (String, bool) {
+    let (mut out, json) = call.get("result").map(response_texts).unwrap_or_default();
+    if out.is_empty() {
+        if let Some(t) = call.get("resultDisplay").and_then(Value::as_str) {
+            out.push(t.to_owned());
+        }
+    }
+    (out.join("\n\n"), json && out.len() == 1)
+}
+
+/// The texts of a `result`'s parts (each response's `output`, else its `error`, else the response
+/// as JSON), and whether one was JSON.
+pub(super) fn response_texts(result: &Value) -> (Vec<String>, bool) {
     let mut out = Vec::new();
     let mut json = false;
-    for p in call.get("result").map(parts).unwrap_or_default() {
+    if let Some(t) = result.as_str() {
+        out.push(t.to_owned());
+    }
+    for p in parts(result) {
         if let Some(r) = p.get("functionResponse").and_then(|f| f.get("response")) {
             match r.get("output").or(r.get("error")).and_then(Value::as_str) {
                 Some(t) => out.push(t.to_owned()),
@@ -45,12 +60,7 @@ fn result_text(call: &Value) -> (String, bool) {
             out.push(t.to_owned());
         }
     }
-    if out.is_empty() {
-        if let Some(t) = call.get("resultDisplay").and_then(Value::as_str) {
-            out.push(t.to_owned());
-        }
-    }
-    (out.join("\n\n"), json && out.len() == 1)
+    (out, json)
 }
 
 /// The parts of one message line.

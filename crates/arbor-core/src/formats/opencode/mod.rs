@@ -20,7 +20,10 @@
 //! steps), its last text part its text. Tokens count per call from each step-finish part (input
 //! without the cache, output with the reasoning), with its recorded cost where it is more than 0;
 //! a message's own `tokens` (its last call's only) count only when it has no step-finish part.
+//! A completed task call whose output (the wrapper the producer puts around it aside, `reply`)
+//! differs from the child's reply when that call ended is `subagent-reply-differs`.
 
+mod reply;
 mod row;
 mod store;
 

@@ -15,7 +15,9 @@ use crate::intern::{HashMap, HashSet, Sym};
 use crate::report::{Link, Outcome, Usage};
 use crate::turns::{StepSpan, TurnId, TurnRec};
 
+use super::reply;
 use super::row::{Row, RowShape, What};
+use crate::text::loose;
 
 /// The columns each table must have for its rows to be read (the store's schema since its first
 /// migration, `20260127222353`); a store without them is of a schema this reader does not know.
@@ -108,8 +110,12 @@ struct PartFacts {
     /// starts with.
     child: Option<Box<str>>,
     agent: Option<Box<str>>,
-    /// When the call ended (`state.time.end`), for the run's end.
+    /// When the call ended (`state.time.end`): the child's reply then is what it returned.
+    end: Option<f64>,
     tokens: Option<Usage>,
+    /// A text part's text, or what a completed `task` call received (its output, the
+    /// producer's lines aside), as a loose hash (`reply`).
+    said: Option<u64>,
 }
 
 fn boxed(s: Option<&str>) -> Option<Box<str>> {
@@ -245,9 +251,17 @@ impl Machine for Reader {
                     status: boxed(state.and_then(|s| s.status.as_str())),
                     child: boxed(child),
                     agent: boxed(state.and_then(|s| s.input.0.as_ref()).and_then(|i| i.subagent_type.as_str())),
+                    end: state.and_then(|s| s.time.0.as_ref()).and_then(|t| t.end.get()),
                     tokens: (kind == PartKind::StepFinish).then(|| {
                         doc.tokens.0.as_ref().map(|t| usage_of(t, doc.cost)).unwrap_or_default()
                     }),
+                    said: match kind {
+                        PartKind::Text => doc.text.as_str().map(loose::hash),
+                        PartKind::Tool if tool == Some("task") && state.is_some_and(|s| s.status.as_str() == Some("completed")) => {
+                            state.and_then(|s| s.output.as_str()).and_then(reply::unwrapped).map(loose::hash)
+                        }
+                        _ => None,
+                    },
                 };
                 cx.ext::<Rows>().parts.push(p);
             }
@@ -405,6 +419,8 @@ pub(super) fn settle(cx: &mut Ctx) {
     let mut first_message_agent: HashMap<Sym, Box<str>> = HashMap::default();
     let mut partial_tokens: HashMap<Sym, (u64, u64, Loc)> = HashMap::default();
     let mut reply_rec: HashMap<Sym, u32> = HashMap::default();
+    // Per session, each assistant message's reply in order: (its creation time, its hash).
+    let mut said: HashMap<Sym, Vec<(f64, Option<u64>)>> = HashMap::default();
     for sid in &session_ids {
         let list = &by_session[sid];
         let Some(first) = list.first() else { continue };
@@ -457,6 +473,7 @@ pub(super) fn settle(cx: &mut Ctx) {
             let mut calls = 0u32;
             let mut summed = Usage::default();
             let mut reply = None;
+            let mut reply_said = None;
             for &p in plist {
                 let part = &parts[p];
                 let kind = match part.kind {
@@ -474,6 +491,7 @@ pub(super) fn settle(cx: &mut Ctx) {
                 cx.set_kind(part.rec, kind);
                 if part.kind == PartKind::Text && !part.synthetic && part.has_text {
                     reply = Some(part.rec);
+                    reply_said = part.said;
                 }
                 match (part.kind, turn.as_mut()) {
                     (PartKind::StepStart, Some(o)) => {
@@ -523,6 +541,7 @@ pub(super) fn settle(cx: &mut Ctx) {
                     cx.turns.list[o.ix].set_reply(r);
                 }
                 reply_rec.insert(s, r);
+                said.entry(s).or_default().push((m.created, reply_said));
             }
             if let Some(o) = turn.as_mut() {
                 o.last = o.last.max(last);
@@ -659,6 +678,26 @@ pub(super) fn settle(cx: &mut Ctx) {
             let node = cx.graph.session(s);
             node.runs[run].end = end_at.or(Some(call.at));
             node.runs[run].outcome = if next.is_none() && call_outcome == Outcome::Open { outcome } else { call_outcome };
+            // What the call received, against the child's reply when the run ended: its last
+            // reply made before the call ended (a resumed task's earlier call, too), or, with no
+            // end recorded, its last one for the last call.
+            let replies = said.get(&s).map_or(&[][..], Vec::as_slice);
+            let then = match call.end {
+                Some(end) => replies.iter().rev().find(|(made, _)| *made <= end),
+                None if next.is_none() => replies.last(),
+                None => None,
+            };
+            if let (Some(got), Some(&(_, Some(reply)))) = (call.said, then) {
+                if got != reply {
+                    let caller_name = cx.ids.name(caller).to_owned();
+                    cx.findings.add(
+                        Code::SubagentReplyDiffers,
+                        call.at,
+                        Some(s),
+                        format!("what `{caller_name}` received from sub-agent `{name}` (task call `{}`) differs from the sub-agent's reply when that run ended (whitespace and the task wrapper the harness adds aside)", call.call.as_deref().unwrap_or("")),
+                    );
+                }
+            }
             cx.received.push(ReceivedRec {
                 session: s,
                 run: run as u32,
