@@ -39,6 +39,7 @@ pub(super) struct Facts {
     pub(super) end: Option<f64>,
     /// How its history ends, when it says (a last reply without calls, an error notice).
     pub(super) outcome: Option<Outcome>,
+    /// Its tool calls that ran a sub-agent (`agent`).
     pub(super) calls: Vec<Call>,
     /// Read again since (its file grew): these facts are stale, and go at the next `settle`.
     pub(super) gone: bool,
@@ -53,7 +54,9 @@ pub(super) struct Files {
     at: HashMap<Sym, usize>,
     stale: usize,
     linked: HashMap<Sym, (Option<Sym>, Link, usize)>,
-    told: HashSet<(u32, Sym, Loc, String)>,
+    /// Findings told already, by code, session, place and a hash of the message (a settle again
+    /// after more was read tells each once; the message itself is in the findings, not again here).
+    told: HashSet<(u32, Sym, Loc, u64)>,
 }
 
 impl Files {
@@ -78,7 +81,13 @@ impl Files {
     }
 
     fn tell(&mut self, cx: &mut Ctx, code: Code, at: Loc, session: Sym, msg: String) {
-        if self.told.insert((code as u32, session, at, msg.clone())) {
+        let said = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            msg.hash(&mut h);
+            h.finish()
+        };
+        if self.told.insert((code as u32, session, at, said)) {
             cx.findings.add(code, at, Some(session), msg);
         }
     }

@@ -373,7 +373,15 @@ impl SessionFile {
             start: self.first.and_then(|f| f.1),
             end: self.last.and_then(|l| l.1),
             outcome,
-            calls: self.messages.iter().flat_map(|m| m.calls.iter().cloned()).chain(self.gone_calls.iter().cloned()).collect(),
+            // Only the calls that ran a sub-agent link anything (most calls run none).
+            calls: self
+                .messages
+                .iter()
+                .flat_map(|m| m.calls.iter())
+                .chain(self.gone_calls.iter())
+                .filter(|c| c.agent.is_some())
+                .cloned()
+                .collect(),
             gone: false,
         };
         cx.ext::<Files>().put(facts);
