@@ -235,18 +235,22 @@ fn unchanged(s: &Stamp) -> bool {
     (now.1, now.2, now.3) == (s.1, s.2, s.3)
 }
 
-/// `f` of each of `items`, in their order, `jobs` threads at once (each a run of them).
+/// `f` of each of `items`, in their order, `jobs` threads at once, each taking every `jobs`-th
+/// (runs of them were uneven: a place's entries come together, and Claude Code's have tens of
+/// files each).
 fn par_map<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let jobs = jobs.max(1).min(items.len() / 64 + 1);
     if jobs == 1 {
         return items.iter().map(f).collect();
     }
-    let run = items.len().div_ceil(jobs);
     std::thread::scope(|scope| {
         let f = &f;
-        let parts: Vec<_> =
-            items.chunks(run).map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<R>>())).collect();
-        parts.into_iter().flat_map(|p| p.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+        let parts: Vec<_> = (0..jobs)
+            .map(|k| scope.spawn(move || items.iter().skip(k).step_by(jobs).map(f).collect::<Vec<R>>()))
+            .collect();
+        let mut parts: Vec<_> =
+            parts.into_iter().map(|p| p.join().unwrap_or_else(|e| std::panic::resume_unwind(e)).into_iter()).collect();
+        (0..items.len()).filter_map(|i| parts[i % jobs].next()).collect()
     })
 }
 
