@@ -4,6 +4,7 @@
 //! (`usage`). No Tauri: `arbor sessions`, `arbor usage` and the app's Library all call this.
 
 pub mod places;
+pub mod rank;
 pub mod store;
 pub mod summary;
 pub mod usage;

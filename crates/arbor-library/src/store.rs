@@ -24,7 +24,10 @@ use std::sync::mpsc;
 /// session (`sessions`), so a project's resumed sessions book their replays once. 3: the text
 /// index is filled once per entry, not by a trigger per item, and apart from the summaries
 /// (`Library::index`), so that a library's sessions are there at the speed of their analysis.
-pub const SCHEMA: i64 = 3;
+/// 4: an item's `owner` (its session) is no foreign key: the item goes with its entry as its
+/// session does, and a session's deletion checked every item for its own (no index on `owner`):
+/// an update after one file grew took 5.3 s of CPU on a library of 9.8 million items.
+pub const SCHEMA: i64 = 4;
 
 /// Characters of one transcript part kept in the full-text index (a tool's result can be
 /// megabytes; its first 32 K characters are what a person searches for).
@@ -57,7 +60,7 @@ CREATE INDEX booked_session ON booked(session);
 CREATE TABLE items (
     id INTEGER PRIMARY KEY,
     entry INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
-    owner INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    owner INTEGER NOT NULL,
     session TEXT NOT NULL,
     item INTEGER NOT NULL,
     file TEXT NOT NULL,
@@ -92,21 +95,28 @@ impl Entry {
 
     /// The library's entries for the logs found in the harnesses' places: a Claude Code
     /// project's sessions as `claude_project` groups them, every other log an entry of its own.
+    /// The projects are grouped a core each at once (each session file's head is read).
     pub fn of_places(found: Vec<crate::places::Found>) -> Vec<Entry> {
-        let mut out: Vec<Entry> = Vec::new();
+        // In order: an entry, or (the first time one is met) a project to group.
+        let mut slots: Vec<Result<Entry, (PathBuf, String)>> = Vec::new();
         let mut projects: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
         for f in found {
             let project = f.path.parent().filter(|_| f.harness == crate::places::Harness::ClaudeCode);
             match project {
                 Some(dir) => {
                     if projects.insert(dir.to_path_buf()) {
-                        out.extend(Entry::claude_project(dir, &f.folder));
+                        slots.push(Err((dir.to_path_buf(), f.folder)));
                     }
                 }
-                None => out.push(Entry::one(f.path, f.folder)),
+                None => slots.push(Ok(Entry::one(f.path, f.folder))),
             }
         }
-        out
+        let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let grouped = par_map(&slots, jobs, |slot| match slot {
+            Ok(_) => Vec::new(),
+            Err((dir, folder)) => Entry::claude_project(dir, folder),
+        });
+        slots.into_iter().zip(grouped).flat_map(|(slot, g)| if let Ok(e) = slot { vec![e] } else { g }).collect()
     }
 
     /// A Claude Code project folder's entries: each session file with the files that must be
@@ -201,7 +211,10 @@ fn head_ids(path: &Path) -> (Option<String>, Option<String>) {
 struct Stamp(String, u64, i128, u64);
 
 fn stamp(path: &Path) -> Stamp {
-    let name = arbor_core::reader::path_text(path);
+    stamp_of(path, arbor_core::reader::path_text(path))
+}
+
+fn stamp_of(path: &Path, name: String) -> Stamp {
     let Ok(m) = std::fs::metadata(path) else { return Stamp(name, u64::MAX, 0, 0) };
     let mtime = m
         .modified()
@@ -213,6 +226,32 @@ fn stamp(path: &Path) -> Stamp {
     #[cfg(not(unix))]
     let id = 0;
     Stamp(name, if m.is_dir() { 0 } else { m.len() }, mtime, id)
+}
+
+/// Whether the file a stamp names is as it was (its size, time and identity; its name is not
+/// made again).
+fn unchanged(s: &Stamp) -> bool {
+    let now = stamp_of(Path::new(&s.0), String::new());
+    (now.1, now.2, now.3) == (s.1, s.2, s.3)
+}
+
+/// `f` of each of `items`, in their order, `jobs` threads at once, each taking every `jobs`-th
+/// (runs of them were uneven: a place's entries come together, and Claude Code's have tens of
+/// files each).
+fn par_map<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let jobs = jobs.max(1).min(items.len() / 64 + 1);
+    if jobs == 1 {
+        return items.iter().map(f).collect();
+    }
+    std::thread::scope(|scope| {
+        let f = &f;
+        let parts: Vec<_> = (0..jobs)
+            .map(|k| scope.spawn(move || items.iter().skip(k).step_by(jobs).map(f).collect::<Vec<R>>()))
+            .collect();
+        let mut parts: Vec<_> =
+            parts.into_iter().map(|p| p.join().unwrap_or_else(|e| std::panic::resume_unwind(e)).into_iter()).collect();
+        (0..items.len()).filter_map(|i| parts[i % jobs].next()).collect()
+    })
 }
 
 /// One transcript part, as the index keeps it.
@@ -288,6 +327,9 @@ pub fn default_path() -> Option<PathBuf> {
     dirs::data_local_dir().map(|d| d.join("arbor").join("library.sqlite3"))
 }
 
+/// How long an open or a write waits for another process's hold on the library.
+const BUSY: std::time::Duration = std::time::Duration::from_secs(30);
+
 pub struct Library {
     conn: Connection,
     /// Why the library was rebuilt when it was opened (corrupt, or of another version).
@@ -302,7 +344,20 @@ impl Library {
             std::fs::create_dir_all(dir).map_err(|e| Error(format!("cannot make {}: {e}", dir.display())))?;
         }
         let existed = path.exists();
-        let notice = match Connection::open(path).map_err(Error::from).and_then(|c| Ok((version(&c)?, c))) {
+        // Another process (the app, another `arbor sessions`) may hold the file a moment (a WAL
+        // being checkpointed as its last reader closes): wait for it as for a write, and a library
+        // still busy is an error, never one to rebuild.
+        let opened = Connection::open(path).and_then(|c| {
+            c.busy_timeout(BUSY)?;
+            let v: i64 = c.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+            Ok((v, c))
+        });
+        if let Err(rusqlite::Error::SqliteFailure(e, _)) = &opened {
+            if matches!(e.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) {
+                return Err(Error(format!("the library at {} is busy: {e}", path.display())));
+            }
+        }
+        let notice = match opened.map_err(Error::from) {
             Ok((v, conn)) if v == SCHEMA => return Library::ready(conn, None),
             Ok((0, conn)) if !existed || is_empty(&conn)? => return Library::made(conn, None),
             Ok((v, _)) => format!("the library at {} is of schema {v}, not {SCHEMA}: rebuilt", path.display()),
@@ -330,8 +385,9 @@ impl Library {
 
     fn ready(conn: Connection, notice: Option<String>) -> Result<Library, Error> {
         // The app and `arbor sessions` may update the same library at once: one waits.
-        conn.busy_timeout(std::time::Duration::from_secs(30))?;
+        conn.busy_timeout(BUSY)?;
         conn.pragma_update(None, "foreign_keys", true)?;
+        crate::rank::register(&conn)?;
         // WAL: readers (the app's list) go on while an update writes.
         let _ = conn.pragma_update(None, "journal_mode", "WAL");
         // A library whose tables were damaged after its header: the first read says so.
@@ -352,10 +408,14 @@ impl Library {
         let mut done = Updated::default();
         let mut gone = Vec::new();
         let mut kept = std::collections::HashSet::new();
-        for (id, path, files) in &stored {
-            let same = wanted.contains_key(path)
+        // Every file of every entry stated (151,000 files for 10,000 sessions: most of an open's
+        // time), `jobs` at once.
+        let same = par_map(&stored, jobs, |(_, path, files)| {
+            wanted.contains_key(path)
                 && serde_json::from_str::<Vec<Stamp>>(files)
-                    .is_ok_and(|stamps| !stamps.is_empty() && stamps.iter().all(|s| stamp(Path::new(&s.0)) == *s));
+                    .is_ok_and(|stamps| !stamps.is_empty() && stamps.iter().all(unchanged))
+        });
+        for ((id, path, _), same) in stored.iter().zip(same) {
             if same {
                 kept.insert(path.as_str());
                 done.kept += 1;
@@ -483,12 +543,14 @@ impl Library {
 
     /// Every summary, by key.
     pub fn summaries(&self) -> Result<Vec<Summary>, Error> {
-        let mut q = self.conn.prepare("SELECT summary FROM sessions ORDER BY key")?;
+        // Sorted here: SQLite sorted the summaries' text through a temporary file.
+        let mut q = self.conn.prepare("SELECT summary FROM sessions")?;
         let rows = q.query_map([], |r| r.get::<_, String>(0))?;
-        let mut out = Vec::new();
+        let mut out: Vec<Summary> = Vec::new();
         for r in rows {
             out.push(serde_json::from_str(&r?).map_err(|e| Error(format!("library: a summary: {e}")))?);
         }
+        out.sort_by(|a, b| a.key.cmp(&b.key));
         Ok(out)
     }
 
@@ -515,25 +577,43 @@ impl Library {
         Ok(out)
     }
 
-    /// The transcript items whose text matches every word of `text`, best first (bm25), at
-    /// most `limit`.
+    /// The transcript items whose text matches every word of `text`, best first (bm25, as
+    /// `rank::arbor_rank` works it out), at most `limit`; of a word in more than `RANKED` items,
+    /// the best of the `RANKED` indexed last.
     pub fn search(&self, text: &str, limit: usize) -> Result<Vec<Hit>, Error> {
+        self.search_ranking(text, limit, RANKED)
+    }
+
+    /// `search`, ranking the `ranked` matches indexed last at most (all of them when fewer match).
+    pub fn search_ranking(&self, text: &str, limit: usize, ranked: usize) -> Result<Vec<Hit>, Error> {
         let query = match_query(text);
         if query.is_empty() {
             return Ok(Vec::new());
         }
+        // The lowest item of the ranked set: the `ranked`-th newest match, none when fewer match.
+        // Ranking every match of a common word cost as much as the library is big (a score per
+        // item, and bm25 counts every match first): seconds at 10,000 sessions. FTS5 walks a
+        // term's items newest first at once, and takes a rowid range as its own.
+        let floor: Option<i64> = self
+            .conn
+            .prepare_cached("SELECT rowid FROM texts WHERE texts MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2")?
+            .query_row(params![query, ranked.max(1) as i64 - 1], |r| r.get(0))
+            .optional()?;
         // The best `limit` by rank first, and only theirs joined and given a snippet: SQLite works
         // out every column of every match before it sorts, and a snippet or a join per match of a
         // common word cost more than the ranking (a query's max 62 -> 26 ms on a 28k-item library).
-        let mut q = self.conn.prepare(
-            "WITH best(id, r) AS (SELECT rowid, bm25(texts) FROM texts WHERE texts MATCH ?1 ORDER BY 2, 1 LIMIT ?2)
+        // CROSS JOIN: the best first, each looked up in the index by its rowid; SQLite otherwise
+        // walked every match of the word for the join (2 s of a common word's 2.3 at 9.8M items).
+        let mut q = self.conn.prepare_cached(
+            "WITH best(id, r) AS (SELECT rowid, arbor_rank(texts) FROM texts WHERE texts MATCH ?1 AND rowid >= ?3
+                                  ORDER BY 2, 1 LIMIT ?2)
              SELECT json_extract(s.summary, '$.path'), i.session, i.item, i.file, i.line, i.kind,
                     snippet(texts, 0, '[', ']', '…', 16), best.r
-             FROM best JOIN texts ON texts.rowid = best.id JOIN items i ON i.id = best.id
+             FROM best CROSS JOIN texts ON texts.rowid = best.id JOIN items i ON i.id = best.id
                   JOIN sessions s ON s.id = i.owner
              WHERE texts MATCH ?1 ORDER BY best.r, best.id",
         )?;
-        let rows = q.query_map(params![query, limit as i64], |r| {
+        let rows = q.query_map(params![query, limit as i64, floor.unwrap_or(i64::MIN)], |r| {
             Ok(Hit {
                 path: r.get(0)?,
                 session: r.get(1)?,
@@ -547,10 +627,6 @@ impl Library {
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
-}
-
-fn version(conn: &Connection) -> Result<i64, Error> {
-    Ok(conn.query_row("PRAGMA user_version", [], |r| r.get(0))?)
 }
 
 fn is_empty(conn: &Connection) -> Result<bool, Error> {
@@ -637,6 +713,10 @@ fn read(entry: &Entry, threads: arbor_core::Threads) -> Read {
 
 /// Rows read back per page.
 const PAGE: u32 = 256;
+
+/// Matches ranked at most by a search: beyond, the ones indexed last (`Library::search`). At most
+/// `rank::COUNT_CAP`, so that a query with fewer matches is ranked as bm25 ranks it.
+pub const RANKED: usize = 20_000;
 
 /// Entries indexed a transaction.
 const INDEX_BATCH: usize = 16;

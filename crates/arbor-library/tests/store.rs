@@ -165,3 +165,38 @@ fn a_claude_code_project_is_read_whole_and_books_a_resume_once() {
     let root = subs.iter().find(|s| s.id == sub_hit.session).unwrap().root.clone().unwrap();
     assert!(sub_hit.path.ends_with(&format!("{root}.jsonl")), "{} opens {root}'s file", sub_hit.path);
 }
+
+/// A common word's hits: every match when fewer than the ranked set (best first, each once); of
+/// more, the best of the ones indexed last, as many as asked and all of them real matches.
+#[test]
+fn a_common_word_is_ranked_among_the_newest_matches_only_when_it_has_more() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join(".claude/projects/-work-demo");
+    let opts = arbor_gen::GenOptions { target_bytes: 300 << 10, depth: 1, fanout: 2, seed: 3, ..Default::default() };
+    arbor_gen::claude_code::generate_project(&opts, arbor_gen::claude_code::Layout::Subagents, &project).unwrap();
+    let entries = Entry::of_places(places::logs(&places::Env::new(Some(home.path().to_path_buf()), [])));
+    let mut lib = Library::in_memory().unwrap();
+    lib.update(&entries, 2).unwrap();
+    lib.index(2).unwrap();
+    let all = lib.search("the", 1_000_000).unwrap();
+    assert!(all.len() > 20 && all.len() < arbor_library::store::RANKED, "{} hits", all.len());
+    assert!(all.windows(2).all(|w| w[0].rank <= w[1].rank), "best first");
+    let key = |h: &arbor_library::store::Hit| (h.session.clone(), h.item, h.kind.clone(), h.line, h.snippet.clone());
+    let distinct: std::collections::HashSet<_> = all.iter().map(key).collect();
+    assert_eq!(distinct.len(), all.len(), "each match once");
+    for h in &all {
+        assert!(h.snippet.to_lowercase().contains("[the]"), "{}", h.snippet);
+    }
+    // Every match ranked: the same ten as the whole list's first ten.
+    let ten = lib.search_ranking("the", 10, all.len()).unwrap();
+    assert_eq!(ten.iter().map(key).collect::<Vec<_>>(), all[..10].iter().map(key).collect::<Vec<_>>());
+    // Fewer ranked: as many hits as asked, real ones, best first, and not the whole list's best.
+    for ranked in [1, 7, all.len() / 3] {
+        let some = lib.search_ranking("the", 10, ranked).unwrap();
+        assert_eq!(some.len(), ranked.min(10), "{ranked} ranked");
+        assert!(some.windows(2).all(|w| w[0].rank <= w[1].rank));
+        assert!(some.iter().all(|h| distinct.contains(&key(h))), "{ranked} ranked: real matches");
+    }
+    let third = lib.search_ranking("the", all.len(), all.len() / 3).unwrap();
+    assert_eq!(third.len(), all.len() / 3, "the ranked set is all a large limit gets");
+}
