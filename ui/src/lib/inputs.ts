@@ -4,6 +4,7 @@
 // request.
 
 import type { Input } from "./report";
+import { barePath, inside } from "./settings";
 
 /** How the strip sums up the inputs, and the formats from most files to fewest. */
 export interface InputsSummary {
@@ -43,7 +44,6 @@ export const LISTED_INLINE = 3;
  */
 export function inputName(file: string, source: string): string {
   if (file === source) return "";
-  const folder = source.replace(/(.)[\\/]+$/, "$1");
-  if (file.startsWith(`${folder}/`) || file.startsWith(`${folder}\\`)) return file.slice(folder.length + 1);
-  return file;
+  const folder = barePath(source);
+  return inside(file, folder) ? file.slice(folder.length).replace(/^[\\/]/, "") : file;
 }

@@ -55,8 +55,7 @@ export function openedLabel(paths: string[]): string {
 
 /** `paths` without repeats, nor a path inside another of them (compared without a trailing separator). */
 export function distinctPaths(paths: string[]): string[] {
-  const bare = (p: string) => p.replace(/(.)[\\/]+$/, "$1");
-  const all = paths.map(bare);
+  const all = paths.map(barePath);
   return paths.filter((_, i) => {
     const p = all[i];
     if (all.indexOf(p) !== i) return false;
@@ -64,8 +63,13 @@ export function distinctPaths(paths: string[]): string[] {
   });
 }
 
+/** A path without its trailing separators (a root such as "/" kept). */
+export function barePath(p: string): string {
+  return p.replace(/(.)[\\/]+$/, "$1");
+}
+
 /** Whether path `p` is under folder `q` (either separator; `q` may be a root such as "/"). */
-function inside(p: string, q: string): boolean {
+export function inside(p: string, q: string): boolean {
   if (/[\\/]$/.test(q)) return p.startsWith(q);
   return p.startsWith(`${q}/`) || p.startsWith(`${q}\\`);
 }
