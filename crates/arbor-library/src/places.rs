@@ -100,7 +100,16 @@ impl Env {
     /// The harness's home: its variable's folder, else its folder under the user's home.
     pub fn harness_home(&self, harness: Harness) -> Option<PathBuf> {
         let (var, dot) = harness.home_var();
-        let home = self.var(var).or_else(|| self.home.as_ref().map(|h| h.join(dot)));
+        let home = match self.var(var) {
+            // Gemini CLI's variable moves the user's home: its folder is `.gemini` under it
+            // (the producer's `homedir()`). A folder that is itself the CLI's (a `tmp/` in it and
+            // no `.gemini`) is read as it is.
+            Some(h) if harness == Harness::Gemini && (h.join(dot).is_dir() || !h.join("tmp").is_dir()) => {
+                Some(h.join(dot))
+            }
+            Some(h) => Some(h),
+            None => self.home.as_ref().map(|h| h.join(dot)),
+        };
         // XDG_DATA_HOME is the data folder of every program: OpenCode's is `opencode` in it.
         match harness {
             Harness::OpenCode => home.map(|h| h.join("opencode")),
@@ -537,6 +546,25 @@ mod tests {
         assert_eq!(empty.sessions_place(Harness::Dsh), Some(home.path().join(".dsh/sessions")));
         assert!(logs(&env(&home.path().join("nowhere"), &[])).is_empty());
         assert!(logs(&Env::default()).is_empty());
+    }
+
+    /// Gemini CLI's variable moves the user's home, as the CLI reads it: its sessions are under
+    /// `$GEMINI_CLI_HOME/.gemini/tmp/`; a folder given that is itself the CLI's folder still works.
+    #[test]
+    fn gemini_cli_home_is_a_home() {
+        let home = tempfile::tempdir().unwrap();
+        let moved = tempfile::tempdir().unwrap();
+        let chats = moved.path().join(".gemini/tmp/shop/chats");
+        fs::create_dir_all(&chats).unwrap();
+        fs::write(chats.join("session-2026-07-30T09-15-4b7e21a0.jsonl"), "{}\n").unwrap();
+        let found = logs(&env(home.path(), &[("GEMINI_CLI_HOME", moved.path())]));
+        assert_eq!(names(&found), [("gemini-cli", "shop/session-2026-07-30T09-15-4b7e21a0.jsonl")]);
+        assert_eq!(found[0].folder, "shop");
+        let moved_env = env(home.path(), &[("GEMINI_CLI_HOME", moved.path())]);
+        assert_eq!(moved_env.sessions_place(Harness::Gemini), Some(moved.path().join(".gemini/tmp")));
+        // Set to the CLI's own folder (`tmp/` in it, no `.gemini`): read as it is.
+        let own = moved.path().join(".gemini");
+        assert_eq!(logs(&env(home.path(), &[("GEMINI_CLI_HOME", &own)])).len(), 1);
     }
 
     /// Each session says what it is about: a dsh title (over its first prompt), Claude Code's

@@ -293,8 +293,10 @@ fn summarize_group(
     // file's head: read from that row (read-only, as the engine reads it).
     let row = root.filter(|_| arbor_core::bytes::rows::is_sqlite(&first)).and_then(|r| store_session(&first, &r.id));
     let (row_title, row_folder) = row.unwrap_or_default();
-    let (project, project_from) = match row_folder.or_else(|| cwd(open, &first)) {
-        Some(c) => (c, "cwd"),
+    let gemini = root_file.is_some_and(|f| analysis.files[f].format.is_some_and(|x| x.id == "gemini-cli"));
+    let named = row_folder.or_else(|| cwd(open, &first)).map(|c| (c, "cwd"));
+    let (project, project_from) = match named.or_else(|| gemini.then(|| gemini_project(&first)).flatten()) {
+        Some(p) => p,
         // A root among several: the folder its own file is in.
         None if several => (
             first
@@ -494,6 +496,21 @@ fn cwd(path: &Path, first: &Path) -> Option<String> {
         line.clear();
     }
     None
+}
+
+/// A Gemini CLI session's project. Its files are under `tmp/<project>/chats/` (a sub-agent's in
+/// `chats/<root>/`), and the CLI keeps the project's folder in `tmp/<project>/.project_root`
+/// (newer versions name `<project>` by a short name, older ones by a hash of the folder): that
+/// folder, else the `<project>` name.
+fn gemini_project(first: &Path) -> Option<(String, &'static str)> {
+    let chats = first.ancestors().skip(1).find(|a| a.file_name().is_some_and(|n| n == "chats"))?;
+    let dir = chats.parent()?;
+    if let Ok(root) = std::fs::read_to_string(dir.join(".project_root")) {
+        if let Some(root) = root.lines().next().map(str::trim).filter(|r| !r.is_empty()) {
+            return Some((root.to_string(), "cwd"));
+        }
+    }
+    Some((dir.file_name()?.to_string_lossy().into_owned(), "folder"))
 }
 
 fn memchr_cwd(line: &[u8]) -> bool {

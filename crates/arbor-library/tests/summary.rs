@@ -135,3 +135,28 @@ fn every_corpus_summary_equals_what_the_report_says() {
     assert!(with_tokens >= 5, "the corpus has sessions with tokens: {with_tokens}");
     assert!(several >= 2, "the corpus has logs of several roots: {several}");
 }
+
+/// A Gemini CLI session's project is the folder the CLI wrote in `tmp/<project>/.project_root`,
+/// else the `<project>` folder's name; never `chats`, the folder every session file is in.
+#[test]
+fn a_gemini_session_is_in_its_project() {
+    let case =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/conformance/cases/gemini-cli-session-context/input");
+    let tmp = tempfile::tempdir().unwrap();
+    let chats = tmp.path().join("tmp/shop/chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    for f in std::fs::read_dir(&case).unwrap().flatten() {
+        std::fs::copy(f.path(), chats.join(f.file_name())).unwrap();
+    }
+    let summary = |path: &Path| {
+        let analysis = arbor_core::analyze(&[path.to_path_buf()], &mut ());
+        let all = summarize(path, "chats", &analysis);
+        assert_eq!(all.len(), 1);
+        let s = &all[0].summary;
+        assert_eq!(s.turns, 1, "the session's context is not a turn");
+        (s.project.clone(), s.project_from.clone())
+    };
+    assert_eq!(summary(&chats), ("shop".to_string(), "folder".to_string()));
+    std::fs::write(tmp.path().join("tmp/shop/.project_root"), "/home/dev/shop\n").unwrap();
+    assert_eq!(summary(&chats), ("/home/dev/shop".to_string(), "cwd".to_string()));
+}

@@ -221,6 +221,8 @@ pub struct Call<'a> {
 pub struct ContentInfo {
     pub parts: u32,
     pub function_responses: u32,
+    /// Text parts that are only the session's context (`is_session_context`).
+    pub context: u32,
     /// Some text that is not blank.
     pub text: bool,
     pub text_hash: Loose,
@@ -231,6 +233,21 @@ impl ContentInfo {
     pub fn only_function_responses(&self) -> bool {
         self.parts > 0 && self.function_responses == self.parts
     }
+
+    /// Only the session's context: what the CLI sets up as the chat's first message, not a
+    /// prompt anyone typed.
+    pub fn only_context(&self) -> bool {
+        self.parts > 0 && self.context == self.parts
+    }
+}
+
+/// The environment the CLI writes as a chat's first `user` message (the date, the OS, the
+/// workspace's folders and their tree), one `<session_context>` block: the history's context,
+/// not a prompt. Seen in a real session file's first `$set.messages` (2026-07) and made by the
+/// producer's `getEnvironmentContext`.
+pub fn is_session_context(text: &str) -> bool {
+    let t = text.trim();
+    t.starts_with("<session_context>") && t.ends_with("</session_context>")
 }
 
 impl<'de> Deserialize<'de> for ContentInfo {
@@ -244,7 +261,8 @@ impl<'de> Deserialize<'de> for ContentInfo {
             fn visit_str<E: de::Error>(self, s: &str) -> Result<ContentInfo, E> {
                 let mut text_hash = Loose::default();
                 text_hash.feed(s);
-                Ok(ContentInfo { parts: 1, function_responses: 0, text: !s.trim().is_empty(), text_hash })
+                let context = u32::from(is_session_context(s));
+                Ok(ContentInfo { parts: 1, function_responses: 0, context, text: !s.trim().is_empty(), text_hash })
             }
             fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<ContentInfo, A::Error> {
                 let mut c = ContentInfo::default();
@@ -296,6 +314,7 @@ impl<'de> Visitor<'de> for PartSeed<'_> {
     }
     fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
         self.0.parts += 1;
+        self.0.context += u32::from(is_session_context(s));
         self.0.text |= !s.trim().is_empty();
         self.0.text_hash.feed(s);
         Ok(())
@@ -331,6 +350,7 @@ fn part<'de, A: MapAccess<'de>>(mut a: A, c: &mut ContentInfo) -> Result<(), A::
                 c.text |= t.as_str().is_some_and(|t| !t.trim().is_empty());
                 if let Some(t) = t.as_str() {
                     c.text_hash.feed(t);
+                    c.context += u32::from(is_session_context(t));
                 }
             }
             "functionResponse" => {

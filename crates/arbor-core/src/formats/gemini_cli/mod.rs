@@ -1,5 +1,5 @@
 //! `gemini-cli`: Gemini CLI sessions (SPEC 2.6), one session a file:
-//! `$GEMINI_CLI_HOME` or `~/.gemini`, then `tmp/<project>/chats/session-<time>-<id8>.jsonl`, and a
+//! `$GEMINI_CLI_HOME/.gemini` or `~/.gemini`, then `tmp/<project>/chats/session-<time>-<id8>.jsonl`, and a
 //! sub-agent's `chats/<root session id>/<agentId>.jsonl`.
 //!
 //! **Lines and records.** Since 2026-04 a file is JSON Lines: a metadata line (`sessionId`,

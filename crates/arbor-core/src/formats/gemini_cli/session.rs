@@ -22,6 +22,9 @@ pub(super) enum Role {
     Prompt,
     /// A `user` message made only of `functionResponse` parts.
     ToolAnswer,
+    /// A `user` message that is only the session's context (`lines::is_session_context`): the
+    /// environment the CLI sets up, no turn.
+    Context,
     /// A `gemini` message: one model call.
     Reply,
     /// `info`, `warning`, `error`.
@@ -32,6 +35,7 @@ impl Role {
     fn of(line: &Line) -> Role {
         match line.kind_of.as_str() {
             Some("user") if line.content.only_function_responses() => Role::ToolAnswer,
+            Some("user") if line.content.only_context() => Role::Context,
             Some("user") => Role::Prompt,
             Some("gemini") => Role::Reply,
             _ => Role::Notice,
@@ -43,7 +47,7 @@ impl Role {
             Role::Prompt => Kind::UserMessage,
             Role::ToolAnswer => Kind::ToolResult,
             Role::Reply => Kind::AssistantMessage,
-            Role::Notice => Kind::Notice,
+            Role::Notice | Role::Context => Kind::Notice,
         }
     }
 }
@@ -349,7 +353,7 @@ impl SessionFile {
                 format!("{n} message(s) were rewound out of the history: the transcript no longer shows them, their model calls still count in the session's tokens"),
             );
         }
-        let last_reply = self.messages.iter().rev().find(|m| m.role != Role::Notice || m.error);
+        let last_reply = self.messages.iter().rev().find(|m| !matches!(m.role, Role::Notice | Role::Context) || m.error);
         let outcome = match last_reply {
             Some(m) if m.error => Some(crate::report::Outcome::Error),
             Some(m) if m.role == Role::Reply && m.calls.is_empty() => Some(crate::report::Outcome::Ok),

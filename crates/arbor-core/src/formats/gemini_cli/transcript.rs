@@ -1,7 +1,7 @@
 //! A message read back as transcript parts (SPEC 5 Transcript), and the texts the report reads
 //! back: a reply's text, what a parent received from a sub-agent's call.
 
-use super::lines::first_value;
+use super::lines::{first_value, is_session_context};
 use crate::vocab::transcript::{Draft, Media, PartKind};
 use serde_json::Value;
 
@@ -17,6 +17,15 @@ fn texts(content: &Value) -> Vec<&str> {
 
 fn joined(content: &Value) -> String {
     texts(content).into_iter().filter(|t| !t.trim().is_empty()).collect::<Vec<_>>().join("\n\n")
+}
+
+/// Every part of `content` is the session's context (as `ContentInfo::only_context` counts).
+fn only_context(content: &Value) -> bool {
+    let context = |p: &Value| p.as_str().or_else(|| p.get("text")?.as_str()).is_some_and(is_session_context);
+    match content {
+        Value::Array(parts) => !parts.is_empty() && parts.iter().all(context),
+        _ => context(content),
+    }
 }
 
 fn parts(content: &Value) -> Vec<&Value> {
@@ -90,7 +99,9 @@ pub(super) fn line(bytes: &[u8], out: &mut Vec<Draft>) {
             }
             let text = joined(content);
             if !text.is_empty() {
-                out.push(Draft::new(PartKind::Prompt, text));
+                // The CLI's own context (no turn): shown as what it is, not as a prompt.
+                let kind = if only_context(content) { PartKind::Notice } else { PartKind::Prompt };
+                out.push(Draft::new(kind, text));
             }
         }
         "gemini" => {
