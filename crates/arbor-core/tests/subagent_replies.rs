@@ -149,3 +149,26 @@ fn opencode_a_changed_text_inside_either_wrapper_is_found() {
     let db = store("opencode-reply-wrapper", dir.path(), Some(("No lint errors.", "Two lint errors.")));
     assert_eq!(differs(&common::report(&[db])).0, Vec::<String>::new());
 }
+
+/// What a run shows as received is the text that was compared: the reply inside the wrapper
+/// (text outside the tags included), and nothing for a background call whose output is the
+/// harness's notice that the child runs on.
+#[test]
+fn opencode_what_a_run_received_is_what_was_compared() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = store(
+        "opencode-reply-wrapper",
+        dir.path(),
+        Some((r#"changed\n</task_result>"#, r#"changed\n</task_result>\nand more"#)),
+    );
+    let r = common::report(&[db]);
+    let received = |id: &str| {
+        let s = r.sessions.iter().find(|s| s.id == id).unwrap();
+        assert_eq!(s.runs.len(), 1, "{id}");
+        s.runs[0].received.as_ref().map(|x| x.text.clone())
+    };
+    assert_eq!(received("ses_d"), None, "a running background task's notice is not the child's reply");
+    let c = received("ses_c").unwrap();
+    assert!(c.starts_with("<task_result>") && c.ends_with("and more"), "{c:?}");
+    assert_eq!(received("ses_b").as_deref().map(|t| t.contains("<task")), Some(false));
+}

@@ -112,8 +112,8 @@ impl super::Format for OpenCodeFormat {
         doc(&v).get("text").and_then(Value::as_str).unwrap_or_default().to_owned()
     }
 
-    /// What a parent received from a task: the text between `<task_result>` and
-    /// `</task_result>` in the call's output, else the whole output.
+    /// What a parent received from a task: the call's output without the wrapper the harness
+    /// puts around the child's reply (`task_result`), the text `subagent-reply-differs` compares.
     fn received_text(&self, line: &[u8], _key: Option<&str>) -> String {
         let Ok(v) = serde_json::from_slice::<Value>(line) else { return String::new() };
         let out = doc(&v).pointer("/state/output").and_then(Value::as_str).unwrap_or_default();
@@ -167,12 +167,11 @@ fn str_at<'a>(v: &'a Value, pointer: &str) -> Option<&'a str> {
     v.pointer(pointer).and_then(Value::as_str)
 }
 
-/// The text inside `<task_result>…</task_result>`, else all of it.
+/// A task call's output as shown and as received: the child's reply inside the harness's
+/// wrapper (`reply::unwrapped`, what `subagent-reply-differs` compares, so that what is shown is
+/// what was compared), else the output whole (a running background task's notice).
 fn task_result(out: &str) -> &str {
-    match (out.find("<task_result>"), out.rfind("</task_result>")) {
-        (Some(a), Some(b)) if a + "<task_result>".len() <= b => out[a + "<task_result>".len()..b].trim(),
-        _ => out,
-    }
+    reply::unwrapped(out).unwrap_or(out).trim()
 }
 
 /// What one record says, by its kind as `settle` found it (a text part's message's role).

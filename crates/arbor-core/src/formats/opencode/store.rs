@@ -698,12 +698,17 @@ pub(super) fn settle(cx: &mut Ctx) {
                     );
                 }
             }
-            cx.received.push(ReceivedRec {
-                session: s,
-                run: run as u32,
-                at: TextRef { at: call.at, offset: cx.records.get(call.rec as usize).map_or(0, |r| r.offset()) },
-                key: call.call.clone(),
-            });
+            // A background task's call that ended while its child still ran received a notice,
+            // not the child's reply (`reply::unwrapped`): nothing was received from the child.
+            let notice = call.status.as_deref() == Some("completed") && call.said.is_none();
+            if !notice {
+                cx.received.push(ReceivedRec {
+                    session: s,
+                    run: run as u32,
+                    at: TextRef { at: call.at, offset: cx.records.get(call.rec as usize).map_or(0, |r| r.offset()) },
+                    key: call.call.clone(),
+                });
+            }
         }
     }
     // Task calls whose child is not loaded.
