@@ -52,28 +52,45 @@ pub(super) struct Rows {
     sessions: Vec<SessionFacts>,
     messages: Vec<MessageFacts>,
     parts: Vec<PartFacts>,
+    /// Each id and name the facts hold, once: a store's rows repeat their message's and
+    /// session's ids, tool names and states (a part's `Box<str>` each were 5 allocations a row).
+    names: HashSet<Name>,
     settled: bool,
+}
+
+/// A name held once (`Rows::names`) by every fact that says it.
+type Name = std::sync::Arc<str>;
+
+/// `s` (not empty) as held in `names`.
+fn name(names: &mut HashSet<Name>, s: Option<&str>) -> Option<Name> {
+    let s = s.filter(|s| !s.is_empty())?;
+    if let Some(n) = names.get(s) {
+        return Some(n.clone());
+    }
+    let n: Name = s.into();
+    names.insert(n.clone());
+    Some(n)
 }
 
 #[derive(Debug, Clone)]
 struct SessionFacts {
     id: Sym,
     at: Loc,
-    parent: Option<Box<str>>,
+    parent: Option<Name>,
 }
 
 #[derive(Debug, Clone)]
 struct MessageFacts {
     id: Box<str>,
-    session: Option<Box<str>>,
+    session: Option<Name>,
     rec: u32,
     at: Loc,
     user: bool,
     created: f64,
-    model: Option<Box<str>>,
-    agent: Option<Box<str>>,
-    finish: Option<Box<str>>,
-    error: Option<Box<str>>,
+    model: Option<Name>,
+    agent: Option<Name>,
+    finish: Option<Name>,
+    error: Option<Name>,
     completed: bool,
     tokens: Option<Usage>,
 }
@@ -95,8 +112,8 @@ enum PartKind {
 #[derive(Debug, Clone)]
 struct PartFacts {
     id: Box<str>,
-    message: Option<Box<str>>,
-    session: Option<Box<str>>,
+    message: Option<Name>,
+    session: Option<Name>,
     rec: u32,
     at: Loc,
     kind: PartKind,
@@ -104,15 +121,16 @@ struct PartFacts {
     synthetic: bool,
     has_text: bool,
     call: Option<Box<str>>,
-    tool: Option<Box<str>>,
-    status: Option<Box<str>>,
+    tool: Option<Name>,
+    status: Option<Name>,
     /// A `task` call's child session: `state.metadata.sessionId`, else the `task_id:` its output
     /// starts with.
     child: Option<Box<str>>,
-    agent: Option<Box<str>>,
+    agent: Option<Name>,
     /// When the call ended (`state.time.end`): the child's reply then is what it returned.
     end: Option<f64>,
-    tokens: Option<Usage>,
+    /// A step-finish part's tokens (boxed: the other parts have none).
+    tokens: Option<Box<Usage>>,
     /// A text part's text, or what a completed `task` call received (its output, the
     /// producer's lines aside), as a loose hash (`reply`).
     said: Option<u64>,
@@ -183,8 +201,9 @@ impl Machine for Reader {
                 let s = cx.sym(id, at);
                 cx.graph.session(s);
                 cx.record(at, offset, Some(s), Kind::Header, created);
-                let parent = boxed(row.parent_id.non_empty().or(row.doc.parent_id.non_empty()));
-                cx.ext::<Rows>().sessions.push(SessionFacts { id: s, at, parent });
+                let rows = cx.ext::<Rows>();
+                let parent = name(&mut rows.names, row.parent_id.non_empty().or(row.doc.parent_id.non_empty()));
+                rows.sessions.push(SessionFacts { id: s, at, parent });
             }
             What::Message => {
                 let session = row.session().or(self.folder_session.as_deref());
@@ -194,21 +213,23 @@ impl Machine for Reader {
                 let Some(id) = row.id().or(row.doc().id.non_empty()) else { return };
                 let model = doc.model_id.non_empty().or_else(|| doc.model.0.as_ref().and_then(|m| m.model_id.non_empty()));
                 let tokens = doc.tokens.0.as_ref().map(|t| usage_of(t, doc.cost));
+                let rows = cx.ext::<Rows>();
+                let n = &mut rows.names;
                 let m = MessageFacts {
                     id: id.into(),
-                    session: boxed(session),
+                    session: name(n, session),
                     rec,
                     at,
                     user: doc.role.as_str() == Some("user"),
                     created: created.unwrap_or(f64::NAN),
-                    model: boxed(model),
-                    agent: boxed(doc.agent.as_str()),
-                    finish: boxed(doc.finish.as_str()),
-                    error: doc.error.0.as_ref().map(|e| Box::from(e.name.as_str().unwrap_or("error"))),
+                    model: name(n, model),
+                    agent: name(n, doc.agent.as_str()),
+                    finish: name(n, doc.finish.as_str()),
+                    error: doc.error.0.as_ref().and_then(|e| name(n, Some(e.name.as_str().unwrap_or("error")))),
                     completed: doc.time.0.as_ref().is_some_and(|t| t.completed.get().is_some()),
                     tokens,
                 };
-                cx.ext::<Rows>().messages.push(m);
+                rows.messages.push(m);
             }
             What::Part => {
                 let session = row.session();
@@ -237,23 +258,25 @@ impl Machine for Reader {
                 } else {
                     None
                 };
+                let rows = cx.ext::<Rows>();
+                let n = &mut rows.names;
                 let p = PartFacts {
                     id: row.id().or(doc.id.non_empty()).unwrap_or("").into(),
-                    message: boxed(row.message().or(self.folder_message.as_deref())),
-                    session: boxed(session),
+                    message: name(n, row.message().or(self.folder_message.as_deref())),
+                    session: name(n, session),
                     rec,
                     at,
                     kind,
                     synthetic: doc.synthetic.0 == Some(true) || doc.ignored.0 == Some(true),
                     has_text: doc.text.as_str().is_some_and(|t| !t.trim().is_empty()),
                     call: boxed(doc.call_id.as_str()),
-                    tool: boxed(tool),
-                    status: boxed(state.and_then(|s| s.status.as_str())),
+                    tool: name(n, tool),
+                    status: name(n, state.and_then(|s| s.status.as_str())),
                     child: boxed(child),
-                    agent: boxed(state.and_then(|s| s.input.0.as_ref()).and_then(|i| i.subagent_type.as_str())),
+                    agent: name(n, state.and_then(|s| s.input.0.as_ref()).and_then(|i| i.subagent_type.as_str())),
                     end: state.and_then(|s| s.time.0.as_ref()).and_then(|t| t.end.get()),
                     tokens: (kind == PartKind::StepFinish).then(|| {
-                        doc.tokens.0.as_ref().map(|t| usage_of(t, doc.cost)).unwrap_or_default()
+                        Box::new(doc.tokens.0.as_ref().map(|t| usage_of(t, doc.cost)).unwrap_or_default())
                     }),
                     said: match kind {
                         PartKind::Text => doc.text.as_str().map(loose::hash),
@@ -263,7 +286,7 @@ impl Machine for Reader {
                         _ => None,
                     },
                 };
-                cx.ext::<Rows>().parts.push(p);
+                rows.parts.push(p);
             }
             What::Other => cx.record(at, offset, None, Kind::Other, created),
         }
@@ -315,9 +338,10 @@ pub(super) fn settle(cx: &mut Ctx) {
         return;
     }
     rows.settled = true;
+    // The facts are used up here: a settled context is not settled again (`settled`), and a
+    // followed store's next snapshot is read afresh, so nothing is kept (a copy of every row's
+    // facts was half of the peak memory).
     let Rows { sessions, messages, mut parts, .. } = std::mem::take(rows);
-    // Kept for a settle of a copy made later (a followed store's next snapshot is made afresh).
-    let keep = Rows { sessions: sessions.clone(), messages: messages.clone(), parts: parts.clone(), settled: true };
 
     // Each session once: the first row that names it.
     let mut seen = HashSet::default();
@@ -391,7 +415,7 @@ pub(super) fn settle(cx: &mut Ctx) {
     for list in by_message.values_mut() {
         list.sort_by(|&a, &b| parts[a].id.cmp(&parts[b].id).then(parts[a].rec.cmp(&parts[b].rec)));
     }
-    let mut by_session: HashMap<Box<str>, Vec<usize>> = HashMap::default();
+    let mut by_session: HashMap<Name, Vec<usize>> = HashMap::default();
     for (i, m) in messages.iter().enumerate() {
         if let Some(s) = &m.session {
             by_session.entry(s.clone()).or_default().push(i);
@@ -406,17 +430,17 @@ pub(super) fn settle(cx: &mut Ctx) {
 
     // Turns, steps, replies, kinds and tokens, session by session (in the order sessions were
     // first seen, so that the report's turns are in a stable order).
-    let mut session_ids: Vec<&Box<str>> = by_session.keys().collect();
+    let mut session_ids: Vec<&Name> = by_session.keys().collect();
     session_ids.sort_by_key(|id| {
         let list = &by_session[*id];
         list.first().map_or(u32::MAX, |&m| messages[m].rec)
     });
-    let session_ids: Vec<Box<str>> = session_ids.into_iter().cloned().collect();
+    let session_ids: Vec<Name> = session_ids.into_iter().cloned().collect();
     // Per session: its last record, and the outcome of its last assistant message.
     let mut last_rec: HashMap<Sym, (u32, Loc)> = HashMap::default();
     let mut first_rec: HashMap<Sym, (u32, Loc)> = HashMap::default();
     let mut last_outcome: HashMap<Sym, Outcome> = HashMap::default();
-    let mut first_message_agent: HashMap<Sym, Box<str>> = HashMap::default();
+    let mut first_message_agent: HashMap<Sym, Name> = HashMap::default();
     let mut partial_tokens: HashMap<Sym, (u64, u64, Loc)> = HashMap::default();
     let mut reply_rec: HashMap<Sym, u32> = HashMap::default();
     // Per session, each assistant message's reply in order: (its creation time, its hash).
@@ -516,7 +540,7 @@ pub(super) fn settle(cx: &mut Ctx) {
                 if let Some(u) = &part.tokens {
                     calls += 1;
                     summed.add_costed(u);
-                    cx.usage.add_call(part.rec, s, ix, m.model.as_deref(), u.clone());
+                    cx.usage.add_call(part.rec, s, ix, m.model.as_deref(), (**u).clone());
                 }
             }
             // A message with no step-finish part (older versions) counts its own tokens once.
@@ -731,7 +755,7 @@ pub(super) fn settle(cx: &mut Ctx) {
         }
     }
     let _ = reply_rec;
-    *cx.ext::<Rows>() = keep;
+    cx.ext::<Rows>().settled = true;
 }
 
 /// The place of session `s`'s last record before record `before`.
