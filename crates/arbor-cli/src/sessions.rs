@@ -55,8 +55,9 @@ fn library(paths: &[PathBuf]) -> Result<Library, ExitCode> {
         let Some(file) = store::default_path() else {
             return Err(crate::fail("no folder for the library: set ARBOR_LIBRARY to a file"));
         };
-        let lib = Library::open(&file).map_err(|e| crate::fail(&e.to_string()))?;
-        let entries = Entry::of_places(places::logs(&Env::from_process()));
+        let mut lib = Library::open(&file).map_err(|e| crate::fail(&e.to_string()))?;
+        let entries =
+            lib.entries_of_places(places::logs(&Env::from_process())).map_err(|e| crate::fail(&e.to_string()))?;
         (lib, entries)
     } else {
         for p in paths {

@@ -12,8 +12,8 @@
 //! as they were is kept as it is; one whose files changed, and every new one, is analysed again
 //! (several at once, each on one thread); a session no longer given is dropped.
 
-use crate::summary::{summarize, Booked, Summary};
-use arbor_core::report::Usage;
+use crate::summary::{summarize_report, Booked, Summary};
+use arbor_core::report::{Outcome, Report, Usage};
 use arbor_core::transcript::PartKind;
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::{Path, PathBuf};
@@ -27,7 +27,11 @@ use std::sync::mpsc;
 /// 4: an item's `owner` (its session) is no foreign key: the item goes with its entry as its
 /// session does, and a session's deletion checked every item for its own (no index on `owner`):
 /// an update after one file grew took 5.3 s of CPU on a library of 9.8 million items.
-pub const SCHEMA: i64 = 4;
+/// 5: an entry keeps `quick`, the few stamps that show it changed when its sub-agents are all
+/// settled (`Library::update`), and `heads` keeps each Claude Code file's first ids by its stamp
+/// (`Library::entries_of_places`): an open with nothing changed stated 151,038 files and read
+/// 10,000 heads at 10,000 sessions.
+pub const SCHEMA: i64 = 5;
 
 /// Characters of one transcript part kept in the full-text index (a tool's result can be
 /// megabytes; its first 32 K characters are what a person searches for).
@@ -40,7 +44,14 @@ CREATE TABLE entries (
     paths TEXT NOT NULL,
     folder TEXT NOT NULL,
     files TEXT NOT NULL,
+    quick TEXT,
     indexed INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE heads (
+    path TEXT PRIMARY KEY,
+    stamp TEXT NOT NULL,
+    uuid TEXT,
+    session TEXT
 );
 CREATE TABLE sessions (
     id INTEGER PRIMARY KEY,
@@ -97,6 +108,12 @@ impl Entry {
     /// project's sessions as `claude_project` groups them, every other log an entry of its own.
     /// The projects are grouped a core each at once (each session file's head is read).
     pub fn of_places(found: Vec<crate::places::Found>) -> Vec<Entry> {
+        Entry::of_places_knowing(found, &Heads::default()).0
+    }
+
+    /// `of_places`, the heads of the files `known` holds with the same stamp not read again;
+    /// with the heads of every Claude Code file now there (`Heads::changed` when they differ).
+    pub fn of_places_knowing(found: Vec<crate::places::Found>, known: &Heads) -> (Vec<Entry>, Heads) {
         // In order: an entry, or (the first time one is met) a project to group.
         let mut slots: Vec<Result<Entry, (PathBuf, String)>> = Vec::new();
         let mut projects: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
@@ -113,10 +130,20 @@ impl Entry {
         }
         let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
         let grouped = par_map(&slots, jobs, |slot| match slot {
-            Ok(_) => Vec::new(),
-            Err((dir, folder)) => Entry::claude_project(dir, folder),
+            Ok(_) => (Vec::new(), Vec::new()),
+            Err((dir, folder)) => Entry::claude_project_knowing(dir, folder, known),
         });
-        slots.into_iter().zip(grouped).flat_map(|(slot, g)| if let Ok(e) = slot { vec![e] } else { g }).collect()
+        let mut heads = Heads::default();
+        let mut entries = Vec::new();
+        for (slot, (g, h)) in slots.into_iter().zip(grouped) {
+            match slot {
+                Ok(e) => entries.push(e),
+                Err(_) => entries.extend(g),
+            }
+            heads.map.extend(h);
+        }
+        heads.changed = heads.map != known.map;
+        (entries, heads)
     }
 
     /// A Claude Code project folder's entries: each session file with the files that must be
@@ -128,33 +155,55 @@ impl Entry {
     /// `<session>/subagents/` comes along when its file is read. Everything else stays apart,
     /// so that an update reads again only the chain that changed.
     pub fn claude_project(dir: &Path, folder: &str) -> Vec<Entry> {
-        let Ok(list) = std::fs::read_dir(dir) else { return Vec::new() };
-        let mut sessions: Vec<PathBuf> = Vec::new();
-        let mut agents: Vec<PathBuf> = Vec::new();
+        Entry::claude_project_knowing(dir, folder, &Heads::default()).0
+    }
+
+    /// `claude_project`, a file's head taken from `known` when its stamp is the one there; with
+    /// the heads of its files.
+    fn claude_project_knowing(dir: &Path, folder: &str, known: &Heads) -> (Vec<Entry>, Vec<(String, Head)>) {
+        let Ok(list) = std::fs::read_dir(dir) else { return (Vec::new(), Vec::new()) };
+        let mut sessions: Vec<(PathBuf, Head)> = Vec::new();
+        let mut agents: Vec<(PathBuf, Head)> = Vec::new();
+        let mut heads: Vec<(String, Head)> = Vec::new();
         for e in list.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
-            if !arbor_core::reader::is_log_name(&name) || !e.file_type().is_ok_and(|t| t.is_file()) {
+            if !arbor_core::reader::is_log_name(&name) {
                 continue;
             }
+            // The entry's own metadata: a stat relative to the folder, no path walked again.
+            let Ok(meta) = e.metadata() else { continue };
+            if !meta.is_file() {
+                continue;
+            }
+            let path = e.path();
+            let key = arbor_core::reader::path_text(&path);
+            let (size, mtime, ino) = stamp_parts(&meta);
+            let head = match known.map.get(&key) {
+                Some(h) if (h.size, h.mtime, h.ino) == (size, mtime, ino) => h.clone(),
+                _ => {
+                    let (uuid, session) = head_ids(&path);
+                    Head { size, mtime, ino, uuid, session }
+                }
+            };
+            heads.push((key, head.clone()));
             if name.starts_with("agent-") {
-                agents.push(e.path())
+                agents.push((path, head))
             } else {
-                sessions.push(e.path())
+                sessions.push((path, head))
             }
         }
-        sessions.sort();
-        agents.sort();
+        sessions.sort_by(|a, b| a.0.cmp(&b.0));
+        agents.sort_by(|a, b| a.0.cmp(&b.0));
         // Sessions by the first uuid of their chain; each group in the order of its first file.
         let mut by_chain: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
         let mut groups: Vec<Vec<PathBuf>> = Vec::new();
         let mut by_stem: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-        for s in sessions {
-            let (first_uuid, _) = head_ids(&s);
-            let g = match first_uuid.as_ref().and_then(|u| by_chain.get(u)) {
+        for (s, head) in sessions {
+            let g = match head.uuid.as_ref().and_then(|u| by_chain.get(u)) {
                 Some(&g) => g,
                 None => {
                     groups.push(Vec::new());
-                    if let Some(u) = first_uuid {
+                    if let Some(u) = head.uuid {
                         by_chain.insert(u, groups.len() - 1);
                     }
                     groups.len() - 1
@@ -165,19 +214,49 @@ impl Entry {
             }
             groups[g].push(s);
         }
-        for a in agents {
-            match head_ids(&a).1.and_then(|sid| by_stem.get(&sid).copied()) {
+        for (a, head) in agents {
+            match head.session.and_then(|sid| by_stem.get(&sid).copied()) {
                 Some(g) => groups[g].push(a),
                 None => groups.push(vec![a]),
             }
         }
-        groups
+        let entries = groups
             .into_iter()
             .filter_map(|paths| {
                 let path = paths.first()?.clone();
                 Some(Entry { path, paths, folder: folder.to_owned() })
             })
-            .collect()
+            .collect();
+        (entries, heads)
+    }
+}
+
+/// A Claude Code file's first ids (`head_ids`) as they were read at a stamp (size, modification
+/// time, identity): read again only when the file is no longer as it was.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Head {
+    size: u64,
+    mtime: i128,
+    ino: u64,
+    uuid: Option<String>,
+    session: Option<String>,
+}
+
+/// The heads of Claude Code files, by path (`Library::heads`, `Entry::of_places_knowing`).
+#[derive(Debug, Clone, Default)]
+pub struct Heads {
+    map: std::collections::HashMap<String, Head>,
+    /// Not the ones they were made from: to be kept.
+    pub changed: bool,
+}
+
+impl Heads {
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
     }
 }
 
@@ -216,16 +295,22 @@ fn stamp(path: &Path) -> Stamp {
 
 fn stamp_of(path: &Path, name: String) -> Stamp {
     let Ok(m) = std::fs::metadata(path) else { return Stamp(name, u64::MAX, 0, 0) };
+    let (size, mtime, id) = stamp_parts(&m);
+    Stamp(name, size, mtime, id)
+}
+
+/// A file's size (0 for a folder), modification time (ns) and identity, as a stamp keeps them.
+fn stamp_parts(m: &std::fs::Metadata) -> (u64, i128, u64) {
     let mtime = m
         .modified()
         .ok()
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map_or(0, |d| d.as_nanos() as i128);
     #[cfg(unix)]
-    let id = std::os::unix::fs::MetadataExt::ino(&m);
+    let id = std::os::unix::fs::MetadataExt::ino(m);
     #[cfg(not(unix))]
     let id = 0;
-    Stamp(name, if m.is_dir() { 0 } else { m.len() }, mtime, id)
+    (if m.is_dir() { 0 } else { m.len() }, mtime, id)
 }
 
 /// Whether the file a stamp names is as it was (its size, time and identity; its name is not
@@ -269,6 +354,8 @@ struct Item {
 struct Read {
     entry: Entry,
     stamps: Vec<Stamp>,
+    /// The stamps that show a change when the entry's sub-agents are all settled (`quick`).
+    quick: Option<Vec<Stamp>>,
     /// A summary per root session, with what it booked and the sessions it sums up.
     sessions: Vec<(Summary, Vec<Booked>, Vec<String>)>,
 }
@@ -395,12 +482,59 @@ impl Library {
         Ok(Library { conn, notice })
     }
 
+    /// The library's entries for the logs found in the harnesses' places (`Entry::of_places`),
+    /// each Claude Code file's head read only when the file is not as the library last saw it;
+    /// the heads kept for the next time when they changed.
+    pub fn entries_of_places(&mut self, found: Vec<crate::places::Found>) -> Result<Vec<Entry>, Error> {
+        let known = self.heads()?;
+        let (entries, heads) = Entry::of_places_knowing(found, &known);
+        if heads.changed {
+            self.keep_heads(&known, &heads)?;
+        }
+        Ok(entries)
+    }
+
+    /// The heads the library keeps.
+    pub fn heads(&self) -> Result<Heads, Error> {
+        let mut q = self.conn.prepare("SELECT path, stamp, uuid, session FROM heads")?;
+        let rows = q.query_map([], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?, r.get(3)?))
+        })?;
+        let mut heads = Heads::default();
+        for row in rows {
+            let (path, stamp, uuid, session) = row?;
+            // A stamp that does not read is a head read again.
+            if let Ok((size, mtime, ino)) = serde_json::from_str::<(u64, i128, u64)>(&stamp) {
+                heads.map.insert(path, Head { size, mtime, ino, uuid, session });
+            }
+        }
+        Ok(heads)
+    }
+
+    /// `now` kept in place of `known`: the heads added, changed or gone, in one transaction.
+    fn keep_heads(&mut self, known: &Heads, now: &Heads) -> Result<(), Error> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut del = tx.prepare_cached("DELETE FROM heads WHERE path = ?1")?;
+            for path in known.map.keys().filter(|p| !now.map.contains_key(*p)) {
+                del.execute([path])?;
+            }
+            let mut put =
+                tx.prepare_cached("INSERT OR REPLACE INTO heads (path, stamp, uuid, session) VALUES (?1, ?2, ?3, ?4)")?;
+            for (path, h) in now.map.iter().filter(|(p, h)| known.map.get(*p) != Some(h)) {
+                put.execute(params![path, json(&(h.size, h.mtime, h.ino)), h.uuid, h.session])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
     /// Brings the library up to `entries`: new and changed ones read (`jobs` at once), gone
     /// ones dropped, the rest kept, in one transaction.
     pub fn update(&mut self, entries: &[Entry], jobs: usize) -> Result<Updated, Error> {
-        let stored: Vec<(i64, String, String)> = {
-            let mut q = self.conn.prepare("SELECT id, path, files FROM entries")?;
-            let rows = q.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        let stored: Vec<(i64, String, String, String, Option<String>)> = {
+            let mut q = self.conn.prepare("SELECT id, path, paths, files, quick FROM entries")?;
+            let rows = q.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?;
             rows.collect::<Result<_, _>>()?
         };
         let wanted: std::collections::HashMap<String, &Entry> =
@@ -408,14 +542,21 @@ impl Library {
         let mut done = Updated::default();
         let mut gone = Vec::new();
         let mut kept = std::collections::HashSet::new();
-        // Every file of every entry stated (151,000 files for 10,000 sessions: most of an open's
-        // time), `jobs` at once.
-        let same = par_map(&stored, jobs, |(_, path, files)| {
-            wanted.contains_key(path)
-                && serde_json::from_str::<Vec<Stamp>>(files)
+        // An entry is kept when it is still wanted with the same files (a resume that joined a
+        // chain makes its entry again) and its stamps are as they were: its `quick` ones when it
+        // has them (its sub-agents all settled: a few per session), else every file's (151,000
+        // files for 10,000 sessions), `jobs` at once.
+        let same = par_map(&stored, jobs, |(_, path, paths, files, quick)| {
+            let Some(entry) = wanted.get(path) else { return false };
+            let same_paths = serde_json::from_str::<Vec<String>>(paths).is_ok_and(|p| {
+                p.len() == entry.paths.len()
+                    && p.iter().zip(&entry.paths).all(|(a, b)| *a == arbor_core::reader::path_text(b))
+            });
+            same_paths
+                && serde_json::from_str::<Vec<Stamp>>(quick.as_deref().unwrap_or(files))
                     .is_ok_and(|stamps| !stamps.is_empty() && stamps.iter().all(unchanged))
         });
-        for ((id, path, _), same) in stored.iter().zip(same) {
+        for ((id, path, ..), same) in stored.iter().zip(same) {
             if same {
                 kept.insert(path.as_str());
                 done.kept += 1;
@@ -689,7 +830,8 @@ fn in_parallel<T: Sync, R: Send>(
 /// One entry analysed (`threads`) and summarized.
 fn read(entry: &Entry, threads: arbor_core::Threads) -> Read {
     let analysis = arbor_core::analyze_with(&entry.paths, &mut (), threads);
-    let summarized = summarize(&entry.path, &entry.folder, &analysis);
+    let report = analysis.report();
+    let summarized = summarize_report(&entry.path, &entry.folder, &analysis, &report);
     // What was given (a folder's time changes when a file appears in it), then what was read.
     let mut stamps: Vec<Stamp> = Vec::new();
     for p in std::iter::once(&entry.path).chain(&entry.paths).chain(analysis.files.iter().map(|f| &f.path)) {
@@ -704,11 +846,58 @@ fn read(entry: &Entry, threads: arbor_core::Threads) -> Read {
             stamps.push(stamp(&wal));
         }
     }
+    let quick = quick(entry, &analysis, &report, &stamps);
     let sessions = summarized
         .into_iter()
         .map(|s| (s.summary, s.by_time.into_iter().chain(s.by_model).collect(), s.sessions))
         .collect();
-    Read { entry: entry.clone(), stamps, sessions }
+    Read { entry: entry.clone(), stamps, quick, sessions }
+}
+
+/// The stamps that show whether a Claude Code entry changed, when fewer than all its files' are
+/// enough: its own files' (the session files and 2.0 `agent-*.jsonl` it was given) and the
+/// folders its other files (its sub-agents', `<session>/subagents/…`) are in, up to its project.
+///
+/// Enough when every sub-agent's run has ended in a line of its parent (SPEC 2.4: the spawn
+/// call's `tool_result`, or a background spawn's `<task-notification>`) and no sub-agent file
+/// was written after the last of the entry's own files: Claude Code writes a sub-agent's file
+/// only between the parent's spawn call and its result (a `SendMessage` that resumes one is a
+/// call of the parent too), so a settled sub-agent's file grows only after its parent's file
+/// did; and a file added or removed changes its folder's time. A sub-agent still running (no
+/// result yet: its file grows while its parent waits), one linked by nothing, or another format
+/// (whose writers were not verified so) is checked file by file, as before.
+fn quick(entry: &Entry, analysis: &arbor_core::Analysis, report: &Report, stamps: &[Stamp]) -> Option<Vec<Stamp>> {
+    let claude = analysis.files.iter().all(|f| f.format.is_none_or(|f| f.id == "claude-code"));
+    if analysis.files.is_empty() || !claude || entry.paths.iter().any(|p| !p.is_file()) {
+        return None;
+    }
+    let settled = report
+        .sessions
+        .iter()
+        .filter(|s| s.parent.is_some())
+        .all(|s| !s.runs.is_empty() && s.runs.iter().all(|r| r.outcome != Outcome::Open && r.received.is_some()));
+    if !settled {
+        return None;
+    }
+    let own: Vec<String> =
+        std::iter::once(&entry.path).chain(&entry.paths).map(|p| arbor_core::reader::path_text(p)).collect();
+    let newest_own = stamps.iter().filter(|s| own.contains(&s.0)).map(|s| s.2).max()?;
+    let project = entry.path.parent()?;
+    let mut quick: Vec<Stamp> = stamps.iter().filter(|s| own.contains(&s.0)).cloned().collect();
+    for s in stamps.iter().filter(|s| !own.contains(&s.0)) {
+        if s.1 == u64::MAX || s.2 > newest_own {
+            return None;
+        }
+        let mut dir = Path::new(&s.0).parent();
+        while let Some(d) = dir.filter(|d| d.starts_with(project) && *d != project) {
+            let name = arbor_core::reader::path_text(d);
+            if !quick.iter().any(|q| q.0 == name) {
+                quick.push(stamp_of(d, name));
+            }
+            dir = d.parent();
+        }
+    }
+    Some(quick)
 }
 
 /// Rows read back per page.
@@ -775,8 +964,8 @@ fn insert(tx: &rusqlite::Transaction<'_>, r: &Read) -> Result<(), Error> {
     }
     let paths: Vec<String> = r.entry.paths.iter().map(|p| arbor_core::reader::path_text(p)).collect();
     tx.execute(
-        "INSERT INTO entries (path, paths, folder, files) VALUES (?1, ?2, ?3, ?4)",
-        params![path, json(&paths), r.entry.folder, json(&r.stamps)],
+        "INSERT INTO entries (path, paths, folder, files, quick) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![path, json(&paths), r.entry.folder, json(&r.stamps), r.quick.as_ref().map(json)],
     )?;
     let id = tx.last_insert_rowid();
     let mut s = tx.prepare_cached("INSERT INTO sessions (entry, key, members, summary) VALUES (?1, ?2, ?3, ?4)")?;

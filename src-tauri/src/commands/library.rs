@@ -6,7 +6,7 @@
 
 use crate::open::CommandError;
 use arbor_library::places::{self, Env};
-use arbor_library::store::{self, Entry, Hit, Library};
+use arbor_library::store::{self, Hit, Library};
 use arbor_library::summary::Summary;
 use serde::Serialize;
 use tauri::{AppHandle, Manager, Runtime};
@@ -37,7 +37,8 @@ pub async fn library_sessions<R: Runtime>(app: AppHandle<R>) -> Result<LibrarySe
     }
     tauri::async_runtime::spawn_blocking(move || {
         let mut lib = open()?;
-        let entries = Entry::of_places(places::logs(&env));
+        let entries =
+            lib.entries_of_places(places::logs(&env)).map_err(|e| CommandError::new("library", e.to_string()))?;
         lib.update(&entries, jobs()).map_err(|e| CommandError::new("library", e.to_string()))?;
         let sessions = lib.summaries().map_err(|e| CommandError::new("library", e.to_string()))?;
         // The transcripts' text indexed behind the list, for the first search (one that comes
