@@ -44,6 +44,8 @@ pub struct Query {
     pub project: Option<String>,
     pub since: Option<String>,
     pub limit: usize,
+    /// `--before`: search only items indexed before this one.
+    pub before: Option<i64>,
 }
 
 /// The library of `paths`, or of this machine's places when none is given; a notice (a
@@ -160,9 +162,17 @@ pub fn sessions(paths: &[PathBuf], q: Query) -> ExitCode {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let written = if let Some(text) = &q.search {
         let kept: std::collections::HashSet<&str> = all.iter().filter(|s| keep(s)).map(|s| s.path.as_str()).collect();
-        match lib.search(text, q.limit.saturating_mul(4).max(q.limit)) {
-            Ok(hits) => {
-                write_hits(&mut out, hits.iter().filter(|h| kept.contains(h.path.as_str())).take(q.limit), q.json)
+        match lib.search_before(text, q.limit.saturating_mul(4).max(q.limit), q.before) {
+            Ok(found) => {
+                // Older items were not searched (the newest that hold the words were enough):
+                // said, with how to go on, never left out silently.
+                if let Some(older) = found.older {
+                    eprintln!(
+                        "arbor: searched the newest items that hold every word; older ones were not: \
+                         add --before {older} to search them"
+                    );
+                }
+                write_hits(&mut out, found.hits.iter().filter(|h| kept.contains(h.path.as_str())).take(q.limit), q.json)
             }
             Err(e) => return crate::fail(&e.to_string()),
         }

@@ -421,6 +421,9 @@ pub struct Library {
     conn: Connection,
     /// Why the library was rebuilt when it was opened (corrupt, or of another version).
     pub notice: Option<String>,
+    /// Files stated a moment ago by `entries_of_places` (the Claude Code files' heads'
+    /// stamps): the next `update` takes their stamps from here rather than stating them again.
+    fresh: std::collections::HashMap<String, (u64, i128, u64)>,
 }
 
 impl Library {
@@ -479,7 +482,7 @@ impl Library {
         let _ = conn.pragma_update(None, "journal_mode", "WAL");
         // A library whose tables were damaged after its header: the first read says so.
         conn.query_row("SELECT count(*) FROM entries", [], |r| r.get::<_, i64>(0))?;
-        Ok(Library { conn, notice })
+        Ok(Library { conn, notice, fresh: Default::default() })
     }
 
     /// The library's entries for the logs found in the harnesses' places (`Entry::of_places`),
@@ -491,6 +494,7 @@ impl Library {
         if heads.changed {
             self.keep_heads(&known, &heads)?;
         }
+        self.fresh = heads.map.into_iter().map(|(path, h)| (path, (h.size, h.mtime, h.ino))).collect();
         Ok(entries)
     }
 
@@ -532,9 +536,12 @@ impl Library {
     /// Brings the library up to `entries`: new and changed ones read (`jobs` at once), gone
     /// ones dropped, the rest kept, in one transaction.
     pub fn update(&mut self, entries: &[Entry], jobs: usize) -> Result<Updated, Error> {
-        let stored: Vec<(i64, String, String, String, Option<String>)> = {
-            let mut q = self.conn.prepare("SELECT id, path, paths, files, quick FROM entries")?;
-            let rows = q.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?;
+        let fresh = std::mem::take(&mut self.fresh);
+        let stored: Vec<(i64, String, String, String)> = {
+            // `files` read only where there is no `quick`: it names every file, and its pages
+            // were a tenth of an open's time.
+            let mut q = self.conn.prepare("SELECT id, path, paths, coalesce(quick, files) FROM entries")?;
+            let rows = q.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
             rows.collect::<Result<_, _>>()?
         };
         let wanted: std::collections::HashMap<String, &Entry> =
@@ -546,15 +553,20 @@ impl Library {
         // chain makes its entry again) and its stamps are as they were: its `quick` ones when it
         // has them (its sub-agents all settled: a few per session), else every file's (151,000
         // files for 10,000 sessions), `jobs` at once.
-        let same = par_map(&stored, jobs, |(_, path, paths, files, quick)| {
+        let same = par_map(&stored, jobs, |(_, path, paths, stamps)| {
             let Some(entry) = wanted.get(path) else { return false };
             let same_paths = serde_json::from_str::<Vec<String>>(paths).is_ok_and(|p| {
                 p.len() == entry.paths.len()
                     && p.iter().zip(&entry.paths).all(|(a, b)| *a == arbor_core::reader::path_text(b))
             });
             same_paths
-                && serde_json::from_str::<Vec<Stamp>>(quick.as_deref().unwrap_or(files))
-                    .is_ok_and(|stamps| !stamps.is_empty() && stamps.iter().all(unchanged))
+                && serde_json::from_str::<Vec<Stamp>>(stamps).is_ok_and(|stamps| {
+                    !stamps.is_empty()
+                        && stamps.iter().all(|s| match fresh.get(&s.0) {
+                            Some(&now) => now == (s.1, s.2, s.3),
+                            None => unchanged(s),
+                        })
+                })
         });
         for ((id, path, ..), same) in stored.iter().zip(same) {
             if same {
@@ -719,10 +731,69 @@ impl Library {
     }
 
     /// The transcript items whose text matches every word of `text`, best first (bm25, as
-    /// `rank::arbor_rank` works it out), at most `limit`; of a word in more than `RANKED` items,
-    /// the best of the `RANKED` indexed last.
+    /// `rank::arbor_rank` works it out), at most `limit`, of the newest items that hold them
+    /// (`search_before`: which ones, and how to go on to older ones).
     pub fn search(&self, text: &str, limit: usize) -> Result<Vec<Hit>, Error> {
-        self.search_ranking(text, limit, RANKED)
+        Ok(self.search_before(text, limit, None)?.hits)
+    }
+
+    /// The best `limit` matches of `text` among items indexed before item `before` (all items
+    /// when none), and the oldest item searched when older ones were not (`Hits::older`: what
+    /// to pass as `before` to go on). Of a word in more than `RANKED` items, the `RANKED`
+    /// indexed last are ranked. A word of several tokens (`src/lib.rs`: a phrase) is looked for
+    /// in a window of the newest items that hold all its tokens, `PHRASE_WINDOW` of them, four
+    /// times as many while fewer than `limit` match, all at last: FTS5 checks the tokens'
+    /// positions in every item that holds them all, 1.9 million items for `src/lib.rs` in a
+    /// library of 10,000 sessions, where 3,311 hold the phrase.
+    pub fn search_before(&self, text: &str, limit: usize, before: Option<i64>) -> Result<Hits, Error> {
+        self.search_window(text, limit, before, PHRASE_WINDOW)
+    }
+
+    /// `search_before`, a phrase's first window `window` items.
+    pub fn search_window(&self, text: &str, limit: usize, before: Option<i64>, window: usize) -> Result<Hits, Error> {
+        let query = match_query(text);
+        if query.is_empty() {
+            return Ok(Hits::default());
+        }
+        let top = before.unwrap_or(i64::MAX);
+        if let Some(tokens) = phrase_tokens(text) {
+            let newest: i64 = self.conn.query_row("SELECT coalesce(max(id), 0) FROM items", [], |r| r.get(0))?;
+            let mut window = window.max(1);
+            loop {
+                let floor = self.nth_newest(&tokens, window, top)?;
+                // Each word's items in the window, and from them its items in all (as many per
+                // item numbered as in the window), for the rank's IDF.
+                let from = floor.unwrap_or(i64::MIN);
+                let mut counts = Vec::new();
+                for w in text.split_whitespace() {
+                    let n: i64 = self
+                        .conn
+                        .prepare_cached(
+                            "SELECT count(*) FROM texts WHERE texts MATCH ?1 AND rowid >= ?2 AND rowid < ?3",
+                        )?
+                        .query_row(params![match_query(w), from, top], |r| r.get(0))?;
+                    counts.push(match floor {
+                        Some(f) => {
+                            let span = newest.min(top.saturating_sub(1)).saturating_sub(f).saturating_add(1).max(1);
+                            format!("{}", (n as f64 * newest.max(1) as f64 / span as f64).max(n as f64))
+                        }
+                        None => n.to_string(),
+                    });
+                }
+                let hits = self.ranked(&query, limit, from, top, Some(&counts.join(",")))?;
+                if hits.len() >= limit || floor.is_none() {
+                    return Ok(Hits { hits, older: floor });
+                }
+                window = window.saturating_mul(4);
+            }
+        }
+        // The lowest item of the ranked set: the `RANKED`-th newest match, none when fewer match.
+        // Ranking every match of a common word cost as much as the library is big (a score per
+        // item, and bm25 counts every match first): seconds at 10,000 sessions. FTS5 walks a
+        // term's items newest first at once, and takes a rowid range as its own.
+        let floor = self.nth_newest(&query, RANKED, top)?;
+        let hits = self.ranked(&query, limit, floor.unwrap_or(i64::MIN), top, None)?;
+        Ok(Hits { hits, older: floor })
     }
 
     /// `search`, ranking the `ranked` matches indexed last at most (all of them when fewer match).
@@ -731,30 +802,39 @@ impl Library {
         if query.is_empty() {
             return Ok(Vec::new());
         }
-        // The lowest item of the ranked set: the `ranked`-th newest match, none when fewer match.
-        // Ranking every match of a common word cost as much as the library is big (a score per
-        // item, and bm25 counts every match first): seconds at 10,000 sessions. FTS5 walks a
-        // term's items newest first at once, and takes a rowid range as its own.
-        let floor: Option<i64> = self
+        let floor = self.nth_newest(&query, ranked, i64::MAX)?;
+        self.ranked(&query, limit, floor.unwrap_or(i64::MIN), i64::MAX, None)
+    }
+
+    /// The `n`-th newest item matching `query` below item `top`; none when fewer match.
+    fn nth_newest(&self, query: &str, n: usize, top: i64) -> Result<Option<i64>, Error> {
+        Ok(self
             .conn
-            .prepare_cached("SELECT rowid FROM texts WHERE texts MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2")?
-            .query_row(params![query, ranked.max(1) as i64 - 1], |r| r.get(0))
-            .optional()?;
+            .prepare_cached(
+                "SELECT rowid FROM texts WHERE texts MATCH ?1 AND rowid < ?3 ORDER BY rowid DESC LIMIT 1 OFFSET ?2",
+            )?
+            .query_row(params![query, n.max(1) as i64 - 1, top], |r| r.get(0))
+            .optional()?)
+    }
+
+    /// The best `limit` matches of `query` among items `from..top`, ranked with the phrases'
+    /// item counts `counts` (`rank`'s `"c0,c1,…"`; none: counted).
+    fn ranked(&self, query: &str, limit: usize, from: i64, top: i64, counts: Option<&str>) -> Result<Vec<Hit>, Error> {
         // The best `limit` by rank first, and only theirs joined and given a snippet: SQLite works
         // out every column of every match before it sorts, and a snippet or a join per match of a
         // common word cost more than the ranking (a query's max 62 -> 26 ms on a 28k-item library).
         // CROSS JOIN: the best first, each looked up in the index by its rowid; SQLite otherwise
         // walked every match of the word for the join (2 s of a common word's 2.3 at 9.8M items).
         let mut q = self.conn.prepare_cached(
-            "WITH best(id, r) AS (SELECT rowid, arbor_rank(texts) FROM texts WHERE texts MATCH ?1 AND rowid >= ?3
-                                  ORDER BY 2, 1 LIMIT ?2)
+            "WITH best(id, r) AS (SELECT rowid, arbor_rank(texts, ?5) FROM texts
+                                  WHERE texts MATCH ?1 AND rowid >= ?3 AND rowid < ?4 ORDER BY 2, 1 LIMIT ?2)
              SELECT json_extract(s.summary, '$.path'), i.session, i.item, i.file, i.line, i.kind,
                     snippet(texts, 0, '[', ']', '…', 16), best.r
              FROM best CROSS JOIN texts ON texts.rowid = best.id JOIN items i ON i.id = best.id
                   JOIN sessions s ON s.id = i.owner
              WHERE texts MATCH ?1 ORDER BY best.r, best.id",
         )?;
-        let rows = q.query_map(params![query, limit as i64, floor.unwrap_or(i64::MIN)], |r| {
+        let rows = q.query_map(params![query, limit as i64, from, top, counts], |r| {
             Ok(Hit {
                 path: r.get(0)?,
                 session: r.get(1)?,
@@ -768,6 +848,34 @@ impl Library {
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
+}
+
+/// When a word of `text` is a phrase of several tokens: every token of every word as an FTS5
+/// query of them all (a superset of the words' matches, found without checking positions).
+/// None when each word is one token, or a word holds what is not ASCII (where the tokenizer's
+/// split is not this one's, and a token cut in two would find too little).
+fn phrase_tokens(text: &str) -> Option<String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if words.iter().any(|w| !w.is_ascii()) {
+        return None;
+    }
+    let split = |w: &str| -> Vec<String> {
+        w.split(|c: char| !c.is_ascii_alphanumeric()).filter(|t| !t.is_empty()).map(str::to_owned).collect()
+    };
+    if !words.iter().any(|w| split(w).len() > 1) {
+        return None;
+    }
+    let tokens: Vec<String> = words.iter().flat_map(|w| split(w)).map(|t| format!("\"{t}\"")).collect();
+    (!tokens.is_empty()).then(|| tokens.join(" "))
+}
+
+/// A search's hits, and where it stopped.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct Hits {
+    pub hits: Vec<Hit>,
+    /// Items indexed before this one were not searched (the newest that hold the words were
+    /// enough to rank): `Library::search_before` with it searches them.
+    pub older: Option<i64>,
 }
 
 fn is_empty(conn: &Connection) -> Result<bool, Error> {
@@ -863,7 +971,9 @@ fn read(entry: &Entry, threads: arbor_core::Threads) -> Read {
 /// was written after the last of the entry's own files: Claude Code writes a sub-agent's file
 /// only between the parent's spawn call and its result (a `SendMessage` that resumes one is a
 /// call of the parent too), so a settled sub-agent's file grows only after its parent's file
-/// did; and a file added or removed changes its folder's time. A sub-agent still running (no
+/// did; the compaction agent's run has no call and is settled when it stopped (the parent
+/// writes its `compact_boundary` after the summary, and the times say the parent wrote last);
+/// and a file added or removed changes its folder's time. A sub-agent still running (no
 /// result yet: its file grows while its parent waits), one linked by nothing, or another format
 /// (whose writers were not verified so) is checked file by file, as before.
 fn quick(entry: &Entry, analysis: &arbor_core::Analysis, report: &Report, stamps: &[Stamp]) -> Option<Vec<Stamp>> {
@@ -871,11 +981,13 @@ fn quick(entry: &Entry, analysis: &arbor_core::Analysis, report: &Report, stamps
     if analysis.files.is_empty() || !claude || entry.paths.iter().any(|p| !p.is_file()) {
         return None;
     }
-    let settled = report
-        .sessions
-        .iter()
-        .filter(|s| s.parent.is_some())
-        .all(|s| !s.runs.is_empty() && s.runs.iter().all(|r| r.outcome != Outcome::Open && r.received.is_some()));
+    // The compaction agent (`agent-acompact-*`) has no spawn call: the parent's
+    // `compact_boundary` and summary follow its summary, so it is settled once it stopped.
+    let compaction = |s: &arbor_core::report::Session| s.label.as_deref() == Some("compaction");
+    let settled = report.sessions.iter().filter(|s| s.parent.is_some()).all(|s| {
+        !s.runs.is_empty()
+            && s.runs.iter().all(|r| r.outcome != Outcome::Open && (r.received.is_some() || compaction(s)))
+    });
     if !settled {
         return None;
     }
@@ -906,6 +1018,9 @@ const PAGE: u32 = 256;
 /// Matches ranked at most by a search: beyond, the ones indexed last (`Library::search`). At most
 /// `rank::COUNT_CAP`, so that a query with fewer matches is ranked as bm25 ranks it.
 pub const RANKED: usize = 20_000;
+
+/// Items that hold every token of a phrase searched first (`Library::search_before`).
+pub const PHRASE_WINDOW: usize = 20_000;
 
 /// Entries indexed a transaction.
 const INDEX_BATCH: usize = 16;
@@ -983,4 +1098,88 @@ fn insert(tx: &rusqlite::Transaction<'_>, r: &Read) -> Result<(), Error> {
 /// What the tables keep as JSON text.
 fn json<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A library of `n` items in one session: item `i` holds `src/lib.rs` as a phrase when
+    /// `i % every == 0`, else its tokens apart (`rs of lib in src`), so that every item holds
+    /// every token.
+    fn phrases(n: usize, every: usize) -> Library {
+        let lib = Library::in_memory().unwrap();
+        let c = &lib.conn;
+        c.execute("INSERT INTO entries (path, paths, folder, files) VALUES ('e', '[\"e\"]', 'f', '[]')", []).unwrap();
+        c.execute("INSERT INTO sessions (entry, key, members, summary) VALUES (1, 'e', '[]', '{\"path\":\"e\"}')", [])
+            .unwrap();
+        for i in 0..n {
+            let text = if i % every == 0 {
+                format!("item {i} opens src/lib.rs")
+            } else {
+                format!("item {i}: rs of lib in src")
+            };
+            c.execute(
+                "INSERT INTO items (entry, owner, session, item, file, line, kind, text) VALUES (1, 1, 's', ?1, 'e', ?1, 'text', ?2)",
+                params![i as i64, text],
+            )
+            .unwrap();
+        }
+        c.execute("INSERT INTO texts(rowid, text) SELECT id, text FROM items", []).unwrap();
+        lib
+    }
+
+    /// A phrase is looked for in the newest items that hold its tokens first: the hits real
+    /// ones, the older items said (`older`), and going on from there finds every other match
+    /// once, none lost; with a window as large as the library, the ranks are bm25's.
+    #[test]
+    fn a_phrase_is_searched_newest_first_and_goes_on_to_the_older_items() {
+        let lib = phrases(3_000, 50);
+        let matches = 3_000 / 50;
+        let all = lib.search_window("src/lib.rs", 1_000, None, 1_000_000).unwrap();
+        assert_eq!(all.older, None, "all searched");
+        assert_eq!(all.hits.len(), matches);
+        let bm25 = lib.search_ranking("src/lib.rs", 1_000, RANKED).unwrap();
+        assert_eq!(all.hits, bm25, "a window of everything ranks as bm25");
+
+        // A window of 100 items holds 2 matches; asked for 5, it widens to 400 (8) and stops.
+        let first = lib.search_window("src/lib.rs", 5, None, 100).unwrap();
+        assert_eq!(first.hits.len(), 5);
+        let older = first.older.expect("older items were not searched");
+        let window_items = 3_000 - older + 1;
+        assert_eq!(window_items, 400, "four times the first window");
+        assert!(first.hits.iter().all(|h| h.item % 50 == 0 && h.item as i64 >= older - 1), "{:?}", first.hits);
+        assert!(first.hits.iter().all(|h| h.snippet.contains("[src/lib.rs]")), "{:?}", first.hits);
+        // Going on from there, page after page: every match once.
+        let mut seen: Vec<u32> = Vec::new();
+        let mut before = None;
+        loop {
+            let page = lib.search_window("src/lib.rs", 5, before, 100).unwrap();
+            let items: Vec<u32> = page.hits.iter().map(|h| h.item).collect();
+            // The page's hits are the best of what it searched; the window's other matches are
+            // not lost: the next page starts where this one's window ends, below `older`.
+            let window: Vec<u32> = lib
+                .search_window("src/lib.rs", 1_000, before, 1_000_000)
+                .unwrap()
+                .hits
+                .iter()
+                .map(|h| h.item)
+                .filter(|&i| page.older.is_none_or(|o| i as i64 >= o - 1))
+                .collect();
+            assert!(items.iter().all(|i| window.contains(i)));
+            seen.extend(window);
+            match page.older {
+                Some(o) => before = Some(o),
+                None => break,
+            }
+        }
+        seen.sort_unstable();
+        let want: Vec<u32> = (0..3_000).filter(|i| i % 50 == 0).collect();
+        assert_eq!(seen, want, "every match once over the pages");
+        // A word of one token is not windowed: the newest RANKED matches, as before.
+        assert_eq!(lib.search_before("item", 5, None).unwrap().older, None);
+        assert_eq!(phrase_tokens("src/lib.rs cargo"), Some("\"src\" \"lib\" \"rs\" \"cargo\"".into()));
+        assert_eq!(phrase_tokens("cargo test"), None);
+        assert_eq!(phrase_tokens("café/x"), None, "not ASCII: not split here");
+    }
 }
