@@ -757,30 +757,40 @@ impl Library {
         }
         let top = before.unwrap_or(i64::MAX);
         if let Some(tokens) = phrase_tokens(text) {
+            let window = window.max(1);
             let newest: i64 = self.conn.query_row("SELECT coalesce(max(id), 0) FROM items", [], |r| r.get(0))?;
-            let mut window = window.max(1);
+            let last = newest.min(top.saturating_sub(1));
+            // Each word's items, for the rank's IDF: its matches among the `window` newest items
+            // that hold its tokens, and as many per item numbered in the rest (bm25 counts every
+            // match, a walk of every item holding a common word's tokens).
+            let mut counts = Vec::new();
+            // The first window: as many items as a page of the sparsest word's matches takes, at
+            // the density its count saw (a round that finds too few is a walk wasted).
+            let mut first = window;
+            for w in text.split_whitespace() {
+                let own = phrase_tokens(w).unwrap_or_else(|| match_query(w));
+                let from = self.nth_newest(&own, window, top)?;
+                let n: i64 = self
+                    .conn
+                    .prepare_cached("SELECT count(*) FROM texts WHERE texts MATCH ?1 AND rowid >= ?2 AND rowid < ?3")?
+                    .query_row(params![match_query(w), from.unwrap_or(i64::MIN), top], |r| r.get(0))?;
+                if from.is_some() {
+                    let needed = (window as f64 * limit as f64 * 1.25 / n.max(1) as f64).min(1e12) as usize;
+                    first = first.max(needed);
+                }
+                counts.push(match from {
+                    Some(f) => {
+                        let span = last.saturating_sub(f).saturating_add(1).max(1);
+                        (n as f64 * newest.max(1) as f64 / span as f64).max(n as f64).to_string()
+                    }
+                    None => n.to_string(),
+                });
+            }
+            let counts = counts.join(",");
+            let mut window = first;
             loop {
                 let floor = self.nth_newest(&tokens, window, top)?;
-                // Each word's items in the window, and from them its items in all (as many per
-                // item numbered as in the window), for the rank's IDF.
-                let from = floor.unwrap_or(i64::MIN);
-                let mut counts = Vec::new();
-                for w in text.split_whitespace() {
-                    let n: i64 = self
-                        .conn
-                        .prepare_cached(
-                            "SELECT count(*) FROM texts WHERE texts MATCH ?1 AND rowid >= ?2 AND rowid < ?3",
-                        )?
-                        .query_row(params![match_query(w), from, top], |r| r.get(0))?;
-                    counts.push(match floor {
-                        Some(f) => {
-                            let span = newest.min(top.saturating_sub(1)).saturating_sub(f).saturating_add(1).max(1);
-                            format!("{}", (n as f64 * newest.max(1) as f64 / span as f64).max(n as f64))
-                        }
-                        None => n.to_string(),
-                    });
-                }
-                let hits = self.ranked(&query, limit, from, top, Some(&counts.join(",")))?;
+                let hits = self.ranked(&query, limit, floor.unwrap_or(i64::MIN), top, Some(&counts))?;
                 if hits.len() >= limit || floor.is_none() {
                     return Ok(Hits { hits, older: floor });
                 }
@@ -995,13 +1005,16 @@ fn quick(entry: &Entry, analysis: &arbor_core::Analysis, report: &Report, stamps
         std::iter::once(&entry.path).chain(&entry.paths).map(|p| arbor_core::reader::path_text(p)).collect();
     let newest_own = stamps.iter().filter(|s| own.contains(&s.0)).map(|s| s.2).max()?;
     let project = entry.path.parent()?;
+    // A session's own folder (`<project>/<session>/`) holds more than its sub-agents (tool
+    // results): its `subagents/` is stamped, not it (a `subagents/` removed is a folder missing).
+    let tops: Vec<PathBuf> = entry.paths.iter().filter_map(|p| log_stem(p)).map(|s| project.join(s)).collect();
     let mut quick: Vec<Stamp> = stamps.iter().filter(|s| own.contains(&s.0)).cloned().collect();
     for s in stamps.iter().filter(|s| !own.contains(&s.0)) {
         if s.1 == u64::MAX || s.2 > newest_own {
             return None;
         }
         let mut dir = Path::new(&s.0).parent();
-        while let Some(d) = dir.filter(|d| d.starts_with(project) && *d != project) {
+        while let Some(d) = dir.filter(|d| d.starts_with(project) && *d != project && !tops.iter().any(|t| t == d)) {
             let name = arbor_core::reader::path_text(d);
             if !quick.iter().any(|q| q.0 == name) {
                 quick.push(stamp_of(d, name));
@@ -1142,12 +1155,13 @@ mod tests {
         let bm25 = lib.search_ranking("src/lib.rs", 1_000, RANKED).unwrap();
         assert_eq!(all.hits, bm25, "a window of everything ranks as bm25");
 
-        // A window of 100 items holds 2 matches; asked for 5, it widens to 400 (8) and stops.
+        // 100 items hold 2 matches: asked for 5, the first window is sized for 5 and a quarter
+        // at that density (312 items, 7 matches), and it stops there.
         let first = lib.search_window("src/lib.rs", 5, None, 100).unwrap();
         assert_eq!(first.hits.len(), 5);
         let older = first.older.expect("older items were not searched");
         let window_items = 3_000 - older + 1;
-        assert_eq!(window_items, 400, "four times the first window");
+        assert_eq!(window_items, 312, "the window the count's density asks for");
         assert!(first.hits.iter().all(|h| h.item % 50 == 0 && h.item as i64 >= older - 1), "{:?}", first.hits);
         assert!(first.hits.iter().all(|h| h.snippet.contains("[src/lib.rs]")), "{:?}", first.hits);
         // Going on from there, page after page: every match once.

@@ -312,8 +312,8 @@ fn a_settled_claude_code_session_is_checked_by_its_own_file_and_its_sub_agents_f
     let subs = project.join("S/subagents");
     assert_eq!(
         quick_names(&db, &parent),
-        Some(vec![text(&parent), text(&subs), text(&project.join("S"))]),
-        "its own file and its sub-agents' folders"
+        Some(vec![text(&parent), text(&subs)]),
+        "its own file and its sub-agents' folder"
     );
     assert_eq!(update(&mut lib), (0, 1, 0), "nothing changed");
 
@@ -348,6 +348,10 @@ fn a_settled_claude_code_session_is_checked_by_its_own_file_and_its_sub_agents_f
     assert_eq!(update(&mut lib), (1, 0, 0), "a file removed is seen");
     assert_eq!(bytes(&lib), grown);
     assert_eq!(update(&mut lib), (0, 1, 0));
+    // Its sub-agents' folder gone: seen, and read without them.
+    fs::remove_dir_all(&subs).unwrap();
+    assert_eq!(update(&mut lib), (1, 0, 0), "the folder removed is seen");
+    assert!(bytes(&lib) < grown);
 }
 
 /// A Claude Code file's head is read again only when the file is not as it was (its size, time
@@ -399,4 +403,44 @@ fn a_files_head_is_kept_by_its_stamp_and_a_resume_joining_a_chain_is_read() {
     fs::remove_file(&resume).unwrap();
     lib.entries_of_places(places::logs(&env)).unwrap();
     assert_eq!(lib.heads().unwrap().len(), 1);
+}
+
+/// The compaction agent (`agent-acompact-*`, no spawn call) settles its session once it has
+/// stopped and its parent wrote after it; while it runs, every file is checked.
+#[test]
+fn a_compaction_agent_settles_its_session_once_it_stopped() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join(".claude/projects/-work-demo");
+    let (parent, _) = spawning_project(&project);
+    append(&parent, &result_line());
+    let compact = project.join("S/subagents/agent-acompact-0123456789abcdef.jsonl");
+    fs::write(
+        &compact,
+        r#"{"type":"user","uuid":"k1","parentUuid":"u3","isSidechain":true,"agentId":"acompact-0123456789abcdef","sessionId":"S","timestamp":"2026-01-01T00:00:41.000Z","message":{"role":"user","content":"Summarize the conversation"}}"#.to_owned() + "\n",
+    )
+    .unwrap();
+    set_age(&compact, 700);
+    set_age(&parent, 690);
+    let db = home.path().join("library.sqlite3");
+    let env = places::Env::new(Some(home.path().to_path_buf()), []);
+    let mut lib = Library::open(&db).unwrap();
+    let update = |lib: &mut Library| {
+        let entries = lib.entries_of_places(places::logs(&env)).unwrap();
+        lib.update(&entries, 2).unwrap().read
+    };
+    assert_eq!(update(&mut lib), 1);
+    assert_eq!(lib.summaries().unwrap()[0].subagents, 2, "the compaction agent is linked");
+    assert_eq!(quick_names(&db, &parent), None, "compacting: every file checked");
+    append(
+        &compact,
+        r#"{"type":"assistant","uuid":"k2","parentUuid":"k1","isSidechain":true,"agentId":"acompact-0123456789abcdef","sessionId":"S","timestamp":"2026-01-01T00:00:45.000Z","message":{"id":"mk","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"The summary."}],"stop_reason":"end_turn","usage":{"input_tokens":100,"output_tokens":7}}}"#,
+    );
+    set_age(&compact, 600);
+    append(
+        &parent,
+        r#"{"type":"system","subtype":"compact_boundary","uuid":"b1","parentUuid":null,"logicalParentUuid":"u3","sessionId":"S","timestamp":"2026-01-01T00:00:46.000Z","compactMetadata":{"trigger":"auto","preTokens":1000}}"#,
+    );
+    set_age(&parent, 500);
+    assert_eq!(update(&mut lib), 1);
+    assert!(quick_names(&db, &parent).is_some(), "compacted: settled");
 }
