@@ -210,7 +210,9 @@ fn usage_json(u: &Usage) -> serde_json::Value {
     v
 }
 
-/// One session as `--json` prints it: the summary's fields, times in RFC 3339.
+/// One session as `--json` prints it: the summary's fields, times in RFC 3339 (what
+/// `SessionLine` writes, held equal by its test).
+#[cfg(test)]
 fn session_json(s: &Summary) -> serde_json::Value {
     serde_json::json!({
         "key": s.key, "path": s.path, "session": s.session, "title": s.title, "project": s.project,
@@ -257,10 +259,95 @@ fn local(ms: Option<f64>) -> String {
         .unwrap_or_default()
 }
 
+/// `session_json`'s object written straight from the summary (its keys in the same, sorted
+/// order): 10,000 sessions made a `serde_json::Value` each, a tenth of an open's time.
+#[derive(serde::Serialize)]
+struct SessionLine<'a> {
+    bytes: u64,
+    clock: arbor_library::summary::Clock,
+    depth: u32,
+    duration_ms: Option<f64>,
+    end: Option<String>,
+    files: u64,
+    findings: FindingsLine,
+    harness: &'a Option<String>,
+    key: &'a str,
+    outcome: &'a Option<String>,
+    path: &'a str,
+    project: &'a str,
+    project_from: &'a str,
+    session: &'a Option<String>,
+    start: Option<String>,
+    subagents: u64,
+    title: &'a Option<String>,
+    turns: u64,
+    usage: UsageLine<'a>,
+}
+
+#[derive(serde::Serialize)]
+struct FindingsLine {
+    error: u64,
+    info: u64,
+    warning: u64,
+}
+
+#[derive(serde::Serialize)]
+struct UsageLine<'a> {
+    cache_read: u64,
+    cache_write: u64,
+    cost: Option<f64>,
+    input: u64,
+    output: u64,
+    tokens: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unpriced: Option<UnpricedLine<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct UnpricedLine<'a> {
+    models: &'a [String],
+    tokens: u64,
+}
+
+impl<'a> SessionLine<'a> {
+    fn of(s: &'a Summary) -> SessionLine<'a> {
+        let u = &s.usage;
+        SessionLine {
+            bytes: s.bytes,
+            clock: s.clock,
+            depth: s.depth,
+            duration_ms: s.duration,
+            end: rfc3339(s.end),
+            files: s.files,
+            findings: FindingsLine { error: s.findings.error, info: s.findings.info, warning: s.findings.warning },
+            harness: &s.harness,
+            key: &s.key,
+            outcome: &s.outcome,
+            path: &s.path,
+            project: &s.project,
+            project_from: &s.project_from,
+            session: &s.session,
+            start: rfc3339(s.start),
+            subagents: s.subagents,
+            title: &s.title,
+            turns: s.turns,
+            usage: UsageLine {
+                cache_read: u.cache_read,
+                cache_write: u.cache_write,
+                cost: u.cost,
+                input: u.input,
+                output: u.output,
+                tokens: u.tokens(),
+                unpriced: u.unpriced.as_ref().map(|x| UnpricedLine { models: &x.models, tokens: x.tokens }),
+            },
+        }
+    }
+}
+
 fn write_sessions(out: &mut impl Write, list: &[&Summary], json: bool) -> std::io::Result<()> {
     if json {
         for s in list {
-            serde_json::to_writer(&mut *out, &session_json(s))?;
+            serde_json::to_writer(&mut *out, &SessionLine::of(s))?;
             writeln!(out)?;
         }
         return Ok(());
@@ -382,4 +469,27 @@ pub fn usage(report: Report, paths: &[PathBuf], json: bool, timezone: Option<&st
         writeln!(out, "days, weeks and months in {}", tz.iana_name().unwrap_or("the local time zone"))
     })();
     done(written.and_then(|_| out.flush()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A session line is written as `session_json` makes it, byte for byte, with and without
+    /// what is optional.
+    #[test]
+    fn a_session_line_is_session_json() {
+        let line = r#"{"key":"k","path":"/p/a.jsonl","session":"s","title":"t \"q\" <b>","project":"/w","project_from":"cwd","harness":"claude-code","start":1764000000123.0,"end":1764000100456.5,"clock":"log","duration":100333.5,"turns":3,"subagents":2,"depth":1,"usage":{"input":1,"output":2,"cache_read":3,"cache_write":4,"cost":0.25,"unpriced":{"tokens":7,"models":["m1","m2"]}},"findings":{"error":1,"warning":2,"info":3},"outcome":"end_turn","files":4,"bytes":5000}"#;
+        let full: Summary = serde_json::from_str(line).unwrap();
+        let mut bare = full.clone();
+        (bare.session, bare.title, bare.harness, bare.start, bare.end, bare.duration, bare.outcome) =
+            (None, None, None, None, None, None, None);
+        bare.usage.cost = None;
+        bare.usage.unpriced = None;
+        bare.clock = Clock::Mtime;
+        for s in [&full, &bare] {
+            let want = serde_json::to_string(&session_json(s)).unwrap();
+            assert_eq!(serde_json::to_string(&SessionLine::of(s)).unwrap(), want);
+        }
+    }
 }
