@@ -1028,7 +1028,10 @@ fn quick(entry: &Entry, analysis: &arbor_core::Analysis, report: &Report, stamps
     let tops: Vec<PathBuf> = entry.paths.iter().filter_map(|p| log_stem(p)).map(|s| project.join(s)).collect();
     let mut quick: Vec<Stamp> = stamps.iter().filter(|s| own.contains(&s.0)).cloned().collect();
     for s in stamps.iter().filter(|s| !own.contains(&s.0)) {
-        if s.1 == u64::MAX || s.2 > newest_own {
+        // Missing, written after the entry's own files, or not in a session's own folder (where
+        // no folder's time would tell of it): checked file by file.
+        let inside = tops.iter().any(|t| Path::new(&s.0).starts_with(t));
+        if s.1 == u64::MAX || s.2 > newest_own || !inside {
             return None;
         }
         let mut dir = Path::new(&s.0).parent();
