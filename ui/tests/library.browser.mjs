@@ -72,7 +72,7 @@ const USAGE = [
 
 await browserTest("library browser test", async ({ ui, newPage }) => {
   const page = await newPage({ viewport: { width: 1280, height: 800 }, colorScheme: "light" });
-  await mockIpc(page, { report: transcriptReport(4), launch: [], answers: { library_sessions: { sessions: SESSIONS, notice: null }, library_search: HITS, library_usage: USAGE } });
+  await mockIpc(page, { report: transcriptReport(4), launch: [], answers: { library_sessions: { sessions: SESSIONS, notice: null }, library_search: { hits: HITS, older: 4242 }, library_usage: USAGE } });
   await page.goto(ui.url);
   await page.getByTestId("sessions").click();
   await page.getByTestId("library-open").click();
@@ -123,6 +123,11 @@ await browserTest("library browser test", async ({ ui, newPage }) => {
   assert.ok(hits[0].includes("<b>bold</b>"), hits[0]);
   assert.deepEqual(await page.locator("[data-testid=library-hit]").first().locator("mark").allTextContents(), ["hoge", "py"]);
   await page.screenshot({ path: resolve(SHOTS, "library-search-light.png") });
+  // Older items were not searched: said, and searched when asked, their hits after the first.
+  await page.getByTestId("library-older").click();
+  await page.waitForFunction(() => document.querySelectorAll("[data-testid=library-hit]").length === 4);
+  const more = await page.evaluate(() => window.__ipcCalls.filter(([c]) => c === "library_search").map(([, a]) => a));
+  assert.deepEqual(more.at(-1), { text: "hoge.py", before: 4242 });
 
   // A hit opens its session's log, and the Library closes.
   await page.getByTestId("library-hit").first().click();

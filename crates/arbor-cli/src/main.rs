@@ -258,6 +258,10 @@ enum Command {
         /// Hits at most, with --search
         #[arg(long, value_name = "N", default_value_t = 50)]
         limit: usize,
+        /// With --search, only items indexed before ITEM: where a search that stopped at the
+        /// newest matches says to go on (stderr)
+        #[arg(long, value_name = "ITEM", requires = "search")]
+        before: Option<i64>,
         /// Log files or folders (a folder's sessions split as --each splits them) [default: this machine's places]
         #[arg(value_name = "PATH")]
         paths: Vec<PathBuf>,
@@ -463,8 +467,8 @@ fn main() -> ExitCode {
                 batch,
             },
         ),
-        Command::Sessions { json, search, sort, project, since, limit, paths } => {
-            sessions::sessions(&paths, sessions::Query { json, search, sort, project, since, limit })
+        Command::Sessions { json, search, sort, project, since, limit, before, paths } => {
+            sessions::sessions(&paths, sessions::Query { json, search, sort, project, since, limit, before })
         }
         Command::Usage { report, json, timezone, paths } => sessions::usage(report, &paths, json, timezone.as_deref()),
         Command::Explain { code, markdown, json } => print_explanation(code.as_deref(), markdown, json),

@@ -44,6 +44,8 @@ pub struct Query {
     pub project: Option<String>,
     pub since: Option<String>,
     pub limit: usize,
+    /// `--before`: search only items indexed before this one.
+    pub before: Option<i64>,
 }
 
 /// The library of `paths`, or of this machine's places when none is given; a notice (a
@@ -55,8 +57,9 @@ fn library(paths: &[PathBuf]) -> Result<Library, ExitCode> {
         let Some(file) = store::default_path() else {
             return Err(crate::fail("no folder for the library: set ARBOR_LIBRARY to a file"));
         };
-        let lib = Library::open(&file).map_err(|e| crate::fail(&e.to_string()))?;
-        let entries = Entry::of_places(places::logs(&Env::from_process()));
+        let mut lib = Library::open(&file).map_err(|e| crate::fail(&e.to_string()))?;
+        let entries =
+            lib.entries_of_places(places::logs(&Env::from_process())).map_err(|e| crate::fail(&e.to_string()))?;
         (lib, entries)
     } else {
         for p in paths {
@@ -159,9 +162,17 @@ pub fn sessions(paths: &[PathBuf], q: Query) -> ExitCode {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let written = if let Some(text) = &q.search {
         let kept: std::collections::HashSet<&str> = all.iter().filter(|s| keep(s)).map(|s| s.path.as_str()).collect();
-        match lib.search(text, q.limit.saturating_mul(4).max(q.limit)) {
-            Ok(hits) => {
-                write_hits(&mut out, hits.iter().filter(|h| kept.contains(h.path.as_str())).take(q.limit), q.json)
+        match lib.search_before(text, q.limit.saturating_mul(4).max(q.limit), q.before) {
+            Ok(found) => {
+                // Older items were not searched (the newest that hold the words were enough):
+                // said, with how to go on, never left out silently.
+                if let Some(older) = found.older {
+                    eprintln!(
+                        "arbor: searched the newest items that hold every word; older ones were not: \
+                         add --before {older} to search them"
+                    );
+                }
+                write_hits(&mut out, found.hits.iter().filter(|h| kept.contains(h.path.as_str())).take(q.limit), q.json)
             }
             Err(e) => return crate::fail(&e.to_string()),
         }
@@ -199,7 +210,9 @@ fn usage_json(u: &Usage) -> serde_json::Value {
     v
 }
 
-/// One session as `--json` prints it: the summary's fields, times in RFC 3339.
+/// One session as `--json` prints it: the summary's fields, times in RFC 3339 (what
+/// `SessionLine` writes, held equal by its test).
+#[cfg(test)]
 fn session_json(s: &Summary) -> serde_json::Value {
     serde_json::json!({
         "key": s.key, "path": s.path, "session": s.session, "title": s.title, "project": s.project,
@@ -246,10 +259,95 @@ fn local(ms: Option<f64>) -> String {
         .unwrap_or_default()
 }
 
+/// `session_json`'s object written straight from the summary (its keys in the same, sorted
+/// order): 10,000 sessions made a `serde_json::Value` each, a tenth of an open's time.
+#[derive(serde::Serialize)]
+struct SessionLine<'a> {
+    bytes: u64,
+    clock: arbor_library::summary::Clock,
+    depth: u32,
+    duration_ms: Option<f64>,
+    end: Option<String>,
+    files: u64,
+    findings: FindingsLine,
+    harness: &'a Option<String>,
+    key: &'a str,
+    outcome: &'a Option<String>,
+    path: &'a str,
+    project: &'a str,
+    project_from: &'a str,
+    session: &'a Option<String>,
+    start: Option<String>,
+    subagents: u64,
+    title: &'a Option<String>,
+    turns: u64,
+    usage: UsageLine<'a>,
+}
+
+#[derive(serde::Serialize)]
+struct FindingsLine {
+    error: u64,
+    info: u64,
+    warning: u64,
+}
+
+#[derive(serde::Serialize)]
+struct UsageLine<'a> {
+    cache_read: u64,
+    cache_write: u64,
+    cost: Option<f64>,
+    input: u64,
+    output: u64,
+    tokens: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unpriced: Option<UnpricedLine<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct UnpricedLine<'a> {
+    models: &'a [String],
+    tokens: u64,
+}
+
+impl<'a> SessionLine<'a> {
+    fn of(s: &'a Summary) -> SessionLine<'a> {
+        let u = &s.usage;
+        SessionLine {
+            bytes: s.bytes,
+            clock: s.clock,
+            depth: s.depth,
+            duration_ms: s.duration,
+            end: rfc3339(s.end),
+            files: s.files,
+            findings: FindingsLine { error: s.findings.error, info: s.findings.info, warning: s.findings.warning },
+            harness: &s.harness,
+            key: &s.key,
+            outcome: &s.outcome,
+            path: &s.path,
+            project: &s.project,
+            project_from: &s.project_from,
+            session: &s.session,
+            start: rfc3339(s.start),
+            subagents: s.subagents,
+            title: &s.title,
+            turns: s.turns,
+            usage: UsageLine {
+                cache_read: u.cache_read,
+                cache_write: u.cache_write,
+                cost: u.cost,
+                input: u.input,
+                output: u.output,
+                tokens: u.tokens(),
+                unpriced: u.unpriced.as_ref().map(|x| UnpricedLine { models: &x.models, tokens: x.tokens }),
+            },
+        }
+    }
+}
+
 fn write_sessions(out: &mut impl Write, list: &[&Summary], json: bool) -> std::io::Result<()> {
     if json {
         for s in list {
-            serde_json::to_writer(&mut *out, &session_json(s))?;
+            serde_json::to_writer(&mut *out, &SessionLine::of(s))?;
             writeln!(out)?;
         }
         return Ok(());
@@ -371,4 +469,27 @@ pub fn usage(report: Report, paths: &[PathBuf], json: bool, timezone: Option<&st
         writeln!(out, "days, weeks and months in {}", tz.iana_name().unwrap_or("the local time zone"))
     })();
     done(written.and_then(|_| out.flush()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A session line is written as `session_json` makes it, byte for byte, with and without
+    /// what is optional.
+    #[test]
+    fn a_session_line_is_session_json() {
+        let line = r#"{"key":"k","path":"/p/a.jsonl","session":"s","title":"t \"q\" <b>","project":"/w","project_from":"cwd","harness":"claude-code","start":1764000000123.0,"end":1764000100456.5,"clock":"log","duration":100333.5,"turns":3,"subagents":2,"depth":1,"usage":{"input":1,"output":2,"cache_read":3,"cache_write":4,"cost":0.25,"unpriced":{"tokens":7,"models":["m1","m2"]}},"findings":{"error":1,"warning":2,"info":3},"outcome":"end_turn","files":4,"bytes":5000}"#;
+        let full: Summary = serde_json::from_str(line).unwrap();
+        let mut bare = full.clone();
+        (bare.session, bare.title, bare.harness, bare.start, bare.end, bare.duration, bare.outcome) =
+            (None, None, None, None, None, None, None);
+        bare.usage.cost = None;
+        bare.usage.unpriced = None;
+        bare.clock = Clock::Mtime;
+        for s in [&full, &bare] {
+            let want = serde_json::to_string(&session_json(s)).unwrap();
+            assert_eq!(serde_json::to_string(&SessionLine::of(s)).unwrap(), want);
+        }
+    }
 }

@@ -160,9 +160,14 @@ fn search_finds_the_words_at_their_file_and_line() {
     // Only one project's, and a word no transcript holds.
     assert!(home.lines(&["sessions", "--json", "--search", "hoge.py", "--project", "nowhere"]).is_empty());
     assert!(home.lines(&["sessions", "--json", "--search", "zyzzyva"]).is_empty());
-    let (code, text, _) = home.run(&["sessions", "--search", "subagent"], &[]);
+    let (code, text, err) = home.run(&["sessions", "--search", "subagent"], &[]);
     assert_eq!(code, 0);
     assert!(text.contains("session.jsonl:"), "the dsh prompt asks for the subagent tool: {text}");
+    // Every item searched: nothing said about older ones. Items before the first: none.
+    assert!(!err.contains("older"), "{err}");
+    assert!(home.lines(&["sessions", "--json", "--search", "hoge.py", "--before", "1"]).is_empty());
+    let (code, _, err) = home.run(&["sessions", "--before", "9"], &[]);
+    assert_ne!(code, 0, "--before goes with --search: {err}");
 }
 
 #[test]

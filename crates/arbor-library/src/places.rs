@@ -146,6 +146,9 @@ pub struct Found {
     /// The folder it was found in, for a session whose log names no working folder.
     pub folder: String,
     pub modified: Option<SystemTime>,
+    /// A file's size, modification time (ns) and identity as finding it stated them (Claude
+    /// Code's session files: the library's grouping takes them rather than stating each again).
+    pub stamp: Option<(u64, i128, u64)>,
 }
 
 /// Every session log in every place of `env`, newest first (then by path).
@@ -246,12 +249,26 @@ fn collect_opencode(env: &Env, data: &Path, out: &mut Vec<Found>) {
     for db in &dbs {
         let modified = newest(&[db.clone(), arbor_core::bytes::rows::companions(db)[0].clone()]);
         let name = db.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        out.push(Found { path: db.clone(), harness: Harness::OpenCode, name, folder: folder.clone(), modified });
+        out.push(Found {
+            path: db.clone(),
+            harness: Harness::OpenCode,
+            name,
+            folder: folder.clone(),
+            modified,
+            stamp: None,
+        });
     }
     let tree = data.join("storage");
     if dbs.is_empty() && tree.join("session").is_dir() {
         let modified = std::fs::metadata(tree.join("session")).and_then(|m| m.modified()).ok();
-        out.push(Found { path: tree, harness: Harness::OpenCode, name: "storage".into(), folder, modified });
+        out.push(Found {
+            path: tree,
+            harness: Harness::OpenCode,
+            name: "storage".into(),
+            folder,
+            modified,
+            stamp: None,
+        });
     }
 }
 
@@ -283,6 +300,7 @@ fn collect_claude(projects: &Path, out: &mut Vec<Found>) {
                 name: format!("{project}/{name}"),
                 folder: project.clone(),
                 modified: meta.modified().ok(),
+                stamp: Some(crate::store::stamp_parts(&meta)),
             });
         }
     }
@@ -314,6 +332,7 @@ fn collect_codex(sessions: &Path, out: &mut Vec<Found>) {
                     folder: dir.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(),
                     name,
                     modified: meta.modified().ok(),
+                    stamp: None,
                 });
             }
         }
@@ -350,6 +369,7 @@ fn collect_gemini(tmp: &Path, out: &mut Vec<Found>) {
                     name: format!("{folder}/{name}"),
                     folder: folder.clone(),
                     modified: meta.modified().ok(),
+                    stamp: None,
                 });
             }
         }
@@ -374,6 +394,7 @@ fn collect(dir: &Path, harness: Harness, folders_only: bool, out: &mut Vec<Found
             name: entry.file_name().to_string_lossy().into_owned(),
             folder: if meta.is_dir() { entry.file_name().to_string_lossy().into_owned() } else { folder.clone() },
             modified: meta.modified().ok(),
+            stamp: None,
         });
     }
 }

@@ -11,6 +11,11 @@
 //! several, it is bm25's while each phrase is in fewer than `COUNT_CAP` items, and close to it
 //! otherwise (a phrase in that many items weighs little either way).
 //!
+//! `arbor_rank(texts, counts)`: the phrases' item counts given (`"c0,c1,…"`, one per phrase of
+//! the query, in its order), not counted: a search that ranks a window of the newest items
+//! (`Library::search_before`) counts there and estimates the whole, since a phrase of several
+//! tokens is counted by checking positions in every item that holds all of them.
+//!
 //! FTS5's ranking functions are C callbacks (`fts5_api.xCreateFunction`); rusqlite has no
 //! binding for them, so this is the library's one use of its `ffi`.
 
@@ -97,8 +102,12 @@ unsafe extern "C" fn free_data(p: *mut c_void) {
     drop(Box::from_raw(p.cast::<Data>()));
 }
 
-/// The query's `Data`, made by its first row.
-unsafe fn data<'a>(api: &ffi::Fts5ExtensionApi, fts: *mut ffi::Fts5Context) -> Result<&'a Data, c_int> {
+/// The query's `Data`, made by its first row; each phrase's items `given`, else counted.
+unsafe fn data<'a>(
+    api: &ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    given: Option<&[f64]>,
+) -> Result<&'a Data, c_int> {
     let (Some(get), Some(set), Some(rows), Some(total), Some(phrases), Some(query)) =
         (api.xGetAuxdata, api.xSetAuxdata, api.xRowCount, api.xColumnTotalSize, api.xPhraseCount, api.xQueryPhrase)
     else {
@@ -114,6 +123,12 @@ unsafe fn data<'a>(api: &ffi::Fts5ExtensionApi, fts: *mut ffi::Fts5Context) -> R
     let n_rows_f = n_rows.max(1) as f64;
     let mut idf = Vec::new();
     for i in 0..phrases(fts) {
+        if let Some(given) = given {
+            let hits = given.get(i as usize).copied().unwrap_or(0.0).clamp(0.0, n_rows_f);
+            let x = ((n_rows_f - hits + 0.5) / (hits + 0.5)).ln();
+            idf.push(if x <= 0.0 { 1e-6 } else { x });
+            continue;
+        }
         let mut c = Count { n: 0, last: 0 };
         ok(query(fts, i, (&mut c as *mut Count).cast::<c_void>(), Some(count)))?;
         let hits = if c.n >= COUNT_CAP && c.last > 0 {
@@ -131,8 +146,8 @@ unsafe fn data<'a>(api: &ffi::Fts5ExtensionApi, fts: *mut ffi::Fts5Context) -> R
     Ok(&*d)
 }
 
-unsafe fn score(api: &ffi::Fts5ExtensionApi, fts: *mut ffi::Fts5Context) -> Result<f64, c_int> {
-    let d = data(api, fts)?;
+unsafe fn score(api: &ffi::Fts5ExtensionApi, fts: *mut ffi::Fts5Context, given: Option<&[f64]>) -> Result<f64, c_int> {
+    let d = data(api, fts, given)?;
     let (Some(inst_count), Some(inst), Some(size)) = (api.xInstCount, api.xInst, api.xColumnSize) else {
         return Err(ffi::SQLITE_MISUSE);
     };
@@ -156,11 +171,19 @@ unsafe extern "C" fn rank(
     api: *const ffi::Fts5ExtensionApi,
     fts: *mut ffi::Fts5Context,
     ctx: *mut ffi::sqlite3_context,
-    _n: c_int,
-    _values: *mut *mut ffi::sqlite3_value,
+    n: c_int,
+    values: *mut *mut ffi::sqlite3_value,
 ) {
-    // SAFETY: SQLite calls this with its API, the query's context and the result's, for one row.
-    match score(&*api, fts) {
+    // SAFETY: SQLite calls this with its API, the query's context and the result's, for one row,
+    // and `n` values of its arguments after the table's; a text value lives through this call.
+    let counts: Option<Vec<f64>> = (n >= 1 && !values.is_null())
+        .then(|| {
+            let text = ffi::sqlite3_value_text(*values);
+            (!text.is_null()).then(|| std::ffi::CStr::from_ptr(text.cast()).to_string_lossy().into_owned())
+        })
+        .flatten()
+        .map(|t| t.split(',').map(|c| c.trim().parse().unwrap_or(0.0)).collect());
+    match score(&*api, fts, counts.as_deref()) {
         Ok(s) => ffi::sqlite3_result_double(ctx, -s),
         Err(rc) => ffi::sqlite3_result_error_code(ctx, rc),
     }
@@ -217,6 +240,35 @@ mod tests {
                 assert!((bm25 - ours).abs() <= 1e-9 * bm25.abs().max(1.0), "{query} row {rowid}: {bm25} {ours}");
             }
         }
+    }
+
+    /// Counts given are the counts bm25 takes: given as they are, the same figures.
+    #[test]
+    fn counts_given_rank_as_counted_ones() {
+        let c = table((0..2_000).map(text));
+        let count = |q: &str| -> f64 {
+            c.query_row("SELECT count(*) FROM t WHERE t MATCH ?1", [q], |r| r.get::<_, i64>(0)).unwrap() as f64
+        };
+        let (a, b) = (count("\"the parser\""), count("\"cache\""));
+        let mut q = c.prepare("SELECT bm25(t), arbor_rank(t, ?2) FROM t WHERE t MATCH ?1 ORDER BY rowid").unwrap();
+        let rows: Vec<(f64, f64)> = q
+            .query_map(["\"the parser\" \"cache\"", &format!("{a},{b}")], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert!(!rows.is_empty());
+        for (bm25, ours) in &rows {
+            assert!((bm25 - ours).abs() <= 1e-9 * bm25.abs().max(1.0), "{bm25} {ours}");
+        }
+        // Other counts, other figures: the counts are what it ranks by.
+        let other: f64 = c
+            .query_row(
+                "SELECT arbor_rank(t, '1,1') FROM t WHERE t MATCH ?1 ORDER BY rowid LIMIT 1",
+                ["\"the parser\" \"cache\""],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert!((other - rows[0].1).abs() > 1e-6, "{other} {}", rows[0].1);
     }
 
     #[test]

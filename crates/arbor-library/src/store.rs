@@ -12,8 +12,8 @@
 //! as they were is kept as it is; one whose files changed, and every new one, is analysed again
 //! (several at once, each on one thread); a session no longer given is dropped.
 
-use crate::summary::{summarize, Booked, Summary};
-use arbor_core::report::Usage;
+use crate::summary::{summarize_report, Booked, Summary};
+use arbor_core::report::{Outcome, Report, Usage};
 use arbor_core::transcript::PartKind;
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::{Path, PathBuf};
@@ -27,7 +27,11 @@ use std::sync::mpsc;
 /// 4: an item's `owner` (its session) is no foreign key: the item goes with its entry as its
 /// session does, and a session's deletion checked every item for its own (no index on `owner`):
 /// an update after one file grew took 5.3 s of CPU on a library of 9.8 million items.
-pub const SCHEMA: i64 = 4;
+/// 5: an entry keeps `quick`, the few stamps that show it changed when its sub-agents are all
+/// settled (`Library::update`), and `heads` keeps each Claude Code file's first ids by its stamp
+/// (`Library::entries_of_places`): an open with nothing changed stated 151,038 files and read
+/// 10,000 heads at 10,000 sessions.
+pub const SCHEMA: i64 = 5;
 
 /// Characters of one transcript part kept in the full-text index (a tool's result can be
 /// megabytes; its first 32 K characters are what a person searches for).
@@ -40,7 +44,14 @@ CREATE TABLE entries (
     paths TEXT NOT NULL,
     folder TEXT NOT NULL,
     files TEXT NOT NULL,
+    quick TEXT,
     indexed INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE heads (
+    path TEXT PRIMARY KEY,
+    stamp TEXT NOT NULL,
+    uuid TEXT,
+    session TEXT
 );
 CREATE TABLE sessions (
     id INTEGER PRIMARY KEY,
@@ -97,9 +108,18 @@ impl Entry {
     /// project's sessions as `claude_project` groups them, every other log an entry of its own.
     /// The projects are grouped a core each at once (each session file's head is read).
     pub fn of_places(found: Vec<crate::places::Found>) -> Vec<Entry> {
+        Entry::of_places_knowing(found, &Heads::default()).0
+    }
+
+    /// `of_places`, the heads of the files `known` holds with the same stamp not read again;
+    /// with the heads of every Claude Code file now there (`Heads::changed` when they differ).
+    pub fn of_places_knowing(found: Vec<crate::places::Found>, known: &Heads) -> (Vec<Entry>, Heads) {
         // In order: an entry, or (the first time one is met) a project to group.
         let mut slots: Vec<Result<Entry, (PathBuf, String)>> = Vec::new();
         let mut projects: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+        // The session files' stamps as finding them stated them.
+        let stated: std::collections::HashMap<PathBuf, (u64, i128, u64)> =
+            found.iter().filter_map(|f| Some((f.path.clone(), f.stamp?))).collect();
         for f in found {
             let project = f.path.parent().filter(|_| f.harness == crate::places::Harness::ClaudeCode);
             match project {
@@ -113,10 +133,20 @@ impl Entry {
         }
         let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
         let grouped = par_map(&slots, jobs, |slot| match slot {
-            Ok(_) => Vec::new(),
-            Err((dir, folder)) => Entry::claude_project(dir, folder),
+            Ok(_) => (Vec::new(), Vec::new()),
+            Err((dir, folder)) => Entry::claude_project_knowing(dir, folder, known, &stated),
         });
-        slots.into_iter().zip(grouped).flat_map(|(slot, g)| if let Ok(e) = slot { vec![e] } else { g }).collect()
+        let mut heads = Heads::default();
+        let mut entries = Vec::new();
+        for (slot, (g, h)) in slots.into_iter().zip(grouped) {
+            match slot {
+                Ok(e) => entries.push(e),
+                Err(_) => entries.extend(g),
+            }
+            heads.map.extend(h);
+        }
+        heads.changed = heads.map != known.map;
+        (entries, heads)
     }
 
     /// A Claude Code project folder's entries: each session file with the files that must be
@@ -128,33 +158,65 @@ impl Entry {
     /// `<session>/subagents/` comes along when its file is read. Everything else stays apart,
     /// so that an update reads again only the chain that changed.
     pub fn claude_project(dir: &Path, folder: &str) -> Vec<Entry> {
-        let Ok(list) = std::fs::read_dir(dir) else { return Vec::new() };
-        let mut sessions: Vec<PathBuf> = Vec::new();
-        let mut agents: Vec<PathBuf> = Vec::new();
+        Entry::claude_project_knowing(dir, folder, &Heads::default(), &Default::default()).0
+    }
+
+    /// `claude_project`, a file's head taken from `known` when its stamp is the one there (a
+    /// file's stamp from `stated` when it is there, else stated); with the heads of its files.
+    fn claude_project_knowing(
+        dir: &Path,
+        folder: &str,
+        known: &Heads,
+        stated: &std::collections::HashMap<PathBuf, (u64, i128, u64)>,
+    ) -> (Vec<Entry>, Vec<(String, Head)>) {
+        let Ok(list) = std::fs::read_dir(dir) else { return (Vec::new(), Vec::new()) };
+        let mut sessions: Vec<(PathBuf, Head)> = Vec::new();
+        let mut agents: Vec<(PathBuf, Head)> = Vec::new();
+        let mut heads: Vec<(String, Head)> = Vec::new();
         for e in list.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
-            if !arbor_core::reader::is_log_name(&name) || !e.file_type().is_ok_and(|t| t.is_file()) {
+            if !arbor_core::reader::is_log_name(&name) {
                 continue;
             }
+            let path = e.path();
+            let (size, mtime, ino) = match stated.get(&path) {
+                Some(&s) => s,
+                None => {
+                    // The entry's own metadata: a stat relative to the folder, no path walked again.
+                    let Ok(meta) = e.metadata() else { continue };
+                    if !meta.is_file() {
+                        continue;
+                    }
+                    stamp_parts(&meta)
+                }
+            };
+            let key = arbor_core::reader::path_text(&path);
+            let head = match known.map.get(&key) {
+                Some(h) if (h.size, h.mtime, h.ino) == (size, mtime, ino) => h.clone(),
+                _ => {
+                    let (uuid, session) = head_ids(&path);
+                    Head { size, mtime, ino, uuid, session }
+                }
+            };
+            heads.push((key, head.clone()));
             if name.starts_with("agent-") {
-                agents.push(e.path())
+                agents.push((path, head))
             } else {
-                sessions.push(e.path())
+                sessions.push((path, head))
             }
         }
-        sessions.sort();
-        agents.sort();
+        sessions.sort_by(|a, b| a.0.cmp(&b.0));
+        agents.sort_by(|a, b| a.0.cmp(&b.0));
         // Sessions by the first uuid of their chain; each group in the order of its first file.
         let mut by_chain: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
         let mut groups: Vec<Vec<PathBuf>> = Vec::new();
         let mut by_stem: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-        for s in sessions {
-            let (first_uuid, _) = head_ids(&s);
-            let g = match first_uuid.as_ref().and_then(|u| by_chain.get(u)) {
+        for (s, head) in sessions {
+            let g = match head.uuid.as_ref().and_then(|u| by_chain.get(u)) {
                 Some(&g) => g,
                 None => {
                     groups.push(Vec::new());
-                    if let Some(u) = first_uuid {
+                    if let Some(u) = head.uuid {
                         by_chain.insert(u, groups.len() - 1);
                     }
                     groups.len() - 1
@@ -165,19 +227,49 @@ impl Entry {
             }
             groups[g].push(s);
         }
-        for a in agents {
-            match head_ids(&a).1.and_then(|sid| by_stem.get(&sid).copied()) {
+        for (a, head) in agents {
+            match head.session.and_then(|sid| by_stem.get(&sid).copied()) {
                 Some(g) => groups[g].push(a),
                 None => groups.push(vec![a]),
             }
         }
-        groups
+        let entries = groups
             .into_iter()
             .filter_map(|paths| {
                 let path = paths.first()?.clone();
                 Some(Entry { path, paths, folder: folder.to_owned() })
             })
-            .collect()
+            .collect();
+        (entries, heads)
+    }
+}
+
+/// A Claude Code file's first ids (`head_ids`) as they were read at a stamp (size, modification
+/// time, identity): read again only when the file is no longer as it was.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Head {
+    size: u64,
+    mtime: i128,
+    ino: u64,
+    uuid: Option<String>,
+    session: Option<String>,
+}
+
+/// The heads of Claude Code files, by path (`Library::heads`, `Entry::of_places_knowing`).
+#[derive(Debug, Clone, Default)]
+pub struct Heads {
+    map: std::collections::HashMap<String, Head>,
+    /// Not the ones they were made from: to be kept.
+    pub changed: bool,
+}
+
+impl Heads {
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
     }
 }
 
@@ -216,16 +308,22 @@ fn stamp(path: &Path) -> Stamp {
 
 fn stamp_of(path: &Path, name: String) -> Stamp {
     let Ok(m) = std::fs::metadata(path) else { return Stamp(name, u64::MAX, 0, 0) };
+    let (size, mtime, id) = stamp_parts(&m);
+    Stamp(name, size, mtime, id)
+}
+
+/// A file's size (0 for a folder), modification time (ns) and identity, as a stamp keeps them.
+pub(crate) fn stamp_parts(m: &std::fs::Metadata) -> (u64, i128, u64) {
     let mtime = m
         .modified()
         .ok()
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map_or(0, |d| d.as_nanos() as i128);
     #[cfg(unix)]
-    let id = std::os::unix::fs::MetadataExt::ino(&m);
+    let id = std::os::unix::fs::MetadataExt::ino(m);
     #[cfg(not(unix))]
     let id = 0;
-    Stamp(name, if m.is_dir() { 0 } else { m.len() }, mtime, id)
+    (if m.is_dir() { 0 } else { m.len() }, mtime, id)
 }
 
 /// Whether the file a stamp names is as it was (its size, time and identity; its name is not
@@ -233,6 +331,16 @@ fn stamp_of(path: &Path, name: String) -> Stamp {
 fn unchanged(s: &Stamp) -> bool {
     let now = stamp_of(Path::new(&s.0), String::new());
     (now.1, now.2, now.3) == (s.1, s.2, s.3)
+}
+
+/// Whether every file stamped is as it was: a stamp `fresh` holds by it, the others stated.
+/// (Stating a folder's files relative to it, `fstatat`, cost as much: 260 against 247 ms of
+/// CPU for an open at 10,000 sessions, the folders' opens eating the path walks saved.)
+fn all_unchanged(stamps: &[Stamp], fresh: &std::collections::HashMap<String, (u64, i128, u64)>) -> bool {
+    stamps.iter().all(|s| match fresh.get(&s.0) {
+        Some(&now) => now == (s.1, s.2, s.3),
+        None => unchanged(s),
+    })
 }
 
 /// `f` of each of `items`, in their order, `jobs` threads at once, each taking every `jobs`-th
@@ -269,6 +377,8 @@ struct Item {
 struct Read {
     entry: Entry,
     stamps: Vec<Stamp>,
+    /// The stamps that show a change when the entry's sub-agents are all settled (`quick`).
+    quick: Option<Vec<Stamp>>,
     /// A summary per root session, with what it booked and the sessions it sums up.
     sessions: Vec<(Summary, Vec<Booked>, Vec<String>)>,
 }
@@ -334,6 +444,9 @@ pub struct Library {
     conn: Connection,
     /// Why the library was rebuilt when it was opened (corrupt, or of another version).
     pub notice: Option<String>,
+    /// Files stated a moment ago by `entries_of_places` (the Claude Code files' heads'
+    /// stamps): the next `update` takes their stamps from here rather than stating them again.
+    fresh: std::collections::HashMap<String, (u64, i128, u64)>,
 }
 
 impl Library {
@@ -392,15 +505,66 @@ impl Library {
         let _ = conn.pragma_update(None, "journal_mode", "WAL");
         // A library whose tables were damaged after its header: the first read says so.
         conn.query_row("SELECT count(*) FROM entries", [], |r| r.get::<_, i64>(0))?;
-        Ok(Library { conn, notice })
+        Ok(Library { conn, notice, fresh: Default::default() })
+    }
+
+    /// The library's entries for the logs found in the harnesses' places (`Entry::of_places`),
+    /// each Claude Code file's head read only when the file is not as the library last saw it;
+    /// the heads kept for the next time when they changed.
+    pub fn entries_of_places(&mut self, found: Vec<crate::places::Found>) -> Result<Vec<Entry>, Error> {
+        let known = self.heads()?;
+        let (entries, heads) = Entry::of_places_knowing(found, &known);
+        if heads.changed {
+            self.keep_heads(&known, &heads)?;
+        }
+        self.fresh = heads.map.into_iter().map(|(path, h)| (path, (h.size, h.mtime, h.ino))).collect();
+        Ok(entries)
+    }
+
+    /// The heads the library keeps.
+    pub fn heads(&self) -> Result<Heads, Error> {
+        let mut q = self.conn.prepare("SELECT path, stamp, uuid, session FROM heads")?;
+        let rows = q.query_map([], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?, r.get(3)?))
+        })?;
+        let mut heads = Heads::default();
+        for row in rows {
+            let (path, stamp, uuid, session) = row?;
+            // A stamp that does not read is a head read again.
+            if let Ok((size, mtime, ino)) = serde_json::from_str::<(u64, i128, u64)>(&stamp) {
+                heads.map.insert(path, Head { size, mtime, ino, uuid, session });
+            }
+        }
+        Ok(heads)
+    }
+
+    /// `now` kept in place of `known`: the heads added, changed or gone, in one transaction.
+    fn keep_heads(&mut self, known: &Heads, now: &Heads) -> Result<(), Error> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut del = tx.prepare_cached("DELETE FROM heads WHERE path = ?1")?;
+            for path in known.map.keys().filter(|p| !now.map.contains_key(*p)) {
+                del.execute([path])?;
+            }
+            let mut put =
+                tx.prepare_cached("INSERT OR REPLACE INTO heads (path, stamp, uuid, session) VALUES (?1, ?2, ?3, ?4)")?;
+            for (path, h) in now.map.iter().filter(|(p, h)| known.map.get(*p) != Some(h)) {
+                put.execute(params![path, json(&(h.size, h.mtime, h.ino)), h.uuid, h.session])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
     }
 
     /// Brings the library up to `entries`: new and changed ones read (`jobs` at once), gone
     /// ones dropped, the rest kept, in one transaction.
     pub fn update(&mut self, entries: &[Entry], jobs: usize) -> Result<Updated, Error> {
-        let stored: Vec<(i64, String, String)> = {
-            let mut q = self.conn.prepare("SELECT id, path, files FROM entries")?;
-            let rows = q.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        let fresh = std::mem::take(&mut self.fresh);
+        let stored: Vec<(i64, String, String, String)> = {
+            // `files` read only where there is no `quick`: it names every file, and its pages
+            // were a tenth of an open's time.
+            let mut q = self.conn.prepare("SELECT id, path, paths, coalesce(quick, files) FROM entries")?;
+            let rows = q.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
             rows.collect::<Result<_, _>>()?
         };
         let wanted: std::collections::HashMap<String, &Entry> =
@@ -408,14 +572,21 @@ impl Library {
         let mut done = Updated::default();
         let mut gone = Vec::new();
         let mut kept = std::collections::HashSet::new();
-        // Every file of every entry stated (151,000 files for 10,000 sessions: most of an open's
-        // time), `jobs` at once.
-        let same = par_map(&stored, jobs, |(_, path, files)| {
-            wanted.contains_key(path)
-                && serde_json::from_str::<Vec<Stamp>>(files)
-                    .is_ok_and(|stamps| !stamps.is_empty() && stamps.iter().all(unchanged))
+        // An entry is kept when it is still wanted with the same files (a resume that joined a
+        // chain makes its entry again) and its stamps are as they were: its `quick` ones when it
+        // has them (its sub-agents all settled: a few per session), else every file's (151,000
+        // files for 10,000 sessions), `jobs` at once.
+        let same = par_map(&stored, jobs, |(_, path, paths, stamps)| {
+            let Some(entry) = wanted.get(path) else { return false };
+            let same_paths = serde_json::from_str::<Vec<String>>(paths).is_ok_and(|p| {
+                p.len() == entry.paths.len()
+                    && p.iter().zip(&entry.paths).all(|(a, b)| *a == arbor_core::reader::path_text(b))
+            });
+            same_paths
+                && serde_json::from_str::<Vec<Stamp>>(stamps)
+                    .is_ok_and(|stamps| !stamps.is_empty() && all_unchanged(&stamps, &fresh))
         });
-        for ((id, path, _), same) in stored.iter().zip(same) {
+        for ((id, path, ..), same) in stored.iter().zip(same) {
             if same {
                 kept.insert(path.as_str());
                 done.kept += 1;
@@ -578,10 +749,79 @@ impl Library {
     }
 
     /// The transcript items whose text matches every word of `text`, best first (bm25, as
-    /// `rank::arbor_rank` works it out), at most `limit`; of a word in more than `RANKED` items,
-    /// the best of the `RANKED` indexed last.
+    /// `rank::arbor_rank` works it out), at most `limit`, of the newest items that hold them
+    /// (`search_before`: which ones, and how to go on to older ones).
     pub fn search(&self, text: &str, limit: usize) -> Result<Vec<Hit>, Error> {
-        self.search_ranking(text, limit, RANKED)
+        Ok(self.search_before(text, limit, None)?.hits)
+    }
+
+    /// The best `limit` matches of `text` among items indexed before item `before` (all items
+    /// when none), and the oldest item searched when older ones were not (`Hits::older`: what
+    /// to pass as `before` to go on). Of a word in more than `RANKED` items, the `RANKED`
+    /// indexed last are ranked. A word of several tokens (`src/lib.rs`: a phrase) is looked for
+    /// in a window of the newest items that hold all its tokens, `PHRASE_WINDOW` of them, four
+    /// times as many while fewer than `limit` match, all at last: FTS5 checks the tokens'
+    /// positions in every item that holds them all, 1.9 million items for `src/lib.rs` in a
+    /// library of 10,000 sessions, where 3,311 hold the phrase.
+    pub fn search_before(&self, text: &str, limit: usize, before: Option<i64>) -> Result<Hits, Error> {
+        self.search_window(text, limit, before, PHRASE_WINDOW)
+    }
+
+    /// `search_before`, a phrase's first window `window` items.
+    pub fn search_window(&self, text: &str, limit: usize, before: Option<i64>, window: usize) -> Result<Hits, Error> {
+        let query = match_query(text);
+        if query.is_empty() {
+            return Ok(Hits::default());
+        }
+        let top = before.unwrap_or(i64::MAX);
+        if let Some(tokens) = phrase_tokens(text) {
+            let window = window.max(1);
+            let newest: i64 = self.conn.query_row("SELECT coalesce(max(id), 0) FROM items", [], |r| r.get(0))?;
+            let last = newest.min(top.saturating_sub(1));
+            // Each word's items, for the rank's IDF: its matches among the `window` newest items
+            // that hold its tokens, and as many per item numbered in the rest (bm25 counts every
+            // match, a walk of every item holding a common word's tokens).
+            let mut counts = Vec::new();
+            // The first window: as many items as a page of the sparsest word's matches takes, at
+            // the density its count saw (a round that finds too few is a walk wasted).
+            let mut first = window;
+            for w in text.split_whitespace() {
+                let own = phrase_tokens(w).unwrap_or_else(|| match_query(w));
+                let from = self.nth_newest(&own, window, top)?;
+                let n: i64 = self
+                    .conn
+                    .prepare_cached("SELECT count(*) FROM texts WHERE texts MATCH ?1 AND rowid >= ?2 AND rowid < ?3")?
+                    .query_row(params![match_query(w), from.unwrap_or(i64::MIN), top], |r| r.get(0))?;
+                if from.is_some() {
+                    let needed = (window as f64 * limit as f64 * 1.25 / n.max(1) as f64).min(1e12) as usize;
+                    first = first.max(needed);
+                }
+                counts.push(match from {
+                    Some(f) => {
+                        let span = last.saturating_sub(f).saturating_add(1).max(1);
+                        (n as f64 * newest.max(1) as f64 / span as f64).max(n as f64).to_string()
+                    }
+                    None => n.to_string(),
+                });
+            }
+            let counts = counts.join(",");
+            let mut window = first;
+            loop {
+                let floor = self.nth_newest(&tokens, window, top)?;
+                let hits = self.ranked(&query, limit, floor.unwrap_or(i64::MIN), top, Some(&counts))?;
+                if hits.len() >= limit || floor.is_none() {
+                    return Ok(Hits { hits, older: floor });
+                }
+                window = window.saturating_mul(4);
+            }
+        }
+        // The lowest item of the ranked set: the `RANKED`-th newest match, none when fewer match.
+        // Ranking every match of a common word cost as much as the library is big (a score per
+        // item, and bm25 counts every match first): seconds at 10,000 sessions. FTS5 walks a
+        // term's items newest first at once, and takes a rowid range as its own.
+        let floor = self.nth_newest(&query, RANKED, top)?;
+        let hits = self.ranked(&query, limit, floor.unwrap_or(i64::MIN), top, None)?;
+        Ok(Hits { hits, older: floor })
     }
 
     /// `search`, ranking the `ranked` matches indexed last at most (all of them when fewer match).
@@ -590,30 +830,39 @@ impl Library {
         if query.is_empty() {
             return Ok(Vec::new());
         }
-        // The lowest item of the ranked set: the `ranked`-th newest match, none when fewer match.
-        // Ranking every match of a common word cost as much as the library is big (a score per
-        // item, and bm25 counts every match first): seconds at 10,000 sessions. FTS5 walks a
-        // term's items newest first at once, and takes a rowid range as its own.
-        let floor: Option<i64> = self
+        let floor = self.nth_newest(&query, ranked, i64::MAX)?;
+        self.ranked(&query, limit, floor.unwrap_or(i64::MIN), i64::MAX, None)
+    }
+
+    /// The `n`-th newest item matching `query` below item `top`; none when fewer match.
+    fn nth_newest(&self, query: &str, n: usize, top: i64) -> Result<Option<i64>, Error> {
+        Ok(self
             .conn
-            .prepare_cached("SELECT rowid FROM texts WHERE texts MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2")?
-            .query_row(params![query, ranked.max(1) as i64 - 1], |r| r.get(0))
-            .optional()?;
+            .prepare_cached(
+                "SELECT rowid FROM texts WHERE texts MATCH ?1 AND rowid < ?3 ORDER BY rowid DESC LIMIT 1 OFFSET ?2",
+            )?
+            .query_row(params![query, n.max(1) as i64 - 1, top], |r| r.get(0))
+            .optional()?)
+    }
+
+    /// The best `limit` matches of `query` among items `from..top`, ranked with the phrases'
+    /// item counts `counts` (`rank`'s `"c0,c1,…"`; none: counted).
+    fn ranked(&self, query: &str, limit: usize, from: i64, top: i64, counts: Option<&str>) -> Result<Vec<Hit>, Error> {
         // The best `limit` by rank first, and only theirs joined and given a snippet: SQLite works
         // out every column of every match before it sorts, and a snippet or a join per match of a
         // common word cost more than the ranking (a query's max 62 -> 26 ms on a 28k-item library).
         // CROSS JOIN: the best first, each looked up in the index by its rowid; SQLite otherwise
         // walked every match of the word for the join (2 s of a common word's 2.3 at 9.8M items).
         let mut q = self.conn.prepare_cached(
-            "WITH best(id, r) AS (SELECT rowid, arbor_rank(texts) FROM texts WHERE texts MATCH ?1 AND rowid >= ?3
-                                  ORDER BY 2, 1 LIMIT ?2)
+            "WITH best(id, r) AS (SELECT rowid, arbor_rank(texts, ?5) FROM texts
+                                  WHERE texts MATCH ?1 AND rowid >= ?3 AND rowid < ?4 ORDER BY 2, 1 LIMIT ?2)
              SELECT json_extract(s.summary, '$.path'), i.session, i.item, i.file, i.line, i.kind,
                     snippet(texts, 0, '[', ']', '…', 16), best.r
              FROM best CROSS JOIN texts ON texts.rowid = best.id JOIN items i ON i.id = best.id
                   JOIN sessions s ON s.id = i.owner
              WHERE texts MATCH ?1 ORDER BY best.r, best.id",
         )?;
-        let rows = q.query_map(params![query, limit as i64, floor.unwrap_or(i64::MIN)], |r| {
+        let rows = q.query_map(params![query, limit as i64, from, top, counts], |r| {
             Ok(Hit {
                 path: r.get(0)?,
                 session: r.get(1)?,
@@ -627,6 +876,34 @@ impl Library {
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
+}
+
+/// When a word of `text` is a phrase of several tokens: every token of every word as an FTS5
+/// query of them all (a superset of the words' matches, found without checking positions).
+/// None when each word is one token, or a word holds what is not ASCII (where the tokenizer's
+/// split is not this one's, and a token cut in two would find too little).
+fn phrase_tokens(text: &str) -> Option<String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if words.iter().any(|w| !w.is_ascii()) {
+        return None;
+    }
+    let split = |w: &str| -> Vec<String> {
+        w.split(|c: char| !c.is_ascii_alphanumeric()).filter(|t| !t.is_empty()).map(str::to_owned).collect()
+    };
+    if !words.iter().any(|w| split(w).len() > 1) {
+        return None;
+    }
+    let tokens: Vec<String> = words.iter().flat_map(|w| split(w)).map(|t| format!("\"{t}\"")).collect();
+    (!tokens.is_empty()).then(|| tokens.join(" "))
+}
+
+/// A search's hits, and where it stopped.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct Hits {
+    pub hits: Vec<Hit>,
+    /// Items indexed before this one were not searched (the newest that hold the words were
+    /// enough to rank): `Library::search_before` with it searches them.
+    pub older: Option<i64>,
 }
 
 fn is_empty(conn: &Connection) -> Result<bool, Error> {
@@ -689,7 +966,8 @@ fn in_parallel<T: Sync, R: Send>(
 /// One entry analysed (`threads`) and summarized.
 fn read(entry: &Entry, threads: arbor_core::Threads) -> Read {
     let analysis = arbor_core::analyze_with(&entry.paths, &mut (), threads);
-    let summarized = summarize(&entry.path, &entry.folder, &analysis);
+    let report = analysis.report();
+    let summarized = summarize_report(&entry.path, &entry.folder, &analysis, &report);
     // What was given (a folder's time changes when a file appears in it), then what was read.
     let mut stamps: Vec<Stamp> = Vec::new();
     for p in std::iter::once(&entry.path).chain(&entry.paths).chain(analysis.files.iter().map(|f| &f.path)) {
@@ -704,11 +982,68 @@ fn read(entry: &Entry, threads: arbor_core::Threads) -> Read {
             stamps.push(stamp(&wal));
         }
     }
+    let quick = quick(entry, &analysis, &report, &stamps);
     let sessions = summarized
         .into_iter()
         .map(|s| (s.summary, s.by_time.into_iter().chain(s.by_model).collect(), s.sessions))
         .collect();
-    Read { entry: entry.clone(), stamps, sessions }
+    Read { entry: entry.clone(), stamps, quick, sessions }
+}
+
+/// The stamps that show whether a Claude Code entry changed, when fewer than all its files' are
+/// enough: its own files' (the session files and 2.0 `agent-*.jsonl` it was given) and the
+/// folders its other files (its sub-agents', `<session>/subagents/…`) are in, up to its project.
+///
+/// Enough when every sub-agent's run has ended in a line of its parent (SPEC 2.4: the spawn
+/// call's `tool_result`, or a background spawn's `<task-notification>`) and no sub-agent file
+/// was written after the last of the entry's own files: Claude Code writes a sub-agent's file
+/// only between the parent's spawn call and its result (a `SendMessage` that resumes one is a
+/// call of the parent too), so a settled sub-agent's file grows only after its parent's file
+/// did; the compaction agent's run has no call and is settled when it stopped (the parent
+/// writes its `compact_boundary` after the summary, and the times say the parent wrote last);
+/// and a file added or removed changes its folder's time. A sub-agent still running (no
+/// result yet: its file grows while its parent waits), one linked by nothing, or another format
+/// (whose writers were not verified so) is checked file by file, as before.
+fn quick(entry: &Entry, analysis: &arbor_core::Analysis, report: &Report, stamps: &[Stamp]) -> Option<Vec<Stamp>> {
+    let claude = analysis.files.iter().all(|f| f.format.is_none_or(|f| f.id == "claude-code"));
+    if analysis.files.is_empty() || !claude || entry.paths.iter().any(|p| !p.is_file()) {
+        return None;
+    }
+    // The compaction agent (`agent-acompact-*`) has no spawn call: the parent's
+    // `compact_boundary` and summary follow its summary, so it is settled once it stopped.
+    let compaction = |s: &arbor_core::report::Session| s.label.as_deref() == Some("compaction");
+    let settled = report.sessions.iter().filter(|s| s.parent.is_some()).all(|s| {
+        !s.runs.is_empty()
+            && s.runs.iter().all(|r| r.outcome != Outcome::Open && (r.received.is_some() || compaction(s)))
+    });
+    if !settled {
+        return None;
+    }
+    let own: Vec<String> =
+        std::iter::once(&entry.path).chain(&entry.paths).map(|p| arbor_core::reader::path_text(p)).collect();
+    let newest_own = stamps.iter().filter(|s| own.contains(&s.0)).map(|s| s.2).max()?;
+    let project = entry.path.parent()?;
+    // A session's own folder (`<project>/<session>/`) holds more than its sub-agents (tool
+    // results): its `subagents/` is stamped, not it (a `subagents/` removed is a folder missing).
+    let tops: Vec<PathBuf> = entry.paths.iter().filter_map(|p| log_stem(p)).map(|s| project.join(s)).collect();
+    let mut quick: Vec<Stamp> = stamps.iter().filter(|s| own.contains(&s.0)).cloned().collect();
+    for s in stamps.iter().filter(|s| !own.contains(&s.0)) {
+        // Missing, written after the entry's own files, or not in a session's own folder (where
+        // no folder's time would tell of it): checked file by file.
+        let inside = tops.iter().any(|t| Path::new(&s.0).starts_with(t));
+        if s.1 == u64::MAX || s.2 > newest_own || !inside {
+            return None;
+        }
+        let mut dir = Path::new(&s.0).parent();
+        while let Some(d) = dir.filter(|d| d.starts_with(project) && *d != project && !tops.iter().any(|t| t == d)) {
+            let name = arbor_core::reader::path_text(d);
+            if !quick.iter().any(|q| q.0 == name) {
+                quick.push(stamp_of(d, name));
+            }
+            dir = d.parent();
+        }
+    }
+    Some(quick)
 }
 
 /// Rows read back per page.
@@ -717,6 +1052,9 @@ const PAGE: u32 = 256;
 /// Matches ranked at most by a search: beyond, the ones indexed last (`Library::search`). At most
 /// `rank::COUNT_CAP`, so that a query with fewer matches is ranked as bm25 ranks it.
 pub const RANKED: usize = 20_000;
+
+/// Items that hold every token of a phrase searched first (`Library::search_before`).
+pub const PHRASE_WINDOW: usize = 20_000;
 
 /// Entries indexed a transaction.
 const INDEX_BATCH: usize = 16;
@@ -775,8 +1113,8 @@ fn insert(tx: &rusqlite::Transaction<'_>, r: &Read) -> Result<(), Error> {
     }
     let paths: Vec<String> = r.entry.paths.iter().map(|p| arbor_core::reader::path_text(p)).collect();
     tx.execute(
-        "INSERT INTO entries (path, paths, folder, files) VALUES (?1, ?2, ?3, ?4)",
-        params![path, json(&paths), r.entry.folder, json(&r.stamps)],
+        "INSERT INTO entries (path, paths, folder, files, quick) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![path, json(&paths), r.entry.folder, json(&r.stamps), r.quick.as_ref().map(json)],
     )?;
     let id = tx.last_insert_rowid();
     let mut s = tx.prepare_cached("INSERT INTO sessions (entry, key, members, summary) VALUES (?1, ?2, ?3, ?4)")?;
@@ -794,4 +1132,89 @@ fn insert(tx: &rusqlite::Transaction<'_>, r: &Read) -> Result<(), Error> {
 /// What the tables keep as JSON text.
 fn json<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A library of `n` items in one session: item `i` holds `src/lib.rs` as a phrase when
+    /// `i % every == 0`, else its tokens apart (`rs of lib in src`), so that every item holds
+    /// every token.
+    fn phrases(n: usize, every: usize) -> Library {
+        let lib = Library::in_memory().unwrap();
+        let c = &lib.conn;
+        c.execute("INSERT INTO entries (path, paths, folder, files) VALUES ('e', '[\"e\"]', 'f', '[]')", []).unwrap();
+        c.execute("INSERT INTO sessions (entry, key, members, summary) VALUES (1, 'e', '[]', '{\"path\":\"e\"}')", [])
+            .unwrap();
+        for i in 0..n {
+            let text = if i % every == 0 {
+                format!("item {i} opens src/lib.rs")
+            } else {
+                format!("item {i}: rs of lib in src")
+            };
+            c.execute(
+                "INSERT INTO items (entry, owner, session, item, file, line, kind, text) VALUES (1, 1, 's', ?1, 'e', ?1, 'text', ?2)",
+                params![i as i64, text],
+            )
+            .unwrap();
+        }
+        c.execute("INSERT INTO texts(rowid, text) SELECT id, text FROM items", []).unwrap();
+        lib
+    }
+
+    /// A phrase is looked for in the newest items that hold its tokens first: the hits real
+    /// ones, the older items said (`older`), and going on from there finds every other match
+    /// once, none lost; with a window as large as the library, the ranks are bm25's.
+    #[test]
+    fn a_phrase_is_searched_newest_first_and_goes_on_to_the_older_items() {
+        let lib = phrases(3_000, 50);
+        let matches = 3_000 / 50;
+        let all = lib.search_window("src/lib.rs", 1_000, None, 1_000_000).unwrap();
+        assert_eq!(all.older, None, "all searched");
+        assert_eq!(all.hits.len(), matches);
+        let bm25 = lib.search_ranking("src/lib.rs", 1_000, RANKED).unwrap();
+        assert_eq!(all.hits, bm25, "a window of everything ranks as bm25");
+
+        // 100 items hold 2 matches: asked for 5, the first window is sized for 5 and a quarter
+        // at that density (312 items, 7 matches), and it stops there.
+        let first = lib.search_window("src/lib.rs", 5, None, 100).unwrap();
+        assert_eq!(first.hits.len(), 5);
+        let older = first.older.expect("older items were not searched");
+        let window_items = 3_000 - older + 1;
+        assert_eq!(window_items, 312, "the window the count's density asks for");
+        assert!(first.hits.iter().all(|h| h.item % 50 == 0 && h.item as i64 >= older - 1), "{:?}", first.hits);
+        assert!(first.hits.iter().all(|h| h.snippet.contains("[src/lib.rs]")), "{:?}", first.hits);
+        // Going on from there, page after page: every match once.
+        let mut seen: Vec<u32> = Vec::new();
+        let mut before = None;
+        loop {
+            let page = lib.search_window("src/lib.rs", 5, before, 100).unwrap();
+            let items: Vec<u32> = page.hits.iter().map(|h| h.item).collect();
+            // The page's hits are the best of what it searched; the window's other matches are
+            // not lost: the next page starts where this one's window ends, below `older`.
+            let window: Vec<u32> = lib
+                .search_window("src/lib.rs", 1_000, before, 1_000_000)
+                .unwrap()
+                .hits
+                .iter()
+                .map(|h| h.item)
+                .filter(|&i| page.older.is_none_or(|o| i as i64 >= o - 1))
+                .collect();
+            assert!(items.iter().all(|i| window.contains(i)));
+            seen.extend(window);
+            match page.older {
+                Some(o) => before = Some(o),
+                None => break,
+            }
+        }
+        seen.sort_unstable();
+        let want: Vec<u32> = (0..3_000).filter(|i| i % 50 == 0).collect();
+        assert_eq!(seen, want, "every match once over the pages");
+        // A word of one token is not windowed: the newest RANKED matches, as before.
+        assert_eq!(lib.search_before("item", 5, None).unwrap().older, None);
+        assert_eq!(phrase_tokens("src/lib.rs cargo"), Some("\"src\" \"lib\" \"rs\" \"cargo\"".into()));
+        assert_eq!(phrase_tokens("cargo test"), None);
+        assert_eq!(phrase_tokens("café/x"), None, "not ASCII: not split here");
+    }
 }

@@ -110,12 +110,16 @@ const HEAD: u64 = 1 << 16;
 /// chain once, where it was first written (SPEC 2.4, 6.2): read alone, a resume counts its
 /// replay as its own.
 pub fn summarize(path: &Path, folder: &str, analysis: &Analysis) -> Vec<Summarized> {
-    let report = analysis.report();
-    let groups = Groups::of(&report, analysis);
+    summarize_report(path, folder, analysis, &analysis.report())
+}
+
+/// `summarize`, with the analysis's report made already.
+pub fn summarize_report(path: &Path, folder: &str, analysis: &Analysis, report: &Report) -> Vec<Summarized> {
+    let groups = Groups::of(report, analysis);
     let several = groups.roots.len() > 1;
     let mut out = Vec::with_capacity(groups.roots.len().max(1));
     for g in 0..groups.roots.len().max(1) {
-        out.push(summarize_group(path, folder, analysis, &report, &groups, g, several));
+        out.push(summarize_group(path, folder, analysis, report, &groups, g, several));
     }
     out
 }

@@ -200,3 +200,247 @@ fn a_common_word_is_ranked_among_the_newest_matches_only_when_it_has_more() {
     let third = lib.search_ranking("the", all.len(), all.len() / 3).unwrap();
     assert_eq!(third.len(), all.len() / 3, "the ranked set is all a large limit gets");
 }
+
+/// A Claude Code project with one session `S` that spawned sub-agent `a1` (2.1's layout: its
+/// file and sidecar under `S/subagents/`), its result not yet logged; every file's time well in
+/// the past, the parent's after its sub-agent's.
+fn spawning_project(dir: &Path) -> (PathBuf, PathBuf) {
+    let subs = dir.join("S/subagents");
+    fs::create_dir_all(&subs).unwrap();
+    let parent = dir.join("S.jsonl");
+    let t = |s: u32| format!("2026-01-01T00:00:{s:02}.000Z");
+    let lines = [
+        format!(
+            r#"{{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"S","cwd":"/work/demo","timestamp":"{}","message":{{"role":"user","content":"go"}}}}"#,
+            t(0)
+        ),
+        format!(
+            r#"{{"type":"assistant","uuid":"u2","parentUuid":"u1","sessionId":"S","timestamp":"{}","message":{{"id":"m1","role":"assistant","model":"claude-sonnet-4-5","content":[{{"type":"tool_use","id":"toolu_1","name":"Agent","input":{{"description":"d","prompt":"Say hi","subagent_type":"general-purpose"}}}}],"stop_reason":"tool_use","usage":{{"input_tokens":10,"output_tokens":5}}}}}}"#,
+            t(1)
+        ),
+    ];
+    fs::write(&parent, lines.join("\n") + "\n").unwrap();
+    let child = subs.join("agent-a1.jsonl");
+    fs::write(&child, child_line(1) + "\n").unwrap();
+    fs::write(
+        subs.join("agent-a1.meta.json"),
+        r#"{"agentType":"general-purpose","description":"d","toolUseId":"toolu_1","spawnDepth":1}"#,
+    )
+    .unwrap();
+    for (p, age) in
+        [(&child, 900), (&subs.join("agent-a1.meta.json"), 900), (&subs, 900), (&dir.join("S"), 900), (&parent, 800)]
+    {
+        set_age(p, age);
+    }
+    (parent, child)
+}
+
+/// The sub-agent's `n`-th line: its prompt, then its replies.
+fn child_line(n: u32) -> String {
+    if n == 1 {
+        return r#"{"type":"user","uuid":"c1","parentUuid":null,"isSidechain":true,"agentId":"a1","sessionId":"S","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"Say hi"}}"#.to_owned();
+    }
+    format!(
+        r#"{{"type":"assistant","uuid":"c{n}","parentUuid":"c{}","isSidechain":true,"agentId":"a1","sessionId":"S","timestamp":"2026-01-01T00:00:{:02}.000Z","message":{{"id":"m{n}x","role":"assistant","model":"claude-sonnet-4-5","content":[{{"type":"text","text":"hi number {n}"}}],"stop_reason":"end_turn","usage":{{"input_tokens":100,"output_tokens":7}}}}}}"#,
+        n - 1,
+        n + 2
+    )
+}
+
+/// The parent's line that logs the sub-agent's result.
+fn result_line() -> String {
+    r#"{"type":"user","uuid":"u3","parentUuid":"u2","sessionId":"S","timestamp":"2026-01-01T00:00:40.000Z","message":{"role":"user","content":[{"tool_use_id":"toolu_1","type":"tool_result","content":[{"type":"text","text":"hi"}]}]},"toolUseResult":{"status":"completed","agentId":"a1","content":[{"type":"text","text":"hi"}]}}"#.to_owned()
+}
+
+fn append(path: &Path, line: &str) {
+    use std::io::Write;
+    let mut f = fs::OpenOptions::new().append(true).open(path).unwrap();
+    writeln!(f, "{line}").unwrap();
+}
+
+/// Sets a file's or folder's modification time to `secs` seconds ago.
+fn set_age(path: &Path, secs: u64) {
+    let t = std::time::SystemTime::now() - std::time::Duration::from_secs(secs);
+    fs::File::open(path).unwrap().set_modified(t).unwrap();
+}
+
+/// What the library keeps to check an entry: its `quick` stamps' names, none when it has none.
+fn quick_names(db: &Path, path: &Path) -> Option<Vec<String>> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let quick: Option<String> = conn
+        .query_row("SELECT quick FROM entries WHERE path = ?1", [arbor_core::reader::path_text(path)], |r| r.get(0))
+        .unwrap();
+    let stamps: Vec<(String, u64, i128, u64)> = serde_json::from_str(&quick?).unwrap();
+    Some(stamps.into_iter().map(|s| s.0).collect())
+}
+
+/// A session whose sub-agents have all returned is checked by its own file and its sub-agents'
+/// folders: a sub-agent file added or removed is seen by its folder's time, one touched with the
+/// same text is rightly left alone, and one that grows is read with its parent's next line
+/// (Claude Code writes a sub-agent's file only between the parent's spawn call and its result).
+/// One still running (no result logged) is checked file by file: its growth is seen at once.
+#[test]
+fn a_settled_claude_code_session_is_checked_by_its_own_file_and_its_sub_agents_folders() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join(".claude/projects/-work-demo");
+    let (parent, child) = spawning_project(&project);
+    let db = home.path().join("library.sqlite3");
+    let env = places::Env::new(Some(home.path().to_path_buf()), []);
+    let update = |lib: &mut Library| {
+        let entries = lib.entries_of_places(places::logs(&env)).unwrap();
+        let u = lib.update(&entries, 2).unwrap();
+        (u.read, u.kept, u.dropped)
+    };
+    let bytes = |lib: &Library| lib.summaries().unwrap()[0].bytes;
+    let mut lib = Library::open(&db).unwrap();
+    assert_eq!(update(&mut lib), (1, 0, 0));
+    assert_eq!(lib.summaries().unwrap()[0].subagents, 1, "the sub-agent is linked");
+    // Running: no result yet, so every file is checked, and the sub-agent's growth is seen.
+    assert_eq!(quick_names(&db, &parent), None, "a sub-agent still running: every file checked");
+    let before = bytes(&lib);
+    append(&child, &child_line(2));
+    set_age(&child, 700);
+    assert_eq!(update(&mut lib), (1, 0, 0), "a running sub-agent's growth is seen");
+    assert!(bytes(&lib) > before);
+    assert_eq!(update(&mut lib), (0, 1, 0));
+
+    // The parent logs the result: read again, and now settled.
+    append(&parent, &result_line());
+    set_age(&parent, 600);
+    assert_eq!(update(&mut lib), (1, 0, 0));
+    let text = |p: &Path| arbor_core::reader::path_text(p);
+    let subs = project.join("S/subagents");
+    assert_eq!(
+        quick_names(&db, &parent),
+        Some(vec![text(&parent), text(&subs)]),
+        "its own file and its sub-agents' folder"
+    );
+    assert_eq!(update(&mut lib), (0, 1, 0), "nothing changed");
+
+    // A sub-agent file touched, its text the same: rightly left alone.
+    set_age(&child, 500);
+    assert_eq!(update(&mut lib), (0, 1, 0), "touched, the same text");
+    // A sub-agent's file that grows: read with its parent's next line.
+    let before = bytes(&lib);
+    append(&child, &child_line(3));
+    set_age(&child, 450);
+    assert_eq!(update(&mut lib), (0, 1, 0), "its parent has not written since");
+    append(
+        &parent,
+        r#"{"type":"system","uuid":"u4","parentUuid":"u3","sessionId":"S","timestamp":"2026-01-01T00:00:50.000Z","content":"noted"}"#,
+    );
+    set_age(&parent, 400);
+    assert_eq!(update(&mut lib), (1, 0, 0), "the parent wrote: read again");
+    let grown = bytes(&lib);
+    assert!(grown > before + child_line(3).len() as u64, "both files' growth read: {before} -> {grown}");
+
+    // A sub-agent file added: its folder's time says so.
+    assert!(quick_names(&db, &parent).is_some());
+    let added = subs.join("agent-a2.jsonl");
+    fs::copy(&child, &added).unwrap();
+    set_age(&added, 450);
+    assert_eq!(update(&mut lib), (1, 0, 0), "a file added is seen");
+    assert!(bytes(&lib) > grown);
+    // And removed again.
+    set_age(&subs, 300);
+    assert_eq!(update(&mut lib), (1, 0, 0), "the folder's time is its own stamp");
+    fs::remove_file(&added).unwrap();
+    assert_eq!(update(&mut lib), (1, 0, 0), "a file removed is seen");
+    assert_eq!(bytes(&lib), grown);
+    assert_eq!(update(&mut lib), (0, 1, 0));
+    // Its sub-agents' folder gone: seen, and read without them.
+    fs::remove_dir_all(&subs).unwrap();
+    assert_eq!(update(&mut lib), (1, 0, 0), "the folder removed is seen");
+    assert!(bytes(&lib) < grown);
+}
+
+/// A Claude Code file's head is read again only when the file is not as it was (its size, time
+/// and identity); a resume that joins a chain makes its entry again.
+#[cfg(unix)]
+#[test]
+fn a_files_head_is_kept_by_its_stamp_and_a_resume_joining_a_chain_is_read() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join(".claude/projects/-work-demo");
+    let (parent, _) = spawning_project(&project);
+    append(&parent, &result_line());
+    set_age(&parent, 600);
+    let db = home.path().join("library.sqlite3");
+    let env = places::Env::new(Some(home.path().to_path_buf()), []);
+    let mut lib = Library::open(&db).unwrap();
+    let entries = lib.entries_of_places(places::logs(&env)).unwrap();
+    assert_eq!(lib.update(&entries, 2).unwrap().read, 1);
+    assert_eq!(lib.heads().unwrap().len(), 1);
+
+    // T resumes S: it replays S's chain from its first line, under its own session id.
+    let resume = project.join("T.jsonl");
+    let text = fs::read_to_string(&parent).unwrap().replace(r#""sessionId":"S""#, r#""sessionId":"T""#);
+    fs::write(&resume, &text).unwrap();
+    set_age(&resume, 500);
+    let entries = lib.entries_of_places(places::logs(&env)).unwrap();
+    assert_eq!(entries.len(), 1, "one chain: {entries:?}");
+    assert_eq!(entries[0].paths, vec![parent.clone(), resume.clone()]);
+    let u = lib.update(&entries, 2).unwrap();
+    assert_eq!((u.read, u.kept), (1, 0), "the entry's files changed: read again");
+    assert_eq!(lib.summaries().unwrap().len(), 2, "the resume listed");
+    assert_eq!(lib.heads().unwrap().len(), 2);
+
+    // T's first uuid rewritten in place, its stamp put back: the kept head is used.
+    let other = text.replacen(r#""uuid":"u1""#, r#""uuid":"x1""#, 1);
+    let ino = |p: &Path| std::os::unix::fs::MetadataExt::ino(&fs::metadata(p).unwrap());
+    let (was, time) = (ino(&resume), fs::metadata(&resume).unwrap().modified().unwrap());
+    let mut f = fs::OpenOptions::new().write(true).open(&resume).unwrap();
+    std::io::Write::write_all(&mut f, other.as_bytes()).unwrap();
+    f.set_modified(time).unwrap();
+    drop(f);
+    assert_eq!(ino(&resume), was);
+    let entries = lib.entries_of_places(places::logs(&env)).unwrap();
+    assert_eq!(entries.len(), 1, "the head as the library kept it");
+    // Its time changed: read again, T is a chain of its own.
+    set_age(&resume, 400);
+    let entries = lib.entries_of_places(places::logs(&env)).unwrap();
+    assert_eq!(entries.len(), 2, "the head read again: {entries:?}");
+    // And a file gone leaves the kept heads.
+    fs::remove_file(&resume).unwrap();
+    lib.entries_of_places(places::logs(&env)).unwrap();
+    assert_eq!(lib.heads().unwrap().len(), 1);
+}
+
+/// The compaction agent (`agent-acompact-*`, no spawn call) settles its session once it has
+/// stopped and its parent wrote after it; while it runs, every file is checked.
+#[test]
+fn a_compaction_agent_settles_its_session_once_it_stopped() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join(".claude/projects/-work-demo");
+    let (parent, _) = spawning_project(&project);
+    append(&parent, &result_line());
+    let compact = project.join("S/subagents/agent-acompact-0123456789abcdef.jsonl");
+    fs::write(
+        &compact,
+        r#"{"type":"user","uuid":"k1","parentUuid":"u3","isSidechain":true,"agentId":"acompact-0123456789abcdef","sessionId":"S","timestamp":"2026-01-01T00:00:41.000Z","message":{"role":"user","content":"Summarize the conversation"}}"#.to_owned() + "\n",
+    )
+    .unwrap();
+    set_age(&compact, 700);
+    set_age(&parent, 690);
+    let db = home.path().join("library.sqlite3");
+    let env = places::Env::new(Some(home.path().to_path_buf()), []);
+    let mut lib = Library::open(&db).unwrap();
+    let update = |lib: &mut Library| {
+        let entries = lib.entries_of_places(places::logs(&env)).unwrap();
+        lib.update(&entries, 2).unwrap().read
+    };
+    assert_eq!(update(&mut lib), 1);
+    assert_eq!(lib.summaries().unwrap()[0].subagents, 2, "the compaction agent is linked");
+    assert_eq!(quick_names(&db, &parent), None, "compacting: every file checked");
+    append(
+        &compact,
+        r#"{"type":"assistant","uuid":"k2","parentUuid":"k1","isSidechain":true,"agentId":"acompact-0123456789abcdef","sessionId":"S","timestamp":"2026-01-01T00:00:45.000Z","message":{"id":"mk","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"The summary."}],"stop_reason":"end_turn","usage":{"input_tokens":100,"output_tokens":7}}}"#,
+    );
+    set_age(&compact, 600);
+    append(
+        &parent,
+        r#"{"type":"system","subtype":"compact_boundary","uuid":"b1","parentUuid":null,"logicalParentUuid":"u3","sessionId":"S","timestamp":"2026-01-01T00:00:46.000Z","compactMetadata":{"trigger":"auto","preTokens":1000}}"#,
+    );
+    set_age(&parent, 500);
+    assert_eq!(update(&mut lib), 1);
+    assert!(quick_names(&db, &parent).is_some(), "compacted: settled");
+}

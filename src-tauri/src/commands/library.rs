@@ -6,7 +6,7 @@
 
 use crate::open::CommandError;
 use arbor_library::places::{self, Env};
-use arbor_library::store::{self, Entry, Hit, Library};
+use arbor_library::store::{self, Hits, Library};
 use arbor_library::summary::Summary;
 use serde::Serialize;
 use tauri::{AppHandle, Manager, Runtime};
@@ -37,7 +37,8 @@ pub async fn library_sessions<R: Runtime>(app: AppHandle<R>) -> Result<LibrarySe
     }
     tauri::async_runtime::spawn_blocking(move || {
         let mut lib = open()?;
-        let entries = Entry::of_places(places::logs(&env));
+        let entries =
+            lib.entries_of_places(places::logs(&env)).map_err(|e| CommandError::new("library", e.to_string()))?;
         lib.update(&entries, jobs()).map_err(|e| CommandError::new("library", e.to_string()))?;
         let sessions = lib.summaries().map_err(|e| CommandError::new("library", e.to_string()))?;
         // The transcripts' text indexed behind the list, for the first search (one that comes
@@ -50,14 +51,16 @@ pub async fn library_sessions<R: Runtime>(app: AppHandle<R>) -> Result<LibrarySe
     .map_err(CommandError::stopped)?
 }
 
-/// The transcript items holding every word of `text`, best first.
+/// The transcript items holding every word of `text`, best first, among items indexed before
+/// `before` (all when none); with the oldest item searched when older ones were not (the
+/// Library offers to search those).
 #[tauri::command]
-pub async fn library_search(text: String) -> Result<Vec<Hit>, CommandError> {
+pub async fn library_search(text: String, before: Option<i64>) -> Result<Hits, CommandError> {
     tauri::async_runtime::spawn_blocking(move || {
         // What is not yet indexed is indexed first (the Library indexes after listing too).
         let mut lib = open()?;
         lib.index(jobs()).map_err(|e| CommandError::new("library", e.to_string()))?;
-        lib.search(&text, HITS).map_err(|e| CommandError::new("library", e.to_string()))
+        lib.search_before(&text, HITS, before).map_err(|e| CommandError::new("library", e.to_string()))
     })
     .await
     .map_err(CommandError::stopped)?

@@ -3,7 +3,7 @@
 import { Channel, invoke } from "@tauri-apps/api/core";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open, save } from "@tauri-apps/plugin-dialog";
-import type { LibraryHit, LibrarySessions, UsageBy, UsageLine } from "./library";
+import type { LibraryHits, LibrarySessions, UsageBy, UsageLine } from "./library";
 import type { CommandError, CompareSide, CompareWhich, EngineInfo, Exported, FollowState, SharePreview, FoundLog, LoadEvent, RecentEntry, SettingsView, Theme, TranscriptSpot, TreeOf, ViewState } from "./generated/app";
 import type { ChangesPage, CompareMeasure, Comparison, Page as TranscriptPage, RecordPage, RecordView, ShareOptions, Shared } from "./generated/engine";
 import type {
@@ -60,7 +60,7 @@ interface Commands {
   launch_paths: { args: Record<string, never>; answer: string[] };
   found_logs: { args: Record<string, never>; answer: FoundLog[] };
   library_sessions: { args: Record<string, never>; answer: LibrarySessions };
-  library_search: { args: { text: string }; answer: LibraryHit[] };
+  library_search: { args: { text: string; before?: number }; answer: LibraryHits };
   library_usage: { args: { by: UsageBy }; answer: UsageLine[] };
   open_paths: { args: { paths: string[]; onEvent: Channel<LoadEvent> }; answer: Summary };
   open_sample: { args: { onEvent: Channel<LoadEvent> }; answer: Summary };
@@ -141,9 +141,10 @@ export function librarySessions(): Promise<LibrarySessions> {
   return call("library_sessions", {});
 }
 
-/** The transcript items of every session holding every word of `text`, best first. */
-export function librarySearch(text: string): Promise<LibraryHit[]> {
-  return call("library_search", { text });
+/** The transcript items of every session holding every word of `text`, best first, among the
+ * items indexed before `before` (all when none); `older` says where it stopped. */
+export function librarySearch(text: string, before?: number): Promise<LibraryHits> {
+  return call("library_search", before === undefined ? { text } : { text, before });
 }
 
 /** The library's tokens and cost by day, week, month, model, project or session, in this

@@ -57,6 +57,13 @@ export interface LibraryHit {
   rank: number;
 }
 
+/** A search's hits, and the oldest item searched when older ones were not (`before` searches
+ * them). */
+export interface LibraryHits {
+  hits: LibraryHit[];
+  older: number | null;
+}
+
 export type LibrarySort = "start" | "tokens" | "cost" | "duration";
 
 /** What a usage report is by (SPEC 6.2), as `arbor usage` names it. */
