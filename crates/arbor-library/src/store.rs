@@ -31,7 +31,10 @@ use std::sync::mpsc;
 /// settled (`Library::update`), and `heads` keeps each Claude Code file's first ids by its stamp
 /// (`Library::entries_of_places`): an open with nothing changed stated 151,038 files and read
 /// 10,000 heads at 10,000 sessions.
-pub const SCHEMA: i64 = 5;
+/// 6: a Gemini CLI session's `<session_context>` message is no turn, and its project is the folder
+/// the CLI wrote in `.project_root`: summaries made before count one turn more and name the
+/// folder's hash.
+pub const SCHEMA: i64 = 6;
 
 /// Characters of one transcript part kept in the full-text index (a tool's result can be
 /// megabytes; its first 32 K characters are what a person searches for).
