@@ -29,6 +29,8 @@ pub struct GeminiTree {
 pub fn generate_gemini_tree(opts: &GenOptions, dir: &Path) -> io::Result<GeminiTree> {
     let chats = dir.join("tmp").join("0b7dfb1274ee51b3").join("chats");
     std::fs::create_dir_all(&chats)?;
+    // The CLI keeps the project's folder beside its chats (what the Library names the project).
+    std::fs::write(dir.join("tmp").join("0b7dfb1274ee51b3").join(".project_root"), "/home/dev/shop\n")?;
     let mut g = Gemini {
         rng: Rng(opts.seed ^ 0x6E41_1111),
         opts: opts.clone(),
@@ -127,6 +129,14 @@ impl Gemini {
         let name = format!("session-{}-{}.jsonl", stamp[..16].replace(':', "-"), &id[..8]);
         let path = self.chats.join(name);
         let mut f = self.open(&path, &id, "main")?;
+        // The CLI sets the chat's history up with its environment first: a `user` message of
+        // one `<session_context>` block, no turn.
+        let (u, t) = (self.id(), self.tick());
+        let context = "<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\nMy operating system is: linux\n- **Workspace Directories:**\n  - /home/dev/shop\n</session_context>";
+        let message = json!({"id": u, "timestamp": t, "type": "user", "content": [{"text": context}]});
+        self.write(&mut f, &json!({"$set": {"messages": [message], "lastUpdated": t}}))?;
+        // The message it sets is a record of its own, at that line.
+        self.out.stats.records += 1;
         let turns = self.rng.range(1, 3);
         for _ in 0..turns {
             self.turn(&mut f, &id, 0, 0)?;
