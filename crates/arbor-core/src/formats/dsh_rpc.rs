@@ -76,6 +76,10 @@ impl super::Format for DshRpcFormat {
         super::wire_transcript::transcript(line, out)
     }
 
+    fn may_compare(&self, kind: crate::ctx::Kind) -> bool {
+        super::wire_transcript::may_compare(kind)
+    }
+
     /// A recording's turns defer to a durable log of the same session (SPEC 2.3).
     fn defers_to_durable(&self) -> bool {
         true

@@ -71,6 +71,10 @@ impl super::Format for DshSessionFormat {
         super::wire_transcript::transcript(line, out)
     }
 
+    fn may_compare(&self, kind: crate::ctx::Kind) -> bool {
+        super::wire_transcript::may_compare(kind)
+    }
+
     /// A `session/title`, else a `user/message`'s text (a string, or its first text block).
     fn about(&self, line: &[u8]) -> Option<super::About> {
         let v: serde_json::Value = serde_json::from_slice(line).ok()?;

@@ -38,6 +38,15 @@ pub(crate) fn transcript(line: &[u8], out: &mut Vec<Draft>) {
     }
 }
 
+/// Whether a record of the harness family of this kind may hold a compared part (a prompt, a
+/// reply, a tool call or spawn): a tool's result (`tool/result`, `tool.execution_complete`), a
+/// child's end (`subagent.finished`), Copilot's sub-agent lifecycle and its session errors are
+/// read as results, received replies and notices only.
+pub(crate) fn may_compare(kind: crate::ctx::Kind) -> bool {
+    use crate::ctx::Kind;
+    !matches!(kind, Kind::ToolResult | Kind::SubagentFinished | Kind::Lifecycle | Kind::Error)
+}
+
 fn str_at<'v>(v: &'v Value, path: &str) -> Option<&'v str> {
     v.pointer(path).and_then(Value::as_str)
 }

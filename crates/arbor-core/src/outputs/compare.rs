@@ -428,6 +428,13 @@ impl<'a> Side<'a> {
         Some(Side { analysis, report, facts, indexes: HashMap::default() })
     }
 
+    /// The side under `root`: its measures, then its conversations read back.
+    fn read(analysis: &'a Analysis, root: &str) -> Option<Side<'a>> {
+        let mut side = Side::new(analysis, root)?;
+        side.read_back();
+        Some(side)
+    }
+
     /// Reads back every session's transcript: its items' prints, tool calls, and the tasks its
     /// spawns gave (to the children they name). Every session's rows at once, in the files'
     /// order: one pass through each file, however the sessions interleave in it.
@@ -435,11 +442,22 @@ impl<'a> Side<'a> {
         let a = self.analysis;
         self.indexes = a.transcript_indexes();
         let ix: HashMap<String, usize> = self.facts.iter().enumerate().map(|(i, f)| (f.id.clone(), i)).collect();
+        let may_compare = |r: u32| {
+            let kind = a.cx.records.get(r as usize).map(|x| x.kind());
+            let format = a.cx.file_of(r as usize).and_then(|f| a.files.get(f as usize)).and_then(|f| f.format);
+            match (kind, format) {
+                (Some(k), Some(f)) => f.reader.may_compare(k),
+                _ => true,
+            }
+        };
         // (record, session's facts, row), in record order: the files' order.
         let mut all: Vec<(u32, u32, u32)> = Vec::new();
         for (i, f) in self.facts.iter().enumerate() {
             if let Some(index) = self.indexes.get(f.id.as_str()) {
-                all.extend(index.records().iter().enumerate().map(|(row, &r)| (r, i as u32, row as u32)));
+                // Only the records that may hold a compared part: a tool's result is most of
+                // what a log says and none of what is compared.
+                let rows = index.records().iter().enumerate();
+                all.extend(rows.filter(|&(_, &r)| may_compare(r)).map(|(row, &r)| (r, i as u32, row as u32)));
             }
         }
         all.sort_unstable();
@@ -775,13 +793,13 @@ impl Analysis {
     /// Compares the run under `root` here (A) with the run under `other_root` in `other` (B).
     /// `None` when either root is not a session of its analysis.
     pub fn compare(&self, root: &str, other: &Analysis, other_root: &str, ignored: &[Measure]) -> Option<Comparison> {
-        let mut a = Side::new(self, root)?;
-        let mut b = Side::new(other, other_root)?;
-        std::thread::scope(|s| {
-            let t = s.spawn(|| b.read_back());
-            a.read_back();
-            let _ = t.join();
+        // Each side's report and read-back on a core of its own.
+        let (a, b) = std::thread::scope(|s| {
+            let t = s.spawn(|| Side::read(other, other_root));
+            let a = Side::read(self, root);
+            (a, t.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
         });
+        let (a, b) = (a?, b?);
         let mut ignored: Vec<Measure> = ignored.to_vec();
         ignored.sort_unstable();
         ignored.dedup();
