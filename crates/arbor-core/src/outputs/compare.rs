@@ -793,13 +793,20 @@ impl Analysis {
     /// Compares the run under `root` here (A) with the run under `other_root` in `other` (B).
     /// `None` when either root is not a session of its analysis.
     pub fn compare(&self, root: &str, other: &Analysis, other_root: &str, ignored: &[Measure]) -> Option<Comparison> {
-        // Each side's report and read-back on a core of its own.
+        // A run compared with itself (one analysis, one root) is read once; else each side's
+        // report and read-back on a core of its own.
+        let itself = std::ptr::eq(self, other) && root == other_root;
         let (a, b) = std::thread::scope(|s| {
-            let t = s.spawn(|| Side::read(other, other_root));
+            let t = (!itself).then(|| s.spawn(|| Side::read(other, other_root)));
             let a = Side::read(self, root);
-            (a, t.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            (a, t.map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e))))
         });
-        let (a, b) = (a?, b?);
+        let a = a?;
+        let b_own = match b {
+            Some(b) => Some(b?),
+            None => None,
+        };
+        let (a, b) = (&a, b_own.as_ref().unwrap_or(&a));
         let mut ignored: Vec<Measure> = ignored.to_vec();
         ignored.sort_unstable();
         ignored.dedup();
