@@ -339,8 +339,20 @@ fn text_print(kind: PartKind, text: &str, json: bool) -> u64 {
         }
     }
     let text = if kind == PartKind::Prompt { crate::formats::without_context(text) } else { text };
-    folded(text).hash(&mut h);
+    hash_folded(text, &mut h);
     h.finish()
+}
+
+/// Hashes `folded(text)` as a `str` is hashed (its bytes, then `0xff`), a word at a time
+/// without making the folded string: the hasher reads bytes as one stream however they are cut.
+fn hash_folded(text: &str, h: &mut std::hash::DefaultHasher) {
+    for (k, w) in text.split_whitespace().enumerate() {
+        if k > 0 {
+            h.write(b" ");
+        }
+        h.write(w.as_bytes());
+    }
+    h.write_u8(0xff);
 }
 
 /// Whether a part is compared: prompts, replies, tool calls (and spawns, which are tool calls).
@@ -348,9 +360,27 @@ fn compared(kind: PartKind) -> bool {
     matches!(kind, PartKind::Prompt | PartKind::Text | PartKind::ToolCall | PartKind::Spawn)
 }
 
+/// The parts of `analysis`' report a comparison measures: its inputs, sessions, turns and
+/// findings, without what it would read back from the files (replies' and received texts) or
+/// does not look at (waits, the usage summary).
+fn measures(analysis: &Analysis) -> Report {
+    let parts = crate::outputs::report_parts::ReportParts::for_view(analysis);
+    let sessions = parts.session_order().iter().filter_map(|&s| parts.session_ref(s, |_, _| None)).map(Into::into);
+    Report {
+        report_version: 1,
+        inputs: parts.inputs().map(Into::into).collect(),
+        sessions: sessions.collect(),
+        turns: parts.turns().map(Into::into).collect(),
+        replies: Vec::new(),
+        waits: Vec::new(),
+        diagnostics: parts.diagnostics().map(Into::into).collect(),
+        usage: None,
+    }
+}
+
 impl<'a> Side<'a> {
     fn new(analysis: &'a Analysis, root: &str) -> Option<Side<'a>> {
-        let report = analysis.report();
+        let report = measures(analysis);
         let mut by_id: HashMap<&str, usize> = HashMap::default();
         for (i, s) in report.sessions.iter().enumerate() {
             by_id.insert(s.id.as_str(), i);
@@ -918,6 +948,15 @@ mod tests {
         let q = |t: &str| text_print(PartKind::Text, t, false);
         assert_eq!(q("two  words\n"), q("two words"));
         assert_ne!(q("two words"), q("two wordz"));
+    }
+
+    #[test]
+    fn a_text_hashes_as_its_folded_string_does() {
+        for t in ["", " ", "one", "  two  words\n", "a\tb\u{a0}c  d", "é ü\r\nx", &"long word ".repeat(50)] {
+            let mut streamed = std::hash::DefaultHasher::new();
+            hash_folded(t, &mut streamed);
+            assert_eq!(streamed.finish(), hash_of(&folded(t)), "{t:?}");
+        }
     }
 
     #[test]
