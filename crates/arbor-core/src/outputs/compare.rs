@@ -343,16 +343,38 @@ fn text_print(kind: PartKind, text: &str, json: bool) -> u64 {
     h.finish()
 }
 
-/// Hashes `folded(text)` as a `str` is hashed (its bytes, then `0xff`), a word at a time
-/// without making the folded string: the hasher reads bytes as one stream however they are cut.
+/// Hashes `folded(text)` as a `str` is hashed: a text folded already (most are: words apart by
+/// one space) as it is, without the folded copy.
 fn hash_folded(text: &str, h: &mut std::hash::DefaultHasher) {
-    for (k, w) in text.split_whitespace().enumerate() {
-        if k > 0 {
-            h.write(b" ");
-        }
-        h.write(w.as_bytes());
+    if is_folded(text) {
+        text.hash(h);
+    } else {
+        folded(text).hash(h);
     }
-    h.write_u8(0xff);
+}
+
+/// Whether `folded(text) == text`: no whitespace but single spaces between words.
+fn is_folded(text: &str) -> bool {
+    let b = text.as_bytes();
+    if b.first() == Some(&b' ') || b.last() == Some(&b' ') {
+        return false;
+    }
+    let mut space = false;
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b' ' if space => return false,
+            b' ' => {
+                space = true;
+                continue;
+            }
+            b'\t' | b'\n' | 0x0b | 0x0c | b'\r' => return false,
+            // A character's first byte: Unicode has spaces beyond ASCII's.
+            0xc0.. if text[i..].chars().next().is_some_and(char::is_whitespace) => return false,
+            _ => {}
+        }
+        space = false;
+    }
+    true
 }
 
 /// Whether a part is compared: prompts, replies, tool calls (and spawns, which are tool calls).
@@ -951,11 +973,30 @@ mod tests {
     }
 
     #[test]
-    fn a_text_hashes_as_its_folded_string_does() {
-        for t in ["", " ", "one", "  two  words\n", "a\tb\u{a0}c  d", "é ü\r\nx", &"long word ".repeat(50)] {
-            let mut streamed = std::hash::DefaultHasher::new();
-            hash_folded(t, &mut streamed);
-            assert_eq!(streamed.finish(), hash_of(&folded(t)), "{t:?}");
+    fn a_text_hashes_as_its_folded_copy_does() {
+        let texts = [
+            "",
+            " ",
+            "one",
+            "a b",
+            "é ü",
+            "a  b",
+            " a",
+            "a ",
+            "  two  words\n",
+            "a\tb",
+            "a\u{a0}b",
+            "a\u{85}b",
+            "a\u{3000}b",
+            "a\u{2028}",
+            "é ü\r\nx",
+            "x\u{1f}y",
+        ];
+        for t in texts.iter().copied().chain([&*"long word ".repeat(50), &*"long word".repeat(50)]) {
+            let mut h = std::hash::DefaultHasher::new();
+            hash_folded(t, &mut h);
+            assert_eq!(h.finish(), hash_of(&folded(t)), "{t:?}");
+            assert_eq!(is_folded(t), folded(t) == t, "{t:?}");
         }
     }
 
