@@ -506,9 +506,10 @@ mod tests {
 
     /// What a comparison takes of a line's parts: every part's kind in order, and the text,
     /// tool, call id, child and JSON flag of those it compares.
-    fn compared_view(
-        parts: Vec<Draft>,
-    ) -> Vec<(PartKind, Option<(String, Option<String>, Option<String>, Option<String>, bool)>)> {
+    /// A compared part's text, tool, call id, child and JSON flag.
+    type Said = (String, Option<String>, Option<String>, Option<String>, bool);
+
+    fn compared_view(parts: Vec<Draft>) -> Vec<(PartKind, Option<Said>)> {
         parts
             .into_iter()
             .map(|d| {

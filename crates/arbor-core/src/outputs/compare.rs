@@ -923,7 +923,7 @@ impl Analysis {
             root.label = info_a.title.clone().or_else(|| info_b.title.clone()).or(root.label.take());
         }
         let one_sided = pairs.iter().any(|p| p.a.is_none() || p.b.is_none());
-        let mut totals = delta(Some(&total(&a)), Some(&total(&b)), divergence.is_some(), &ignored);
+        let mut totals = delta(Some(&total(a)), Some(&total(b)), divergence.is_some(), &ignored);
         if one_sided && !ignored.contains(&Measure::Sessions) {
             totals.differs.push(Measure::Sessions);
         }
