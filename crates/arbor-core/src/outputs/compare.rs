@@ -5,10 +5,12 @@
 //! first item where an aligned pair's conversations differ (a prompt, a tool call's name or
 //! arguments, a reply), with both places.
 //!
-//! Each side is a plain value here: the report its analysis gives (`Analysis::report`) for the
-//! measures, and its transcripts read back a page at a time for the conversations, each item kept
-//! only as a fingerprint (its kind, tool and a hash of its text) until the divergence is found and
-//! its two places read back. The two sides are read back on two threads.
+//! Each side is a plain value here, made on a thread of its own: its report's parts for the
+//! measures (without the texts a report reads back), and its records' parts read back for the
+//! conversations (only records that may hold a compared item, `Format::may_compare`, read as
+//! `Format::compared_parts` says them), each item kept only as a fingerprint (its kind, tool and
+//! a hash of its text) until the divergence is found and its two places read back. A run
+//! compared with itself is read once.
 
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
