@@ -974,6 +974,36 @@ mod tests {
         assert_ne!(q("two words"), q("two wordz"));
     }
 
+    /// Every record a comparison does not read back (`Format::may_compare`) says nothing it
+    /// compares, in every format of the corpus, the conformance cases and the hostile inputs; and
+    /// every record it reads says, through `Format::compared_parts`, what a page says.
+    #[test]
+    fn what_a_comparison_leaves_unread_says_nothing_it_compares() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests");
+        let paths = [root.join("corpus"), root.join("conformance/cases"), root.join("hostile")];
+        let a = crate::analyze(&paths, &mut ());
+        let (mut skipped, mut read) = (0, 0);
+        for r in 0..a.cx.records.len() as u32 {
+            let kind = a.cx.records.get(r as usize).map(|x| x.kind()).unwrap();
+            let format = a.cx.file_of(r as usize).and_then(|f| a.files.get(f as usize)).and_then(|f| f.format);
+            let Some(format) = format else { continue };
+            let page = a.read_drafts(&[r]).pop().unwrap();
+            let said = |parts: Vec<crate::transcript::Draft>| -> Vec<(Option<PartKind>, Option<String>)> {
+                let kind = |d: &crate::transcript::Draft| d.kind.unwrap_or(PartKind::Notice);
+                parts.iter().map(|d| (d.kind, compared(kind(d)).then(|| d.text.clone()))).collect()
+            };
+            if format.reader.may_compare(kind) {
+                read += 1;
+                assert_eq!(said(a.read_drafts_as(&[r], true).pop().unwrap()), said(page), "record {r}");
+            } else {
+                skipped += 1;
+                let kinds: Vec<PartKind> = page.iter().filter_map(|d| d.kind).collect();
+                assert!(!kinds.into_iter().any(compared), "record {r} ({kind:?}, {}) holds a compared part", format.id);
+            }
+        }
+        assert!(skipped > 50 && read > 1000, "{skipped} records left unread, {read} read");
+    }
+
     #[test]
     fn a_text_hashes_as_its_folded_copy_does() {
         let texts = [

@@ -360,12 +360,12 @@ impl Analysis {
 
     /// The parts of each record, read from its line by its file's format: one pass per file,
     /// in offset order.
-    fn read_drafts(&self, records: &[u32]) -> Vec<Vec<Draft>> {
+    pub(crate) fn read_drafts(&self, records: &[u32]) -> Vec<Vec<Draft>> {
         self.read_drafts_as(records, false)
     }
 
     /// `read_drafts`, or with `compared` as a comparison reads them (`Format::compared_parts`).
-    fn read_drafts_as(&self, records: &[u32], compared: bool) -> Vec<Vec<Draft>> {
+    pub(crate) fn read_drafts_as(&self, records: &[u32], compared: bool) -> Vec<Vec<Draft>> {
         let mut out: Vec<Vec<Draft>> = vec![Vec::new(); records.len()];
         let mut by_file: Vec<(u32, u64, usize, crate::ctx::Kind)> = records
             .iter()
