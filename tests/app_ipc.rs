@@ -661,7 +661,8 @@ fn compare_runs_reads_both_sides_at_once_and_says_what_the_engine_says() {
     let side = |p: &Path| json!({"paths": [p], "session": null});
     let got = invoke(&window, "compare_runs", json!({"a": side(&a), "b": side(&b), "ignore": []})).unwrap();
     // What the engine compares of the two logs read one after the other.
-    let (x, y) = (arbor_core::analyze(&[a.clone()], &mut ()), arbor_core::analyze(&[b.clone()], &mut ()));
+    let x = arbor_core::analyze(std::slice::from_ref(&a), &mut ());
+    let y = arbor_core::analyze(std::slice::from_ref(&b), &mut ());
     let (rx, ry) = (x.top_sessions()[0].to_owned(), y.top_sessions()[0].to_owned());
     let want = serde_json::to_value(x.compare(&rx, &y, &ry, &[]).unwrap()).unwrap();
     assert_eq!(got, want);
