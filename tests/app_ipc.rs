@@ -649,3 +649,30 @@ fn export_writes_otlp_json_where_it_is_told() {
     let bad = dir.path().join("no-such-folder/out.json");
     assert_eq!(invoke(&window, "export_otel", json!({"path": bad})).unwrap_err()["code"], "export-failed");
 }
+
+#[test]
+fn compare_runs_reads_both_sides_at_once_and_says_what_the_engine_says() {
+    let (_app, window) = main_window(&[]);
+    let a = case("copilot-events-saved").join("events.jsonl");
+    let text = std::fs::read_to_string(&a).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let b = dir.path().join("events.jsonl");
+    std::fs::write(&b, text.replace(r#""Root summary.""#, r#""Root summary, changed.""#)).unwrap();
+    let side = |p: &Path| json!({"paths": [p], "session": null});
+    let got = invoke(&window, "compare_runs", json!({"a": side(&a), "b": side(&b), "ignore": []})).unwrap();
+    // What the engine compares of the two logs read one after the other.
+    let x = arbor_core::analyze(std::slice::from_ref(&a), &mut ());
+    let y = arbor_core::analyze(std::slice::from_ref(&b), &mut ());
+    let (rx, ry) = (x.top_sessions()[0].to_owned(), y.top_sessions()[0].to_owned());
+    let want = serde_json::to_value(x.compare(&rx, &y, &ry, &[]).unwrap()).unwrap();
+    assert_eq!(got, want);
+    assert_eq!(got["divergence"]["what"], "reply");
+    // A missing side is said, A's first when both are.
+    let gone = dir.path().join("gone.jsonl");
+    let err = invoke(&window, "compare_runs", json!({"a": side(&a), "b": side(&gone), "ignore": []})).unwrap_err();
+    assert_eq!(err["code"], "not-found");
+    assert!(err["message"].as_str().unwrap().contains("gone.jsonl"), "{err}");
+    let gone_a = dir.path().join("gone-a.jsonl");
+    let err = invoke(&window, "compare_runs", json!({"a": side(&gone_a), "b": side(&gone), "ignore": []})).unwrap_err();
+    assert!(err["message"].as_str().unwrap().contains("gone-a.jsonl"), "{err}");
+}

@@ -43,19 +43,25 @@ fn root_of(analysis: &Analysis, named: Option<&str>, side: &str, path: &Path) ->
 }
 
 pub fn run(args: Args) -> ExitCode {
-    let a = match crate::transcript::read(&[args.a.to_path_buf()]) {
-        Ok(a) => a,
-        Err(code) => return code,
-    };
-    // One path on both sides (two sessions of one folder): read once.
+    crate::tune_allocator();
+    if !args.a.exists() {
+        return crate::fail(&format!("no such file or folder: {}", args.a.display()));
+    }
+    // The two inputs read at once, each on a core of its own (reading one routes its lines on
+    // one thread); one path on both sides (two sessions of one folder) is read once.
     let same_input = args.a == args.b;
-    let b = if same_input {
-        None
-    } else {
-        match crate::transcript::read(&[PathBuf::from(args.b)]) {
-            Ok(b) => Some(b),
-            Err(code) => return code,
-        }
+    let (a, b) = std::thread::scope(|s| {
+        let other = (!same_input).then(|| s.spawn(|| crate::transcript::analyzed(&[PathBuf::from(args.b)], None)));
+        let a = crate::transcript::analyzed(&[args.a.to_path_buf()], None);
+        (a, other.map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e))))
+    });
+    let a = match a {
+        Ok(a) => a,
+        Err(msg) => return crate::fail(&msg),
+    };
+    let b = match b.transpose() {
+        Ok(b) => b,
+        Err(msg) => return crate::fail(&msg),
     };
     let b_ref = b.as_ref().unwrap_or(&a);
     let root_a = match root_of(&a, args.session_a, "a", args.a) {

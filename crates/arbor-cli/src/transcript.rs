@@ -10,21 +10,24 @@ use std::process::ExitCode;
 /// Rows read back per page: each page reads its lines from the files once.
 const PAGE: u32 = 256;
 
-/// The logs at `paths`, read whole for reading back: a one-line error and exit 2 when a path is
-/// missing or nothing is in a known format.
-pub fn read(paths: &[PathBuf]) -> Result<arbor_core::Analysis, ExitCode> {
-    read_for(paths, None)
-}
-
-/// `read`, of only what one session needs where the paths say which files that is: a Claude Code
-/// project folder holding `<session>.jsonl` is read as that session's chain (its file, its
-/// sub-agents, the sessions a resume replays: `Entry::claude_project`), a folder holding
-/// `<session>/` (a Copilot session-state) as that folder, not the whole project or state.
+/// The logs at `paths`, read for reading back: a one-line error and exit 2 when a path is missing
+/// or nothing is in a known format. With `session`, only what that session needs where the paths
+/// say which files that is: a Claude Code project folder holding `<session>.jsonl` is read as
+/// that session's chain (its file, its sub-agents, the sessions a resume replays:
+/// `Entry::claude_project`), a folder holding `<session>/` (a Copilot session-state) as that
+/// folder, not the whole project or state.
 pub fn read_for(paths: &[PathBuf], session: Option<&str>) -> Result<arbor_core::Analysis, ExitCode> {
     crate::tune_allocator();
+    analyzed(paths, session).map_err(|msg| crate::fail(&msg))
+}
+
+/// `read_for` with what went wrong said rather than printed, and the allocator left as it is
+/// (`tune_allocator` runs before any other thread): what reads two inputs at once calls it, each
+/// on a thread of its own, and prints their failures in order.
+pub fn analyzed(paths: &[PathBuf], session: Option<&str>) -> Result<arbor_core::Analysis, String> {
     for p in paths {
         if !p.exists() {
-            return Err(crate::fail(&format!("no such file or folder: {}", p.display())));
+            return Err(format!("no such file or folder: {}", p.display()));
         }
     }
     let narrowed = session.and_then(|s| narrow(paths, s));
@@ -34,7 +37,7 @@ pub fn read_for(paths: &[PathBuf], session: Option<&str>) -> Result<arbor_core::
         analysis.name_files_under(&paths[0]);
     }
     if !analysis.files.iter().any(|f| f.format.is_some()) {
-        return Err(crate::fail("nothing could be read in a known format"));
+        return Err("nothing could be read in a known format".to_owned());
     }
     Ok(analysis)
 }

@@ -163,3 +163,62 @@ fn a_path_of_several_roots_needs_one_named() {
     let (code, _, _) = diff(&[], &dir, Path::new("/no/such/log"));
     assert_eq!(code, 2);
 }
+
+/// The harness family's conversations are fingerprinted from a borrowed reading of their lines
+/// (`wire_transcript::compared`), and a path given twice is read once: a Copilot log against
+/// itself, against its copy, against a copy written otherwise but saying the same (keys in
+/// another order, whitespace), and against one with a changed reply.
+#[test]
+fn a_copilot_run_parts_where_its_reply_changed_and_nowhere_else() {
+    let a = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/conformance/cases/copilot-events-saved/input/events.jsonl");
+    let text = std::fs::read_to_string(&a).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name).join("events.jsonl");
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let without_files = |mut j: Value| {
+        for side in ["a", "b"] {
+            j[side]["files"] = Value::Null;
+        }
+        j
+    };
+    let (code, itself, out) = diff(&["--json"], &a, &a);
+    assert_eq!((code, &itself["same"]), (0, &Value::Bool(true)), "{out}");
+    assert!(itself["divergence"].is_null());
+    // Read once or twice, the comparison is the same.
+    let copy = write("copy", &text);
+    let (code, j, _) = diff(&["--json"], &a, &copy);
+    assert_eq!(code, 0);
+    assert_eq!(without_files(j), without_files(itself.clone()));
+    // Written otherwise, saying the same.
+    let respelled = text
+        .replace(r#""arguments":{"prompt":"check"}"#, r#""arguments":{ "prompt" : "check" }"#)
+        .replace(r#"{"content":"A progress"}"#, r#"{"content":"A  progress\n"}"#)
+        .replace(
+            r#"{"toolCallId":"t-b","toolName":"task","arguments""#,
+            r#"{"toolName":"task","toolCallId":"t-b","arguments""#,
+        );
+    assert_ne!(respelled, text);
+    let (code, j, out) = diff(&["--json"], &a, &write("respelled", &respelled));
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(without_files(j), without_files(itself));
+    // A reply changed: that reply, on that line, and nothing else.
+    let line = 1 + text.lines().position(|l| l.contains(r#""Root summary.""#)).unwrap();
+    let changed = text.replace(r#""Root summary.""#, r#""Root summary, changed.""#);
+    let (code, j, out) = diff(&["--json"], &a, &write("changed", &changed));
+    assert_eq!(code, 1, "{out}");
+    let d = &j["divergence"];
+    assert_eq!((d["what"].as_str(), d["pair"].as_u64()), (Some("reply"), Some(0)), "{d}");
+    assert_eq!((&d["a"]["at"]["line"], &d["b"]["at"]["line"]), (&Value::from(line), &Value::from(line)));
+    assert_eq!(
+        (d["a"]["text"].as_str(), d["b"]["text"].as_str()),
+        (Some("Root summary."), Some("Root summary, changed."))
+    );
+    let pairs = j["pairs"].as_array().unwrap();
+    assert!(pairs.len() > 1 && pairs[1..].iter().all(|p| p["divergence"].is_null() && p["a"] == p["b"]));
+    assert_eq!(j["totals"]["differs"], serde_json::json!(["conversation"]));
+}

@@ -55,17 +55,32 @@ pub struct Compared(Mutex<Option<Arc<(Held, Held)>>>);
 /// How many characters of one part a compared transcript's page carries.
 const TEXT: usize = 4000;
 
+/// A side being read: the open log at once, else its files on a blocking thread.
+enum Reading {
+    Now(Result<Held, CommandError>),
+    Files(tauri::async_runtime::JoinHandle<Result<Held, CommandError>>),
+}
+
+impl Reading {
+    async fn done(self) -> Result<Held, CommandError> {
+        match self {
+            Reading::Now(held) => held,
+            Reading::Files(task) => task.await.map_err(CommandError::stopped)?,
+        }
+    }
+}
+
 /// What a side stands for: the open log (no paths, or the open log's own), else its files read
-/// on a blocking thread.
-async fn read(side: &CompareSide, opened: &Opened) -> Result<Held, CommandError> {
+/// on a blocking thread, started here (two sides are read at once) and awaited with `done`.
+fn read(side: &CompareSide, opened: &Opened) -> Reading {
     let paths: Vec<PathBuf> = side.paths.iter().map(PathBuf::from).collect();
     if paths.is_empty() {
-        return opened.current().map(Held::Open);
+        return Reading::Now(opened.current().map(Held::Open));
     }
     if let Some(open) = opened.current().ok().filter(|o| o.paths == paths) {
-        return Ok(Held::Open(open));
+        return Reading::Now(Ok(Held::Open(open)));
     }
-    tauri::async_runtime::spawn_blocking(move || {
+    Reading::Files(tauri::async_runtime::spawn_blocking(move || {
         if let Some(p) = paths.iter().find(|p| !p.exists()) {
             return Err(CommandError::new("not-found", format!("no such file or folder: {}", p.display())));
         }
@@ -76,9 +91,7 @@ async fn read(side: &CompareSide, opened: &Opened) -> Result<Held, CommandError>
                 Err(CommandError::new("cancelled", "the reading was cancelled"))
             }
         }
-    })
-    .await
-    .map_err(CommandError::stopped)?
+    }))
 }
 
 /// The session a side's run starts at: the one named, else the only top session.
@@ -110,8 +123,14 @@ pub async fn compare_runs(
     opened: State<'_, Opened>,
     compared: State<'_, Compared>,
 ) -> Result<Comparison, CommandError> {
-    let held_a = read(&a, &opened).await?;
-    let held_b = if a.paths == b.paths { held_a.clone() } else { read(&b, &opened).await? };
+    // Both sides read at once (one analysis routes on one thread); A's failure said first.
+    let reading_a = read(&a, &opened);
+    let reading_b = (a.paths != b.paths).then(|| read(&b, &opened));
+    let held_a = reading_a.done().await?;
+    let held_b = match reading_b {
+        Some(b) => b.done().await?,
+        None => held_a.clone(),
+    };
     let (cmp, pair) = tauri::async_runtime::spawn_blocking(move || {
         let ra = root(&held_a, a.session.as_deref(), "A")?;
         let rb = root(&held_b, b.session.as_deref(), "B")?;

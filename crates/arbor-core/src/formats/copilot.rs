@@ -107,6 +107,14 @@ impl super::Format for CopilotEvents {
         super::wire_transcript::transcript(line, out)
     }
 
+    fn may_compare(&self, kind: crate::ctx::Kind) -> bool {
+        super::wire_transcript::may_compare(kind)
+    }
+
+    fn compared_parts(&self, line: &[u8], _kind: crate::ctx::Kind, out: &mut Vec<crate::vocab::transcript::Draft>) {
+        super::wire_transcript::compared(line, out)
+    }
+
     /// A `user.message`'s content (a session folder's summary is in its `workspace.yaml`, beside
     /// the log).
     fn about(&self, line: &[u8]) -> Option<super::About> {
@@ -171,6 +179,14 @@ impl super::Format for CopilotRpc {
 
     fn transcript(&self, line: &[u8], out: &mut Vec<crate::vocab::transcript::Draft>) {
         super::wire_transcript::transcript(line, out)
+    }
+
+    fn may_compare(&self, kind: crate::ctx::Kind) -> bool {
+        super::wire_transcript::may_compare(kind)
+    }
+
+    fn compared_parts(&self, line: &[u8], _kind: crate::ctx::Kind, out: &mut Vec<crate::vocab::transcript::Draft>) {
+        super::wire_transcript::compared(line, out)
     }
 }
 

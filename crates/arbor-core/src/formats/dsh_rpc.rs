@@ -76,6 +76,14 @@ impl super::Format for DshRpcFormat {
         super::wire_transcript::transcript(line, out)
     }
 
+    fn may_compare(&self, kind: crate::ctx::Kind) -> bool {
+        super::wire_transcript::may_compare(kind)
+    }
+
+    fn compared_parts(&self, line: &[u8], _kind: crate::ctx::Kind, out: &mut Vec<crate::vocab::transcript::Draft>) {
+        super::wire_transcript::compared(line, out)
+    }
+
     /// A recording's turns defer to a durable log of the same session (SPEC 2.3).
     fn defers_to_durable(&self) -> bool {
         true

@@ -71,6 +71,14 @@ impl super::Format for DshSessionFormat {
         super::wire_transcript::transcript(line, out)
     }
 
+    fn may_compare(&self, kind: crate::ctx::Kind) -> bool {
+        super::wire_transcript::may_compare(kind)
+    }
+
+    fn compared_parts(&self, line: &[u8], _kind: crate::ctx::Kind, out: &mut Vec<crate::vocab::transcript::Draft>) {
+        super::wire_transcript::compared(line, out)
+    }
+
     /// A `session/title`, else a `user/message`'s text (a string, or its first text block).
     fn about(&self, line: &[u8]) -> Option<super::About> {
         let v: serde_json::Value = serde_json::from_slice(line).ok()?;

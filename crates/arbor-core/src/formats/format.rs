@@ -58,6 +58,20 @@ pub trait Format: Sync + std::fmt::Debug {
     /// nothing for a line a reader does not need (boundaries, chunks, bookkeeping).
     fn transcript(&self, _line: &[u8], _out: &mut Vec<crate::vocab::transcript::Draft>) {}
 
+    /// `transcript_as`, for a comparison: of the records `may_compare` keeps, every part in order,
+    /// where only prompts, replies, tool calls and spawns need their text (a format may read them
+    /// faster than a page does).
+    fn compared_parts(&self, line: &[u8], kind: crate::ctx::Kind, out: &mut Vec<crate::vocab::transcript::Draft>) {
+        self.transcript_as(line, kind, out)
+    }
+
+    /// Whether a record of this kind may hold a part a comparison compares (a prompt, a reply, a
+    /// tool call or spawn: SPEC 6.3): a comparison reads back only those. `false` only for a kind
+    /// whose lines `transcript` never gives such a part.
+    fn may_compare(&self, _kind: crate::ctx::Kind) -> bool {
+        true
+    }
+
     /// `transcript`, for a format whose line alone does not say what it is: its record's kind,
     /// as the format settled it, tells (an OpenCode text part is a prompt or a reply by its
     /// message's role, which is another record).

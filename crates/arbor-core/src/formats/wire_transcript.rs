@@ -38,6 +38,288 @@ pub(crate) fn transcript(line: &[u8], out: &mut Vec<Draft>) {
     }
 }
 
+/// Whether a record of the harness family of this kind may hold a compared part (a prompt, a
+/// reply, a tool call or spawn): a tool's result (`tool/result`, `tool.execution_complete`), a
+/// child's end (`subagent.finished`), Copilot's sub-agent lifecycle and its session errors are
+/// read as results, received replies and notices only.
+pub(crate) fn may_compare(kind: crate::ctx::Kind) -> bool {
+    use crate::ctx::Kind;
+    !matches!(kind, Kind::ToolResult | Kind::SubagentFinished | Kind::Lifecycle | Kind::Error)
+}
+
+/// The parts of one line of the harness family, of the records a comparison reads back (see
+/// `may_compare`): what `transcript` gives, read without building the whole line as a
+/// `serde_json::Value` (a comparison reads back every message and tool call of both runs). Every
+/// part is there in order, so a part's index is `transcript`'s; those that are not compared
+/// (reasoning) come without their text. A line this reading does not know how to say the same
+/// of (another event, a key written twice, not an object) is read by `transcript`.
+pub(crate) fn compared(line: &[u8], out: &mut Vec<Draft>) {
+    // An object only: serde's derived reading would take an array's elements as the fields.
+    match serde_json::from_slice::<crate::wire::Obj<fast::Line>>(line).ok().and_then(|l| fast::parts(l.0.as_ref()?)) {
+        Some(parts) => out.extend(parts),
+        None => transcript(line, out),
+    }
+}
+
+/// `compared`'s reading: a borrowed shape of only the fields `transcript` looks at for prompts,
+/// replies, tool calls and spawns, each as lenient as `Value`'s lookups (a field of another type
+/// reads as absent). serde's derived reading fails on a known key written twice, where `Value`
+/// keeps the last: such a line goes to `transcript`.
+mod fast {
+    use super::{json_text, Draft, PartKind};
+    use crate::wire::{Obj, Raw, Str};
+    use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+    use serde::Deserialize;
+    use std::fmt;
+
+    #[derive(Deserialize, Default)]
+    #[serde(default)]
+    pub(super) struct Line<'a> {
+        #[serde(borrow)]
+        method: Str<'a>,
+        #[serde(borrow)]
+        params: Obj<Params<'a>>,
+        #[serde(rename = "type", borrow)]
+        kind: Str<'a>,
+        #[serde(borrow)]
+        data: Obj<Data<'a>>,
+    }
+
+    #[derive(Deserialize, Default)]
+    #[serde(default, rename_all = "camelCase")]
+    struct Params<'a> {
+        #[serde(borrow)]
+        event: Obj<Box<Line<'a>>>,
+        #[serde(borrow)]
+        child_session_id: Str<'a>,
+        #[serde(borrow)]
+        content_blocks: Blocks<'a>,
+    }
+
+    #[derive(Deserialize, Default)]
+    #[serde(default, rename_all = "camelCase")]
+    struct Data<'a> {
+        #[serde(borrow)]
+        message: Obj<Message<'a>>,
+        #[serde(borrow)]
+        content: Blocks<'a>,
+        #[serde(borrow)]
+        source: Obj<Source<'a>>,
+        #[serde(borrow)]
+        arguments: Option<Raw<'a>>,
+        #[serde(borrow)]
+        name: Str<'a>,
+        #[serde(borrow)]
+        call_id: Str<'a>,
+        #[serde(borrow)]
+        tool_name: Str<'a>,
+        #[serde(borrow)]
+        tool_call_id: Str<'a>,
+    }
+
+    #[derive(Deserialize, Default)]
+    #[serde(default)]
+    struct Message<'a> {
+        #[serde(borrow)]
+        content: Blocks<'a>,
+    }
+
+    #[derive(Deserialize, Default)]
+    #[serde(default, rename_all = "camelCase")]
+    struct Source<'a> {
+        #[serde(borrow)]
+        kind: Str<'a>,
+        #[serde(borrow)]
+        sender_session_id: Str<'a>,
+    }
+
+    #[derive(Deserialize, Default)]
+    #[serde(default)]
+    struct Block<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: Str<'a>,
+        #[serde(borrow)]
+        text: Str<'a>,
+    }
+
+    /// A `content` field: absent, a string, a list of blocks (objects; other elements say
+    /// nothing), or any other value.
+    #[derive(Default)]
+    enum Blocks<'a> {
+        #[default]
+        Absent,
+        Other,
+        Text(Str<'a>),
+        List(Vec<Block<'a>>),
+    }
+
+    impl<'de: 'a, 'a> Deserialize<'de> for Blocks<'a> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V<'a>(std::marker::PhantomData<&'a ()>);
+            impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+                type Value = Blocks<'a>;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("any value")
+                }
+                fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                    Ok(Blocks::Text(Str::Borrowed(v)))
+                }
+                fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                    Ok(Blocks::Text(Str::Owned(v.into())))
+                }
+                fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                    Ok(Blocks::Text(Str::Owned(v.into_boxed_str())))
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+                    let mut out = Vec::new();
+                    while let Some(Obj(b)) = a.next_element::<Obj<Block<'a>>>()? {
+                        out.extend(b);
+                    }
+                    Ok(Blocks::List(out))
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+                    while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                    Ok(Blocks::Other)
+                }
+                fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                    Ok(Blocks::Other)
+                }
+                fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                    Ok(Blocks::Other)
+                }
+                fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                    Ok(Blocks::Other)
+                }
+                fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                    Ok(Blocks::Other)
+                }
+                fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                    Ok(Blocks::Other)
+                }
+                fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+                    Ok(Blocks::Other)
+                }
+            }
+            d.deserialize_any(V(std::marker::PhantomData))
+        }
+    }
+
+    impl Blocks<'_> {
+        fn present(&self) -> bool {
+            !matches!(self, Blocks::Absent)
+        }
+
+        /// `blocks_text`: the string, or the text of the blocks whose type is `text` or not
+        /// said, joined.
+        fn text(&self) -> String {
+            match self {
+                Blocks::Text(s) => s.as_str().unwrap_or_default().to_owned(),
+                Blocks::List(blocks) => blocks
+                    .iter()
+                    .filter(|b| b.kind.as_str().is_none_or(|t| t == "text"))
+                    .filter_map(|b| b.text.as_str())
+                    .collect(),
+                Blocks::Absent | Blocks::Other => String::new(),
+            }
+        }
+    }
+
+    impl<'a> Data<'a> {
+        /// `/message/content`, else `content`.
+        fn content(&self) -> &Blocks<'a> {
+            match &self.message.0 {
+                Some(m) if m.content.present() => &m.content,
+                _ => &self.content,
+            }
+        }
+    }
+
+    fn owned(s: &Str) -> Option<String> {
+        s.as_str().map(str::to_owned)
+    }
+
+    /// A tool call's arguments as `json_text` says them.
+    fn arguments(raw: Option<Raw>) -> Option<(String, bool)> {
+        match raw {
+            None => Some(json_text(None)),
+            Some(Raw(r)) => serde_json::from_str::<serde_json::Value>(r).ok().map(|v| json_text(Some(&v))),
+        }
+    }
+
+    /// `transcript`'s parts of the line, or `None` for a line it says otherwise of.
+    pub(super) fn parts(l: &Line) -> Option<Vec<Draft>> {
+        match l.method.as_str() {
+            Some("session.event") => match l.params.0.as_ref().and_then(|p| p.event.0.as_deref()) {
+                Some(ev) => event(ev),
+                None => Some(Vec::new()),
+            },
+            Some("subagent.started") => {
+                let mut d = Draft::new(PartKind::Spawn, "");
+                d.child = l.params.0.as_ref().and_then(|p| owned(&p.child_session_id));
+                Some(vec![d])
+            }
+            Some("session/prompt") => {
+                let text = l.params.0.as_ref().map(|p| p.content_blocks.text()).unwrap_or_default();
+                Some(vec![Draft::new(PartKind::Prompt, text)])
+            }
+            Some("subagent.finished") => None,
+            Some(_) => Some(Vec::new()),
+            None => event(l),
+        }
+    }
+
+    fn event(ev: &Line) -> Option<Vec<Draft>> {
+        let Some(kind) = ev.kind.as_str() else { return Some(Vec::new()) };
+        let empty = Data::default();
+        let data = ev.data.0.as_ref().unwrap_or(&empty);
+        let source = data.source.0.as_ref();
+        let mut out = Vec::new();
+        match kind {
+            "user/message" | "steering/message" => {
+                let kind = match source.and_then(|s| s.kind.as_str()) {
+                    None | Some("user" | "coordinator") => PartKind::Prompt,
+                    Some(_) => PartKind::Notice,
+                };
+                let mut d = Draft::new(kind, data.content().text());
+                d.child = source.and_then(|s| owned(&s.sender_session_id)).filter(|_| kind == PartKind::Notice);
+                out.push(d);
+            }
+            "assistant/message" => {
+                if let Blocks::List(blocks) = data.content() {
+                    for b in blocks {
+                        match b.kind.as_str() {
+                            Some("text") => out.push(Draft::new(PartKind::Text, b.text.as_str().unwrap_or_default())),
+                            // Not compared: its place only.
+                            Some("reasoning") => out.push(Draft::new(PartKind::Reasoning, "")),
+                            _ => {}
+                        }
+                    }
+                }
+                if out.is_empty() {
+                    out.push(Draft::new(PartKind::Text, ""));
+                }
+            }
+            "tool/call" | "tool.execution_start" => {
+                let (text, json) = arguments(data.arguments)?;
+                let mut d = Draft::new(PartKind::ToolCall, text);
+                d.json = json;
+                let (tool, call) = if kind == "tool/call" {
+                    (&data.name, &data.call_id)
+                } else {
+                    (&data.tool_name, &data.tool_call_id)
+                };
+                d.tool = owned(tool);
+                d.call_id = owned(call);
+                out.push(d);
+            }
+            "user.message" => out.push(Draft::new(PartKind::Prompt, data.content.text())),
+            "assistant.message" => out.push(Draft::new(PartKind::Text, data.content.text())),
+            _ => return None,
+        }
+        Some(out)
+    }
+}
+
 fn str_at<'v>(v: &'v Value, path: &str) -> Option<&'v str> {
     v.pointer(path).and_then(Value::as_str)
 }
@@ -221,6 +503,100 @@ fn event(ev: &Value, out: &mut Vec<Draft>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a comparison takes of a line's parts: every part's kind in order, and the text,
+    /// tool, call id, child and JSON flag of those it compares.
+    /// A compared part's text, tool, call id, child and JSON flag.
+    type Said = (String, Option<String>, Option<String>, Option<String>, bool);
+
+    fn compared_view(parts: Vec<Draft>) -> Vec<(PartKind, Option<Said>)> {
+        parts
+            .into_iter()
+            .map(|d| {
+                let kind = d.kind.unwrap();
+                let said = matches!(kind, PartKind::Prompt | PartKind::Text | PartKind::ToolCall | PartKind::Spawn)
+                    .then_some((d.text, d.tool, d.call_id, d.child, d.json));
+                (kind, said)
+            })
+            .collect()
+    }
+
+    /// Whether `compared` says of `line` what `transcript` does; and whether it read the line
+    /// itself (rather than handing it to `transcript`).
+    fn same_as_transcript(line: &[u8]) -> bool {
+        let (mut fast, mut slow) = (Vec::new(), Vec::new());
+        compared(line, &mut fast);
+        transcript(line, &mut slow);
+        let view = |v: Vec<Draft>| compared_view(v);
+        assert_eq!(view(fast), view(slow), "{}", String::from_utf8_lossy(line));
+        serde_json::from_slice::<crate::wire::Obj<fast::Line>>(line)
+            .ok()
+            .and_then(|l| fast::parts(l.0.as_ref()?))
+            .is_some()
+    }
+
+    #[test]
+    fn a_comparison_reads_every_line_of_the_corpus_as_a_page_does() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests");
+        let mut stack = vec![root.join("corpus"), root.join("conformance/cases"), root.join("hostile")];
+        let (mut lines, mut read_fast) = (0, 0);
+        while let Some(dir) = stack.pop() {
+            for e in std::fs::read_dir(&dir).unwrap().flatten() {
+                let path = e.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|x| x == "jsonl" || x == "json") {
+                    for line in std::fs::read(&path).unwrap().split(|&b| b == b'\n') {
+                        lines += 1;
+                        read_fast += usize::from(same_as_transcript(line));
+                    }
+                }
+            }
+        }
+        // The harness family's messages and tool calls (a few hundred lines) read by `compared`.
+        assert!(lines > 5000 && read_fast > 300, "{lines} lines, {read_fast} read by `compared` itself");
+    }
+
+    #[test]
+    fn a_comparison_reads_surprising_lines_as_a_page_does() {
+        let lines = [
+            // The shapes it reads itself.
+            r#"{"method":"session.event","params":{"sessionId":"s","event":{"type":"user/message","data":{"message":{"content":[{"type":"text","text":"a\n b"},{"text":"c"},{"type":"image","text":"x"},7,{"type":3,"text":"d"}]}}}}}"#,
+            r#"{"type":"user/message","data":{"message":{"content":null},"content":"skipped"}}"#,
+            r#"{"type":"user/message","data":{"message":{"other":1},"content":"used"}}"#,
+            r#"{"type":"user/message","data":{"message":[1],"content":"used \u00e9"}}"#,
+            r#"{"type":"user/message","data":{"content":"ctx","source":{"kind":"plugin","senderSessionId":"c"}}}"#,
+            r#"{"type":"steering/message","data":{"content":"go","source":{"kind":"coordinator"}}}"#,
+            r#"{"type":"user/message","data":"not an object"}"#,
+            r#"{"type":"assistant/message","data":{"message":{"content":[{"type":"reasoning","text":"hm"}]}}}"#,
+            r#"{"type":"assistant/message","data":{"message":{"content":[{"type":"text","text":5},{"type":"text"}]}}}"#,
+            r#"{"type":"assistant/message","data":{"message":{"content":"a string"}}}"#,
+            r#"{"type":"tool/call","data":{"name":"grep","callId":"c","arguments":{"b":[1,2.5,"x"],"a":{"z":null}}}}"#,
+            r#"{"type":"tool/call","data":{"name":"grep","callId":"c","arguments":"{\"q\": 1}"}}"#,
+            r#"{"type":"tool/call","data":{"name":"grep","arguments":"plain"}}"#,
+            r#"{"type":"tool/call","data":{"name":7,"arguments":null}}"#,
+            r#"{"type":"tool/call","data":{"arguments":12}}"#,
+            r#"{"type":"tool.execution_start","data":{"toolName":"task","toolCallId":"t","arguments":{"prompt":"p"}}}"#,
+            r#"{"type":"user.message","data":{"content":"hi"}}"#,
+            r#"{"type":"assistant.message","data":{"content":[{"type":"text","text":"x"}],"messageId":"m"}}"#,
+            r#"{"method":"subagent.started","params":{"childSessionId":"c"}}"#,
+            r#"{"method":"subagent.started","params":[1]}"#,
+            r#"{"method":"session/prompt","id":1,"params":{"contentBlocks":[{"type":"text","text":"p"}]}}"#,
+            r#"{"method":"session.event","params":{"event":"no"}}"#,
+            r#"{"method":5,"type":"user/message","data":{"content":"bare"}}"#,
+            r#"{"method":"other","type":"user/message"}"#,
+            // Those it hands to `transcript`.
+            r#"{"type":"tool/result","data":{"content":"r"}}"#,
+            r#"{"type":"user/message","data":{"content":"first","content":"second"}}"#,
+            r#"{"type":"user/message","type":"tool/call","data":{}}"#,
+            r#"["user/message",{"content":"x"}]"#,
+            r#"{"method":"subagent.finished","params":{"childSessionId":"c","status":"ok"}}"#,
+            "not json",
+            "",
+        ];
+        let fast: Vec<bool> = lines.iter().map(|l| same_as_transcript(l.as_bytes())).collect();
+        assert_eq!(fast.iter().filter(|&&f| f).count(), 24, "{fast:?}");
+    }
 
     fn parts(line: &str) -> Vec<(PartKind, String)> {
         let mut out = Vec::new();

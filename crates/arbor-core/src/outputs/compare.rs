@@ -5,10 +5,12 @@
 //! first item where an aligned pair's conversations differ (a prompt, a tool call's name or
 //! arguments, a reply), with both places.
 //!
-//! Each side is a plain value here: the report its analysis gives (`Analysis::report`) for the
-//! measures, and its transcripts read back a page at a time for the conversations, each item kept
-//! only as a fingerprint (its kind, tool and a hash of its text) until the divergence is found and
-//! its two places read back. The two sides are read back on two threads.
+//! Each side is a plain value here, made on a thread of its own: its report's parts for the
+//! measures (without the texts a report reads back), and its records' parts read back for the
+//! conversations (only records that may hold a compared item, `Format::may_compare`, read as
+//! `Format::compared_parts` says them), each item kept only as a fingerprint (its kind, tool and
+//! a hash of its text) until the divergence is found and its two places read back. A run
+//! compared with itself is read once.
 
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
@@ -339,8 +341,42 @@ fn text_print(kind: PartKind, text: &str, json: bool) -> u64 {
         }
     }
     let text = if kind == PartKind::Prompt { crate::formats::without_context(text) } else { text };
-    folded(text).hash(&mut h);
+    hash_folded(text, &mut h);
     h.finish()
+}
+
+/// Hashes `folded(text)` as a `str` is hashed: a text folded already (most are: words apart by
+/// one space) as it is, without the folded copy.
+fn hash_folded(text: &str, h: &mut std::hash::DefaultHasher) {
+    if is_folded(text) {
+        text.hash(h);
+    } else {
+        folded(text).hash(h);
+    }
+}
+
+/// Whether `folded(text) == text`: no whitespace but single spaces between words.
+fn is_folded(text: &str) -> bool {
+    let b = text.as_bytes();
+    if b.first() == Some(&b' ') || b.last() == Some(&b' ') {
+        return false;
+    }
+    let mut space = false;
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b' ' if space => return false,
+            b' ' => {
+                space = true;
+                continue;
+            }
+            b'\t' | b'\n' | 0x0b | 0x0c | b'\r' => return false,
+            // A character's first byte: Unicode has spaces beyond ASCII's.
+            0xc0.. if text[i..].chars().next().is_some_and(char::is_whitespace) => return false,
+            _ => {}
+        }
+        space = false;
+    }
+    true
 }
 
 /// Whether a part is compared: prompts, replies, tool calls (and spawns, which are tool calls).
@@ -348,9 +384,27 @@ fn compared(kind: PartKind) -> bool {
     matches!(kind, PartKind::Prompt | PartKind::Text | PartKind::ToolCall | PartKind::Spawn)
 }
 
+/// The parts of `analysis`' report a comparison measures: its inputs, sessions, turns and
+/// findings, without what it would read back from the files (replies' and received texts) or
+/// does not look at (waits, the usage summary).
+fn measures(analysis: &Analysis) -> Report {
+    let parts = crate::outputs::report_parts::ReportParts::for_view(analysis);
+    let sessions = parts.session_order().iter().filter_map(|&s| parts.session_ref(s, |_, _| None)).map(Into::into);
+    Report {
+        report_version: 1,
+        inputs: parts.inputs().map(Into::into).collect(),
+        sessions: sessions.collect(),
+        turns: parts.turns().map(Into::into).collect(),
+        replies: Vec::new(),
+        waits: Vec::new(),
+        diagnostics: parts.diagnostics().map(Into::into).collect(),
+        usage: None,
+    }
+}
+
 impl<'a> Side<'a> {
     fn new(analysis: &'a Analysis, root: &str) -> Option<Side<'a>> {
-        let report = analysis.report();
+        let report = measures(analysis);
         let mut by_id: HashMap<&str, usize> = HashMap::default();
         for (i, s) in report.sessions.iter().enumerate() {
             by_id.insert(s.id.as_str(), i);
@@ -428,6 +482,13 @@ impl<'a> Side<'a> {
         Some(Side { analysis, report, facts, indexes: HashMap::default() })
     }
 
+    /// The side under `root`: its measures, then its conversations read back.
+    fn read(analysis: &'a Analysis, root: &str) -> Option<Side<'a>> {
+        let mut side = Side::new(analysis, root)?;
+        side.read_back();
+        Some(side)
+    }
+
     /// Reads back every session's transcript: its items' prints, tool calls, and the tasks its
     /// spawns gave (to the children they name). Every session's rows at once, in the files'
     /// order: one pass through each file, however the sessions interleave in it.
@@ -435,11 +496,22 @@ impl<'a> Side<'a> {
         let a = self.analysis;
         self.indexes = a.transcript_indexes();
         let ix: HashMap<String, usize> = self.facts.iter().enumerate().map(|(i, f)| (f.id.clone(), i)).collect();
+        let may_compare = |r: u32| {
+            let kind = a.cx.records.get(r as usize).map(|x| x.kind());
+            let format = a.cx.file_of(r as usize).and_then(|f| a.files.get(f as usize)).and_then(|f| f.format);
+            match (kind, format) {
+                (Some(k), Some(f)) => f.reader.may_compare(k),
+                _ => true,
+            }
+        };
         // (record, session's facts, row), in record order: the files' order.
         let mut all: Vec<(u32, u32, u32)> = Vec::new();
         for (i, f) in self.facts.iter().enumerate() {
             if let Some(index) = self.indexes.get(f.id.as_str()) {
-                all.extend(index.records().iter().enumerate().map(|(row, &r)| (r, i as u32, row as u32)));
+                // Only the records that may hold a compared part: a tool's result is most of
+                // what a log says and none of what is compared.
+                let rows = index.records().iter().enumerate();
+                all.extend(rows.filter(|&(_, &r)| may_compare(r)).map(|(row, &r)| (r, i as u32, row as u32)));
             }
         }
         all.sort_unstable();
@@ -775,13 +847,20 @@ impl Analysis {
     /// Compares the run under `root` here (A) with the run under `other_root` in `other` (B).
     /// `None` when either root is not a session of its analysis.
     pub fn compare(&self, root: &str, other: &Analysis, other_root: &str, ignored: &[Measure]) -> Option<Comparison> {
-        let mut a = Side::new(self, root)?;
-        let mut b = Side::new(other, other_root)?;
-        std::thread::scope(|s| {
-            let t = s.spawn(|| b.read_back());
-            a.read_back();
-            let _ = t.join();
+        // A run compared with itself (one analysis, one root) is read once; else each side's
+        // report and read-back on a core of its own.
+        let itself = std::ptr::eq(self, other) && root == other_root;
+        let (a, b) = std::thread::scope(|s| {
+            let t = (!itself).then(|| s.spawn(|| Side::read(other, other_root)));
+            let a = Side::read(self, root);
+            (a, t.map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e))))
         });
+        let a = a?;
+        let b_own = match b {
+            Some(b) => Some(b?),
+            None => None,
+        };
+        let (a, b) = (&a, b_own.as_ref().unwrap_or(&a));
         let mut ignored: Vec<Measure> = ignored.to_vec();
         ignored.sort_unstable();
         ignored.dedup();
@@ -846,7 +925,7 @@ impl Analysis {
             root.label = info_a.title.clone().or_else(|| info_b.title.clone()).or(root.label.take());
         }
         let one_sided = pairs.iter().any(|p| p.a.is_none() || p.b.is_none());
-        let mut totals = delta(Some(&total(&a)), Some(&total(&b)), divergence.is_some(), &ignored);
+        let mut totals = delta(Some(&total(a)), Some(&total(b)), divergence.is_some(), &ignored);
         if one_sided && !ignored.contains(&Measure::Sessions) {
             totals.differs.push(Measure::Sessions);
         }
@@ -893,6 +972,64 @@ mod tests {
         let q = |t: &str| text_print(PartKind::Text, t, false);
         assert_eq!(q("two  words\n"), q("two words"));
         assert_ne!(q("two words"), q("two wordz"));
+    }
+
+    /// Every record a comparison does not read back (`Format::may_compare`) says nothing it
+    /// compares, in every format of the corpus, the conformance cases and the hostile inputs; and
+    /// every record it reads says, through `Format::compared_parts`, what a page says.
+    #[test]
+    fn what_a_comparison_leaves_unread_says_nothing_it_compares() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests");
+        let paths = [root.join("corpus"), root.join("conformance/cases"), root.join("hostile")];
+        let a = crate::analyze(&paths, &mut ());
+        let (mut skipped, mut read) = (0, 0);
+        for r in 0..a.cx.records.len() as u32 {
+            let kind = a.cx.records.get(r as usize).map(|x| x.kind()).unwrap();
+            let format = a.cx.file_of(r as usize).and_then(|f| a.files.get(f as usize)).and_then(|f| f.format);
+            let Some(format) = format else { continue };
+            let page = a.read_drafts(&[r]).pop().unwrap();
+            let said = |parts: Vec<crate::transcript::Draft>| -> Vec<(Option<PartKind>, Option<String>)> {
+                let kind = |d: &crate::transcript::Draft| d.kind.unwrap_or(PartKind::Notice);
+                parts.iter().map(|d| (d.kind, compared(kind(d)).then(|| d.text.clone()))).collect()
+            };
+            if format.reader.may_compare(kind) {
+                read += 1;
+                assert_eq!(said(a.read_drafts_as(&[r], true).pop().unwrap()), said(page), "record {r}");
+            } else {
+                skipped += 1;
+                let kinds: Vec<PartKind> = page.iter().filter_map(|d| d.kind).collect();
+                assert!(!kinds.into_iter().any(compared), "record {r} ({kind:?}, {}) holds a compared part", format.id);
+            }
+        }
+        assert!(skipped > 50 && read > 1000, "{skipped} records left unread, {read} read");
+    }
+
+    #[test]
+    fn a_text_hashes_as_its_folded_copy_does() {
+        let texts = [
+            "",
+            " ",
+            "one",
+            "a b",
+            "é ü",
+            "a  b",
+            " a",
+            "a ",
+            "  two  words\n",
+            "a\tb",
+            "a\u{a0}b",
+            "a\u{85}b",
+            "a\u{3000}b",
+            "a\u{2028}",
+            "é ü\r\nx",
+            "x\u{1f}y",
+        ];
+        for t in texts.iter().copied().chain([&*"long word ".repeat(50), &*"long word".repeat(50)]) {
+            let mut h = std::hash::DefaultHasher::new();
+            hash_folded(t, &mut h);
+            assert_eq!(h.finish(), hash_of(&folded(t)), "{t:?}");
+            assert_eq!(is_folded(t), folded(t) == t, "{t:?}");
+        }
     }
 
     #[test]

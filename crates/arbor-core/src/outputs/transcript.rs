@@ -342,7 +342,7 @@ impl Analysis {
     /// started a child a spawn naming it: what a comparison fingerprints, without the rows of a
     /// page around them. Read in one pass per file in offset order.
     pub(crate) fn record_parts(&self, records: &[u32]) -> Vec<Vec<Draft>> {
-        let mut drafts = self.read_drafts(records);
+        let mut drafts = self.read_drafts_as(records, true);
         for (&r, parts) in records.iter().zip(drafts.iter_mut()) {
             let Some(session) = self.cx.records.get(r as usize).map(|x| Sym(x.session)) else { continue };
             for d in parts.iter_mut().filter(|d| d.kind == Some(PartKind::ToolCall)) {
@@ -360,7 +360,12 @@ impl Analysis {
 
     /// The parts of each record, read from its line by its file's format: one pass per file,
     /// in offset order.
-    fn read_drafts(&self, records: &[u32]) -> Vec<Vec<Draft>> {
+    pub(crate) fn read_drafts(&self, records: &[u32]) -> Vec<Vec<Draft>> {
+        self.read_drafts_as(records, false)
+    }
+
+    /// `read_drafts`, or with `compared` as a comparison reads them (`Format::compared_parts`).
+    pub(crate) fn read_drafts_as(&self, records: &[u32], compared: bool) -> Vec<Vec<Draft>> {
         let mut out: Vec<Vec<Draft>> = vec![Vec::new(); records.len()];
         let mut by_file: Vec<(u32, u64, usize, crate::ctx::Kind)> = records
             .iter()
@@ -376,10 +381,10 @@ impl Analysis {
             let Some(format) = info.format else { continue };
             let pieces: Vec<(u64, crate::reader::Piece)> =
                 group.iter().map(|&(_, off, _, _)| (off, crate::reader::Piece::Line)).collect();
-            let _ = crate::reader::each_piece_at(&info.path, &pieces, |k, bytes| {
-                if let Some(b) = bytes {
-                    format.reader.transcript_as(b, group[k].3, &mut out[group[k].2]);
-                }
+            let _ = crate::reader::each_piece_at(&info.path, &pieces, |k, bytes| match bytes {
+                Some(b) if compared => format.reader.compared_parts(b, group[k].3, &mut out[group[k].2]),
+                Some(b) => format.reader.transcript_as(b, group[k].3, &mut out[group[k].2]),
+                None => {}
             });
         }
         out

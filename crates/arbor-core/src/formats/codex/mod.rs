@@ -148,4 +148,11 @@ impl super::Format for CodexFormat {
     fn transcript(&self, line: &[u8], out: &mut Vec<crate::vocab::transcript::Draft>) {
         transcript::line(line, out);
     }
+
+    /// A tool's output (`function_call_output` and its kin) is a result, a `reasoning` item
+    /// reasoning (an `agent_reasoning` event says nothing), an error event a notice.
+    fn may_compare(&self, kind: crate::ctx::Kind) -> bool {
+        use crate::ctx::Kind;
+        !matches!(kind, Kind::ToolResult | Kind::Reasoning | Kind::Error)
+    }
 }
