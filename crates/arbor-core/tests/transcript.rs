@@ -406,3 +406,29 @@ fn a_codex_rollouts_model_calls_show_their_tokens_and_model_adding_up_to_each_tu
     assert_eq!(calls, [(7, Some("gpt-5")), (12, Some("gpt-5"))]);
     assert_eq!(tokens(&page), [(7, 100, 10, 0, 0), (12, 70, 15, 80, 0)]);
 }
+
+/// The older harness's `steering/message` (a user's word in the middle of a turn) is a prompt in
+/// the transcript, where it was: it was read as an event of no kind, and shown nowhere.
+#[test]
+fn a_dsh_steering_message_is_a_prompt_where_it_was_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("session.jsonl");
+    std::fs::write(
+        &log,
+        [
+            r#"{"type":"session","version":0,"id":"S","createdAt":1000}"#,
+            r#"{"type":"turn/start","seq":0,"time":1001,"data":{"turn":1}}"#,
+            r#"{"type":"user/message","seq":1,"time":1002,"data":{"turn":1,"message":{"role":"user","content":[{"type":"text","text":"fix the parser"}]}}}"#,
+            r#"{"type":"step/start","seq":2,"time":1003,"data":{"turn":1,"step":1}}"#,
+            r#"{"type":"steering/message","seq":3,"time":1004,"data":{"content":"and keep the tests green","source":{"kind":"user"}}}"#,
+            r#"{"type":"assistant/message","seq":4,"time":1005,"data":{"turn":1,"step":1,"message":{"role":"assistant","content":[{"type":"text","text":"done"}]}}}"#,
+            r#"{"type":"step/end","seq":5,"time":1006,"data":{"turn":1,"step":1}}"#,
+            r#"{"type":"turn/end","seq":6,"time":1007,"data":{"turn":1,"reason":{"kind":"completed"}}}"#,
+        ]
+        .join("\n")
+            + "\n",
+    )
+    .unwrap();
+    let lines = whole(&[log], "S");
+    assert_eq!(lines, ["3 Prompt fix the parser", "5 Prompt and keep the tests green", "6 Text done"]);
+}

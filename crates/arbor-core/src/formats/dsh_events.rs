@@ -21,7 +21,9 @@ pub fn event_kind(t: &str) -> Kind {
         "turn/end" => Kind::TurnEnd,
         "step/start" => Kind::StepStart,
         "step/end" => Kind::StepEnd,
-        "user/message" => Kind::UserMessage,
+        // The older harness's steering message (a user's word mid-turn, or a coordinator's relay)
+        // is a message to the session as `user/message` is: a transcript row.
+        "user/message" | "steering/message" => Kind::UserMessage,
         "assistant/message" => Kind::AssistantMessage,
         "assistant/chunk" | "text-chunks" | "reasoning-chunks" | "tool-call-chunks" => Kind::Chunk,
         "tool/call" => Kind::ToolCall,
