@@ -432,3 +432,15 @@ fn a_dsh_steering_message_is_a_prompt_where_it_was_written() {
     let lines = whole(&[log], "S");
     assert_eq!(lines, ["3 Prompt fix the parser", "5 Prompt and keep the tests green", "6 Text done"]);
 }
+
+/// Gemini CLI's `<session_context>` message (the environment the CLI sets up first) is shown as
+/// a notice, not as the first prompt.
+#[test]
+fn a_gemini_session_context_is_a_notice_before_the_first_prompt() {
+    let lines = whole(&[case("gemini-cli-session-context")], "4b7e21a0-5c3d-4e8f-9a1b-2c3d4e5f6a7b");
+    assert!(lines[0].starts_with("2 Notice <session_context>|This is the Gemini CLI."), "{lines:#?}");
+    assert_eq!(
+        lines[1..],
+        ["3 Prompt what does paginate() return?", "5 Text A list of pages, each a slice of the items."]
+    );
+}

@@ -291,13 +291,14 @@ fn summarize_group(
         let p = &analysis.files[f].path;
         *p == first || p.starts_with(&own)
     });
-    let claude = root_file.is_some_and(|f| analysis.files[f].format.is_some_and(|x| x.id == "claude-code"));
+    let root_format_is = |id: &str| root_file.is_some_and(|f| analysis.files[f].format.is_some_and(|x| x.id == id));
+    let claude = root_format_is("claude-code");
     let open = if alone && (several || (claude && path.is_dir())) { first.as_path() } else { path };
     // An OpenCode store keeps each session's title and folder on its session row, not in the
     // file's head: read from that row (read-only, as the engine reads it).
     let row = root.filter(|_| arbor_core::bytes::rows::is_sqlite(&first)).and_then(|r| store_session(&first, &r.id));
     let (row_title, row_folder) = row.unwrap_or_default();
-    let gemini = root_file.is_some_and(|f| analysis.files[f].format.is_some_and(|x| x.id == "gemini-cli"));
+    let gemini = root_format_is("gemini-cli");
     let named = row_folder.or_else(|| cwd(open, &first)).map(|c| (c, "cwd"));
     let (project, project_from) = match named.or_else(|| gemini.then(|| gemini_project(&first)).flatten()) {
         Some(p) => p,

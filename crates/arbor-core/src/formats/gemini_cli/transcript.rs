@@ -1,7 +1,8 @@
 //! A message read back as transcript parts (SPEC 5 Transcript), and the texts the report reads
 //! back: a reply's text, what a parent received from a sub-agent's call.
 
-use super::lines::{first_value, is_session_context};
+use super::lines::{first_value, ContentInfo};
+use serde::Deserialize;
 use crate::vocab::transcript::{Draft, Media, PartKind};
 use serde_json::Value;
 
@@ -17,15 +18,6 @@ fn texts(content: &Value) -> Vec<&str> {
 
 fn joined(content: &Value) -> String {
     texts(content).into_iter().filter(|t| !t.trim().is_empty()).collect::<Vec<_>>().join("\n\n")
-}
-
-/// Every part of `content` is the session's context (as `ContentInfo::only_context` counts).
-fn only_context(content: &Value) -> bool {
-    let context = |p: &Value| p.as_str().or_else(|| p.get("text")?.as_str()).is_some_and(is_session_context);
-    match content {
-        Value::Array(parts) => !parts.is_empty() && parts.iter().all(context),
-        _ => context(content),
-    }
 }
 
 fn parts(content: &Value) -> Vec<&Value> {
@@ -100,7 +92,9 @@ pub(super) fn line(bytes: &[u8], out: &mut Vec<Draft>) {
             let text = joined(content);
             if !text.is_empty() {
                 // The CLI's own context (no turn): shown as what it is, not as a prompt.
-                let kind = if only_context(content) { PartKind::Notice } else { PartKind::Prompt };
+                // (Counted as the reader counts it when it reads the line: one definition.)
+                let context = ContentInfo::deserialize(content).is_ok_and(|c| c.only_context());
+                let kind = if context { PartKind::Notice } else { PartKind::Prompt };
                 out.push(Draft::new(kind, text));
             }
         }

@@ -442,7 +442,6 @@ pub(super) fn settle(cx: &mut Ctx) {
     let mut last_outcome: HashMap<Sym, Outcome> = HashMap::default();
     let mut first_message_agent: HashMap<Sym, Name> = HashMap::default();
     let mut partial_tokens: HashMap<Sym, (u64, u64, Loc)> = HashMap::default();
-    let mut reply_rec: HashMap<Sym, u32> = HashMap::default();
     // Per session, each assistant message's reply in order: (its creation time, its hash).
     let mut said: HashMap<Sym, Vec<(f64, Option<u64>)>> = HashMap::default();
     for sid in &session_ids {
@@ -564,7 +563,6 @@ pub(super) fn settle(cx: &mut Ctx) {
                 if let Some(o) = &turn {
                     cx.turns.list[o.ix].set_reply(r);
                 }
-                reply_rec.insert(s, r);
                 said.entry(s).or_default().push((m.created, reply_said));
             }
             if let Some(o) = turn.as_mut() {
@@ -754,7 +752,6 @@ pub(super) fn settle(cx: &mut Ctx) {
             );
         }
     }
-    let _ = reply_rec;
     cx.ext::<Rows>().settled = true;
 }
 
