@@ -36,7 +36,9 @@ const SESSIONS = [
   }),
   summary({
     path: "/home/me/.codex/sessions/2025/10/30/rollout-2025-10-30T10-00-00-legacy.jsonl", title: "Review the code changes", project: "/tmp/test", harness: "codex",
-    start: 1761818400000, end: 1761930000000, duration: 111600000,
+    start: 1761818400000, end: 1761930000000, duration: 111600000, subagents: 1, depth: 1,
+    // A thread with its review sub-agent's rollout: opened together.
+    paths: ["/home/me/.codex/sessions/2025/10/30/rollout-2025-10-30T10-00-00-legacy.jsonl", "/home/me/.codex/sessions/2025/10/31/rollout-2025-10-31T00-01-00-review.jsonl"],
     usage: { input: 1211, output: 182, cache_read: 10880, cache_write: 0, unpriced: { tokens: 12273, models: ["gpt-5-codex-legacy"] } },
   }),
   summary({
@@ -148,5 +150,12 @@ await browserTest("library browser test", async ({ ui, newPage }) => {
   assert.deepEqual(rec.map((r) => r.slice(0, 7)), ["root s2", "root s1"]);
   await page.getByTestId("library-row").filter({ hasText: "root s1" }).click();
   await page.waitForFunction(() => window.__ipcCalls.filter(([c]) => c === "open_paths").at(-1)?.[1].paths[0] === "/home/me/rec.jsonl");
-  console.log("ok: the Library groups, sorts and opens sessions; its search opens a hit; log text stays text");
+  // A session read from several files (a Codex thread and its sub-agent's rollout) opens them all.
+  await page.getByTestId("sessions").click();
+  await page.getByTestId("library-open").click();
+  await page.getByTestId("library-row").filter({ hasText: "Review the code changes" }).click();
+  await page.waitForFunction(() => window.__ipcCalls.filter(([c]) => c === "open_paths").at(-1)?.[1].paths.length === 2);
+  const opened = await page.evaluate(() => window.__ipcCalls.filter(([c]) => c === "open_paths").at(-1)[1].paths);
+  assert.deepEqual(opened, SESSIONS[3].paths);
+  console.log("ok: the Library groups, sorts and opens sessions (a session of several files opens them all); its search opens a hit; log text stays text");
 });

@@ -214,13 +214,17 @@ fn usage_json(u: &Usage) -> serde_json::Value {
 /// `SessionLine` writes, held equal by its test).
 #[cfg(test)]
 fn session_json(s: &Summary) -> serde_json::Value {
-    serde_json::json!({
+    let mut v = serde_json::json!({
         "key": s.key, "path": s.path, "session": s.session, "title": s.title, "project": s.project,
         "project_from": s.project_from, "harness": s.harness,
         "start": rfc3339(s.start), "end": rfc3339(s.end), "clock": s.clock, "duration_ms": s.duration,
         "turns": s.turns, "subagents": s.subagents, "depth": s.depth, "usage": usage_json(&s.usage),
         "findings": s.findings, "outcome": s.outcome, "files": s.files, "bytes": s.bytes,
-    })
+    });
+    if !s.paths.is_empty() {
+        v["paths"] = serde_json::json!(s.paths);
+    }
+    v
 }
 
 /// Tokens for people: 1234, 12.3K, 4.5M.
@@ -274,6 +278,8 @@ struct SessionLine<'a> {
     key: &'a str,
     outcome: &'a Option<String>,
     path: &'a str,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    paths: &'a [String],
     project: &'a str,
     project_from: &'a str,
     session: &'a Option<String>,
@@ -324,6 +330,7 @@ impl<'a> SessionLine<'a> {
             key: &s.key,
             outcome: &s.outcome,
             path: &s.path,
+            paths: &s.paths,
             project: &s.project,
             project_from: &s.project_from,
             session: &s.session,

@@ -332,7 +332,7 @@ fn collect_codex(sessions: &Path, out: &mut Vec<Found>) {
                     folder: dir.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(),
                     name,
                     modified: meta.modified().ok(),
-                    stamp: None,
+                    stamp: Some(crate::store::stamp_parts(&meta)),
                 });
             }
         }

@@ -34,7 +34,10 @@ use std::sync::mpsc;
 /// 6: a Gemini CLI session's `<session_context>` message is no turn, and its project is the folder
 /// the CLI wrote in `.project_root`: summaries made before count one turn more and name the
 /// folder's hash.
-pub const SCHEMA: i64 = 6;
+/// 7: a Codex sub-agent's rollout is read with its parent's (`heads.codex` keeps each rollout's
+/// links): a library made before lists it as a session of its own, and its parent's summary
+/// without it.
+pub const SCHEMA: i64 = 7;
 
 /// Characters of one transcript part kept in the full-text index (a tool's result can be
 /// megabytes; its first 32 K characters are what a person searches for).
@@ -54,7 +57,8 @@ CREATE TABLE heads (
     path TEXT PRIMARY KEY,
     stamp TEXT NOT NULL,
     uuid TEXT,
-    session TEXT
+    session TEXT,
+    codex TEXT
 );
 CREATE TABLE sessions (
     id INTEGER PRIMARY KEY,
@@ -123,7 +127,12 @@ impl Entry {
         // The session files' stamps as finding them stated them.
         let stated: std::collections::HashMap<PathBuf, (u64, i128, u64)> =
             found.iter().filter_map(|f| Some((f.path.clone(), f.stamp?))).collect();
+        let mut rollouts: Vec<(PathBuf, String)> = Vec::new();
         for f in found {
+            if f.harness == crate::places::Harness::Codex {
+                rollouts.push((f.path, f.folder));
+                continue;
+            }
             let project = f.path.parent().filter(|_| f.harness == crate::places::Harness::ClaudeCode);
             match project {
                 Some(dir) => {
@@ -148,8 +157,120 @@ impl Entry {
             }
             heads.map.extend(h);
         }
+        let (threads, h) = Entry::codex_threads(rollouts, known, &stated);
+        entries.extend(threads);
+        heads.map.extend(h);
         heads.changed = heads.map != known.map;
         (entries, heads)
+    }
+
+    /// Codex rollouts (each with the folder it was found in) as entries: a sub-agent's rollout
+    /// with its parent's, each tree one entry whose path is its root's (SPEC 2.5: a child's
+    /// thread stands under its parent only when both are read). A rollout's parent is the one
+    /// its first line names (`thread-spawn`); for a sub-agent whose first line names none, a
+    /// rollout here whose later lines started it (`activity`), else the one rollout here that
+    /// entered review mode within a second before a review sub-agent started (`time-window`),
+    /// as `settle` links them; only the rollouts that ran when such a sub-agent started are read
+    /// for those lines. A rollout's links are taken from `known` when its stamp is the one there.
+    /// A rollout nothing here links stays an entry of its own.
+    pub fn codex_threads(
+        rollouts: Vec<(PathBuf, String)>,
+        known: &Heads,
+        stated: &std::collections::HashMap<PathBuf, (u64, i128, u64)>,
+    ) -> (Vec<Entry>, Vec<(String, Head)>) {
+        use arbor_core::formats::{thread_head, THREAD_REVIEW_WINDOW_MS};
+        let mut rollouts = rollouts;
+        rollouts.sort();
+        rollouts.dedup_by(|a, b| a.0 == b.0);
+        let keys: Vec<String> = rollouts.iter().map(|r| arbor_core::reader::path_text(&r.0)).collect();
+        let mut heads: Vec<Head> = rollouts
+            .iter()
+            .zip(&keys)
+            .map(|((path, _), key)| {
+                let (size, mtime, ino) = match stated.get(path) {
+                    Some(&s) => s,
+                    None => match std::fs::metadata(path) {
+                        Ok(m) => stamp_parts(&m),
+                        Err(_) => (u64::MAX, 0, 0),
+                    },
+                };
+                match known.map.get(key) {
+                    Some(h) if (h.size, h.mtime, h.ino) == (size, mtime, ino) && h.codex.is_some() => h.clone(),
+                    _ => {
+                        let head = first_line(path).as_deref().and_then(thread_head);
+                        let codex = Some(Threaded { head, body: None });
+                        Head { size, mtime, ino, uuid: None, session: None, codex }
+                    }
+                }
+            })
+            .collect();
+        let head = |h: &Head| h.codex.as_ref().and_then(|c| c.head.clone());
+        let mut by_id: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        for (i, h) in heads.iter().enumerate() {
+            if let Some(t) = head(h) {
+                by_id.entry(t.id).or_insert(i);
+            }
+        }
+        let mut parent: Vec<Option<usize>> = heads
+            .iter()
+            .enumerate()
+            .map(|(i, h)| head(h).and_then(|t| t.parent).and_then(|p| by_id.get(&p).copied()).filter(|&p| p != i))
+            .collect();
+        // Sub-agents whose first line names no parent: the rollouts that ran when they started
+        // (began before, written since) are read for the lines that would link them.
+        for c in 0..heads.len() {
+            let Some(t) = head(&heads[c]).filter(|t| t.subagent && t.parent.is_none()) else { continue };
+            let Some(start) = t.start else { continue };
+            let ran = |h: &Head| {
+                let began = head(h).and_then(|t| t.start).is_none_or(|s| s <= start);
+                began && h.mtime as f64 / 1e6 >= start - THREAD_REVIEW_WINDOW_MS
+            };
+            let candidates: Vec<usize> = (0..heads.len()).filter(|&j| j != c && ran(&heads[j])).collect();
+            for &j in &candidates {
+                if let Some(codex) = heads[j].codex.as_mut().filter(|x| x.body.is_none()) {
+                    codex.body = Some(rollout_body(&rollouts[j].0));
+                }
+            }
+            let body = |j: usize| heads[j].codex.as_ref().and_then(|x| x.body.as_ref());
+            let started: Vec<usize> =
+                candidates.iter().copied().filter(|&j| body(j).is_some_and(|b| b.started.contains(&t.id))).collect();
+            let windowed: Vec<usize> = candidates
+                .iter()
+                .copied()
+                .filter(|&j| {
+                    t.review
+                        && body(j).is_some_and(|b| {
+                            b.reviews.iter().any(|&r| r >= start - THREAD_REVIEW_WINDOW_MS && r <= start)
+                        })
+                })
+                .collect();
+            // The first started it by name; a review window counts only when one rollout's fits.
+            parent[c] = started.first().copied().or(if windowed.len() == 1 { Some(windowed[0]) } else { None });
+        }
+        // Each rollout under the root of its parents (a cycle stops where it started).
+        let root = |mut i: usize| {
+            for _ in 0..heads.len() {
+                match parent[i] {
+                    Some(p) if p != i => i = p,
+                    _ => break,
+                }
+            }
+            i
+        };
+        let mut groups: std::collections::BTreeMap<usize, Vec<usize>> = std::collections::BTreeMap::new();
+        for i in 0..heads.len() {
+            groups.entry(root(i)).or_default().push(i);
+        }
+        let entries = groups
+            .into_iter()
+            .map(|(r, members)| {
+                let mut paths = vec![rollouts[r].0.clone()];
+                paths.extend(members.into_iter().filter(|&m| m != r).map(|m| rollouts[m].0.clone()));
+                Entry { path: rollouts[r].0.clone(), paths, folder: rollouts[r].1.clone() }
+            })
+            .collect();
+        let kept = keys.into_iter().zip(heads.drain(..)).collect();
+        (entries, kept)
     }
 
     /// A Claude Code project folder's entries: each session file with the files that must be
@@ -198,7 +319,7 @@ impl Entry {
                 Some(h) if (h.size, h.mtime, h.ino) == (size, mtime, ino) => h.clone(),
                 _ => {
                     let (uuid, session) = head_ids(&path);
-                    Head { size, mtime, ino, uuid, session }
+                    Head { size, mtime, ino, uuid, session, codex: None }
                 }
             };
             heads.push((key, head.clone()));
@@ -249,16 +370,26 @@ impl Entry {
 
 /// A Claude Code file's first ids (`head_ids`) as they were read at a stamp (size, modification
 /// time, identity): read again only when the file is no longer as it was.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Head {
     size: u64,
     mtime: i128,
     ino: u64,
     uuid: Option<String>,
     session: Option<String>,
+    /// A Codex rollout's links (`codex_threads`).
+    codex: Option<Threaded>,
 }
 
-/// The heads of Claude Code files, by path (`Library::heads`, `Entry::of_places_knowing`).
+/// What the library keeps of a Codex rollout to group it with its parent's: its first line's
+/// links, and, once some sub-agent with no parent named needed them, its later lines'.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+struct Threaded {
+    head: Option<arbor_core::formats::ThreadHead>,
+    body: Option<arbor_core::formats::ThreadBody>,
+}
+
+/// The heads of Claude Code files and Codex rollouts, by path (`Library::heads`, `Entry::of_places_knowing`).
 #[derive(Debug, Clone, Default)]
 pub struct Heads {
     map: std::collections::HashMap<String, Head>,
@@ -298,6 +429,34 @@ fn head_ids(path: &Path) -> (Option<String>, Option<String>) {
         line.clear();
     }
     (uuid, session)
+}
+
+/// A file's first line (at most 64 KiB of it).
+fn first_line(path: &Path) -> Option<Vec<u8>> {
+    use std::io::{BufRead, Read};
+    let file = arbor_core::reader::open(path).ok()?;
+    let mut line = Vec::new();
+    std::io::BufReader::new(file.take(1 << 16)).read_until(b'\n', &mut line).ok()?;
+    Some(line)
+}
+
+/// What a Codex rollout's lines say of other threads (`arbor_core::formats::thread_body_line`),
+/// only the lines that name one of its markers parsed.
+fn rollout_body(path: &Path) -> arbor_core::formats::ThreadBody {
+    use std::io::BufRead;
+    let mut body = arbor_core::formats::ThreadBody::default();
+    let Ok(file) = arbor_core::reader::open(path) else { return body };
+    let finders: Vec<memchr::memmem::Finder> =
+        arbor_core::formats::THREAD_BODY_MARKERS.iter().map(|m| memchr::memmem::Finder::new(m.as_bytes())).collect();
+    let mut lines = std::io::BufReader::with_capacity(1 << 16, file);
+    let mut line = Vec::new();
+    while lines.read_until(b'\n', &mut line).is_ok_and(|n| n > 0) {
+        if finders.iter().any(|f| f.find(&line).is_some()) {
+            arbor_core::formats::thread_body_line(&line, &mut body);
+        }
+        line.clear();
+    }
+    body
 }
 
 /// A file as it was when read: its name, size, modification time (ns) and identity (the inode
@@ -402,6 +561,9 @@ pub struct Updated {
 pub struct Hit {
     /// What to open: the path of the summary its session is under.
     pub path: String,
+    /// The summary's `paths`: every file to open when `path` alone is not the whole session.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<String>,
     pub session: String,
     pub item: u32,
     pub file: String,
@@ -526,16 +688,27 @@ impl Library {
 
     /// The heads the library keeps.
     pub fn heads(&self) -> Result<Heads, Error> {
-        let mut q = self.conn.prepare("SELECT path, stamp, uuid, session FROM heads")?;
+        let mut q = self.conn.prepare("SELECT path, stamp, uuid, session, codex FROM heads")?;
         let rows = q.query_map([], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?, r.get(3)?))
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, Option<String>>(2)?,
+                r.get(3)?,
+                r.get::<_, Option<String>>(4)?,
+            ))
         })?;
         let mut heads = Heads::default();
         for row in rows {
-            let (path, stamp, uuid, session) = row?;
-            // A stamp that does not read is a head read again.
+            let (path, stamp, uuid, session, codex) = row?;
+            // A stamp (or a rollout's links) that does not read is a head read again.
+            let codex = match codex.map(|c| serde_json::from_str::<Threaded>(&c)) {
+                Some(Ok(c)) => Some(c),
+                Some(Err(_)) => continue,
+                None => None,
+            };
             if let Ok((size, mtime, ino)) = serde_json::from_str::<(u64, i128, u64)>(&stamp) {
-                heads.map.insert(path, Head { size, mtime, ino, uuid, session });
+                heads.map.insert(path, Head { size, mtime, ino, uuid, session, codex });
             }
         }
         Ok(heads)
@@ -549,10 +722,17 @@ impl Library {
             for path in known.map.keys().filter(|p| !now.map.contains_key(*p)) {
                 del.execute([path])?;
             }
-            let mut put =
-                tx.prepare_cached("INSERT OR REPLACE INTO heads (path, stamp, uuid, session) VALUES (?1, ?2, ?3, ?4)")?;
+            let mut put = tx.prepare_cached(
+                "INSERT OR REPLACE INTO heads (path, stamp, uuid, session, codex) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?;
             for (path, h) in now.map.iter().filter(|(p, h)| known.map.get(*p) != Some(h)) {
-                put.execute(params![path, json(&(h.size, h.mtime, h.ino)), h.uuid, h.session])?;
+                put.execute(params![
+                    path,
+                    json(&(h.size, h.mtime, h.ino)),
+                    h.uuid,
+                    h.session,
+                    h.codex.as_ref().map(json)
+                ])?;
             }
         }
         tx.commit()?;
@@ -860,7 +1040,7 @@ impl Library {
             "WITH best(id, r) AS (SELECT rowid, arbor_rank(texts, ?5) FROM texts
                                   WHERE texts MATCH ?1 AND rowid >= ?3 AND rowid < ?4 ORDER BY 2, 1 LIMIT ?2)
              SELECT json_extract(s.summary, '$.path'), i.session, i.item, i.file, i.line, i.kind,
-                    snippet(texts, 0, '[', ']', '…', 16), best.r
+                    snippet(texts, 0, '[', ']', '…', 16), best.r, json_extract(s.summary, '$.paths')
              FROM best CROSS JOIN texts ON texts.rowid = best.id JOIN items i ON i.id = best.id
                   JOIN sessions s ON s.id = i.owner
              WHERE texts MATCH ?1 ORDER BY best.r, best.id",
@@ -875,6 +1055,7 @@ impl Library {
                 kind: r.get(5)?,
                 snippet: r.get(6)?,
                 rank: r.get(7)?,
+                paths: r.get::<_, Option<String>>(8)?.and_then(|p| serde_json::from_str(&p).ok()).unwrap_or_default(),
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -970,7 +1151,15 @@ fn in_parallel<T: Sync, R: Send>(
 fn read(entry: &Entry, threads: arbor_core::Threads) -> Read {
     let analysis = arbor_core::analyze_with(&entry.paths, &mut (), threads);
     let report = analysis.report();
-    let summarized = summarize_report(&entry.path, &entry.folder, &analysis, &report);
+    let mut summarized = summarize_report(&entry.path, &entry.folder, &analysis, &report);
+    // A session opened by its entry's path alone would not be the one summarized when the entry
+    // reads more (a Codex thread's sub-agents' rollouts, a resumed chain): its paths say so.
+    if entry.paths.len() > 1 || entry.paths.first() != Some(&entry.path) {
+        let path = arbor_core::reader::path_text(&entry.path);
+        for s in summarized.iter_mut().filter(|s| s.summary.path == path) {
+            s.summary.paths = entry.paths.iter().map(|p| arbor_core::reader::path_text(p)).collect();
+        }
+    }
     // What was given (a folder's time changes when a file appears in it), then what was read.
     let mut stamps: Vec<Stamp> = Vec::new();
     for p in std::iter::once(&entry.path).chain(&entry.paths).chain(analysis.files.iter().map(|f| &f.path)) {

@@ -47,6 +47,11 @@ pub struct Summary {
     pub key: String,
     /// What to open: the session's file or folder (then `session` is the one to select).
     pub path: String,
+    /// What to open when `path` alone is not the whole session: every file it was read from
+    /// (a Codex thread's rollout with its sub-agents', a resumed Claude Code chain's files),
+    /// `path` first. Empty when `path` is all.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<String>,
     /// The root session's id (the first root, when a log holds several).
     pub session: Option<String>,
     pub title: Option<String>,
@@ -335,6 +340,7 @@ fn summarize_group(
             _ => path_text.clone(),
         },
         path: path_text,
+        paths: Vec::new(),
         session: root.map(|r| r.id.clone()),
         title: row_title.as_deref().and_then(arbor_core::formats::about_line).or_else(|| {
             title(open, &first, root_file.or(files.first().copied()).and_then(|f| analysis.files[f].format))

@@ -444,3 +444,168 @@ fn a_compaction_agent_settles_its_session_once_it_stopped() {
     assert_eq!(update(&mut lib), 1);
     assert!(quick_names(&db, &parent).is_some(), "compacted: settled");
 }
+
+/// A Codex home as the generator writes it (sub-agents by `thread_spawn`, by a parent's
+/// `sub_agent_activity` only, and review sub-agents found by the time window; with faults, some
+/// linked by nothing): each thread is one library session with its sub-agents' rollouts, and
+/// the library's sessions are the roots `arbor analyze` finds reading the whole tree, with the
+/// same sub-agents, turns and tokens.
+#[test]
+fn a_codex_sub_agents_rollout_is_read_with_its_parents() {
+    for fault_rate in [0.0, 0.3] {
+        let home = tempfile::tempdir().unwrap();
+        let sessions = home.path().join(".codex/sessions");
+        // The first seed whose tree has a review sub-agent (a root turn has one in 25).
+        let seed = (1..60)
+            .find(|&seed| {
+                let _ = fs::remove_dir_all(&sessions);
+                let opts = arbor_gen::GenOptions {
+                    target_bytes: 600 << 10,
+                    depth: 3,
+                    fanout: 2,
+                    seed,
+                    fault_rate,
+                    ..Default::default()
+                };
+                arbor_gen::generate_codex_tree(&opts, &sessions).unwrap().windows > 0
+            })
+            .expect("a tree with a review sub-agent");
+        let env = places::Env::new(Some(home.path().to_path_buf()), []);
+        let found = places::logs(&env);
+        let mut lib = Library::in_memory().unwrap();
+        let entries = lib.entries_of_places(found.clone()).unwrap();
+        assert!(entries.len() < found.len(), "seed {seed}: {} entries of {} rollouts", entries.len(), found.len());
+        lib.update(&entries, 2).unwrap();
+        let summaries = lib.summaries().unwrap();
+
+        let whole = arbor_core::analyze(std::slice::from_ref(&sessions), &mut ()).report();
+        // A root, or a child whose parent was not written (it stands as its own).
+        let known: std::collections::HashSet<&str> = whole.sessions.iter().map(|s| s.id.as_str()).collect();
+        let roots: Vec<_> =
+            whole.sessions.iter().filter(|s| s.parent.as_deref().is_none_or(|p| !known.contains(p))).collect();
+        let mut ids: Vec<_> = summaries.iter().map(|s| s.session.clone().unwrap()).collect();
+        let mut want: Vec<_> = roots.iter().map(|s| s.id.clone()).collect();
+        ids.sort();
+        want.sort();
+        assert_eq!(ids, want, "seed {seed}: a library session per root of the whole tree");
+        let sum: u64 = summaries.iter().map(|s| s.usage.tokens()).sum();
+        assert_eq!(sum, whole.usage.as_ref().unwrap().total.tokens(), "seed {seed}: every token once");
+        for s in &summaries {
+            let root = s.session.as_deref().unwrap();
+            let under = descendants(&whole, root);
+            assert_eq!(s.subagents as usize, under, "seed {seed}: {root}'s sub-agents");
+            // Opened as the library says, the session is the one summarized.
+            let open: Vec<PathBuf> = if s.paths.is_empty() {
+                vec![PathBuf::from(&s.path)]
+            } else {
+                s.paths.iter().map(PathBuf::from).collect()
+            };
+            assert_eq!(open[0], PathBuf::from(&s.path));
+            let alone = arbor_core::analyze(&open, &mut ()).report();
+            let mine = descendants(&alone, root);
+            assert_eq!(mine, under, "seed {seed}: {root} opened from the library");
+        }
+        // Nothing changed: every rollout's links are kept, none read again.
+        let heads = lib.heads().unwrap();
+        assert_eq!(heads.len(), found.len());
+        let again = lib.entries_of_places(places::logs(&env)).unwrap();
+        assert_eq!(again, entries);
+        assert_eq!(lib.update(&again, 2).unwrap().read, 0);
+    }
+}
+
+/// How many sessions of `report` are under `id`, by their parents.
+fn descendants(report: &arbor_core::Report, id: &str) -> usize {
+    let mut count = 0;
+    let mut next = vec![id.to_string()];
+    while let Some(p) = next.pop() {
+        for s in report.sessions.iter().filter(|s| s.parent.as_deref() == Some(p.as_str())) {
+            count += 1;
+            next.push(s.id.clone());
+        }
+    }
+    count
+}
+
+/// The corpus's review sub-agent (no parent id; its parent entered review mode 24 ms before it
+/// started) is one session with its parent in a Codex home, and a search hit in that session
+/// opens both files.
+#[test]
+fn a_review_sub_agent_is_found_by_its_parents_window() {
+    let home = tempfile::tempdir().unwrap();
+    let day = home.path().join(".codex/sessions/2026/01/04");
+    fs::create_dir_all(&day).unwrap();
+    for name in ["agtrace_rollout-parent-019b88e0.jsonl", "agtrace_rollout-subagent-019b88e5.jsonl"] {
+        let to = day.join(name.trim_start_matches("agtrace_"));
+        fs::copy(corpus(&format!("codex-cli/{name}")), &to).unwrap();
+    }
+    let env = places::Env::new(Some(home.path().to_path_buf()), []);
+    let mut lib = Library::in_memory().unwrap();
+    let entries = lib.entries_of_places(places::logs(&env)).unwrap();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert!(entries[0].path.ends_with("rollout-parent-019b88e0.jsonl"));
+    assert_eq!(entries[0].paths.len(), 2);
+    lib.update(&entries, 2).unwrap();
+    let summaries = lib.summaries().unwrap();
+    assert_eq!(summaries.len(), 1);
+    assert_eq!((summaries[0].subagents, summaries[0].depth), (1, 1));
+    assert_eq!(summaries[0].paths.len(), 2);
+    lib.index(2).unwrap();
+    let hits = lib.search("entered review mode", 10).unwrap();
+    assert!(!hits.is_empty());
+    assert!(hits.iter().all(|h| h.paths == summaries[0].paths), "{hits:?}");
+}
+
+/// A sub-agent whose first line names no parent, started by a parent's `sub_agent_activity`
+/// (`activity`), is read with that parent; one that nothing links stays a session of its own.
+#[test]
+fn a_sub_agent_started_by_an_activity_is_read_with_its_parent() {
+    let home = tempfile::tempdir().unwrap();
+    let day = home.path().join(".codex/sessions/2026/02/01");
+    fs::create_dir_all(&day).unwrap();
+    let meta = |id: &str, t: &str, source: &str| {
+        format!(
+            r#"{{"timestamp":"2026-02-01T10:00:{t}.000Z","type":"session_meta","payload":{{"id":"{id}","timestamp":"2026-02-01T10:00:{t}.000Z","cwd":"/w","originator":"codex_cli_rs","cli_version":"0.80.0","source":{source}}}}}"#
+        )
+    };
+    let user = |t: &str, text: &str| {
+        format!(
+            r#"{{"timestamp":"2026-02-01T10:00:{t}.000Z","type":"event_msg","payload":{{"type":"user_message","message":"{text}","images":[]}}}}"#
+        )
+    };
+    let parent = [
+        meta("p-1", "00", r#""cli""#),
+        user("01", "split the work"),
+        r#"{"timestamp":"2026-02-01T10:00:02.000Z","type":"event_msg","payload":{"type":"sub_agent_activity","event_id":"call_1","agent_thread_id":"c-1","agent_path":"/root/worker","kind":"started"}}"#.to_string(),
+    ];
+    fs::write(day.join("rollout-2026-02-01T10-00-00-p-1.jsonl"), parent.join("\n") + "\n").unwrap();
+    let child = [meta("c-1", "03", r#"{"subagent":"other"}"#), user("04", "do half")];
+    fs::write(day.join("rollout-2026-02-01T10-00-03-c-1.jsonl"), child.join("\n") + "\n").unwrap();
+    let orphan = [meta("o-1", "05", r#"{"subagent":"other"}"#), user("06", "nobody asked")];
+    fs::write(day.join("rollout-2026-02-01T10-00-05-o-1.jsonl"), orphan.join("\n") + "\n").unwrap();
+
+    let env = places::Env::new(Some(home.path().to_path_buf()), []);
+    let mut lib = Library::in_memory().unwrap();
+    let entries = lib.entries_of_places(places::logs(&env)).unwrap();
+    let mut shapes: Vec<(String, usize)> =
+        entries.iter().map(|e| (e.path.file_name().unwrap().to_string_lossy().into_owned(), e.paths.len())).collect();
+    shapes.sort();
+    assert_eq!(
+        shapes,
+        [
+            ("rollout-2026-02-01T10-00-00-p-1.jsonl".to_string(), 2),
+            ("rollout-2026-02-01T10-00-05-o-1.jsonl".to_string(), 1)
+        ]
+    );
+    lib.update(&entries, 2).unwrap();
+    let summaries = lib.summaries().unwrap();
+    let of = |id: &str| summaries.iter().find(|s| s.session.as_deref() == Some(id)).unwrap().clone();
+    assert_eq!(of("p-1").subagents, 1);
+    assert_eq!(of("o-1").subagents, 0);
+    assert!(of("o-1").paths.is_empty());
+    // As `arbor analyze` of the three files says: c-1 under p-1 by its activity, o-1 alone.
+    let report = arbor_core::analyze(std::slice::from_ref(&home.path().join(".codex/sessions")), &mut ()).report();
+    let c1 = report.sessions.iter().find(|s| s.id == "c-1").unwrap();
+    assert_eq!(c1.parent.as_deref(), Some("p-1"));
+    assert_eq!(report.sessions.iter().find(|s| s.id == "o-1").unwrap().parent, None);
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { costLabel, durationLabel, libraryGroups, snippetParts, tokensLabel, type LibrarySession } from "./library";
+import { costLabel, durationLabel, libraryGroups, pathsToOpen, snippetParts, tokensLabel, type LibrarySession } from "./library";
 
 const session = (path: string, project: string, start: number | null, tokens: number, cost: number | undefined, duration: number | null): LibrarySession => ({
   key: path,
@@ -64,5 +64,13 @@ describe("the library's rows", () => {
       { text: ".py</b> ", hit: false },
       { text: "now", hit: true },
     ]);
+  });
+});
+
+describe("pathsToOpen", () => {
+  it("opens a session's paths when it has them, else its path", () => {
+    expect(pathsToOpen({ path: "/a/parent.jsonl", paths: ["/a/parent.jsonl", "/b/child.jsonl"] })).toEqual(["/a/parent.jsonl", "/b/child.jsonl"]);
+    expect(pathsToOpen({ path: "/a/one.jsonl" })).toEqual(["/a/one.jsonl"]);
+    expect(pathsToOpen({ path: "/a/one.jsonl", paths: [] })).toEqual(["/a/one.jsonl"]);
   });
 });

@@ -17,6 +17,9 @@ export interface LibrarySession {
   key: string;
   /** What to open (then `session` is the one to select). */
   path: string;
+  /** Every file to open when `path` alone is not the whole session (a Codex thread with its
+   * sub-agents' rollouts, a resumed Claude Code chain), `path` first; absent when `path` is all. */
+  paths?: string[];
   session: string | null;
   title: string | null;
   project: string;
@@ -47,6 +50,8 @@ export interface LibrarySessions {
 /** A full-text hit: the session, its transcript item (row) and file:line. */
 export interface LibraryHit {
   path: string;
+  /** The session's summary's `paths`. */
+  paths?: string[];
   session: string;
   item: number;
   file: string;
@@ -106,6 +111,11 @@ export interface ProjectGroup {
   /** The priced part's cost; `unpriced` tokens beside it. */
   cost: number | null;
   unpriced: number;
+}
+
+/** The files that open a library session or hit: its `paths` when it has them, else its `path`. */
+export function pathsToOpen(x: { path: string; paths?: string[] }): string[] {
+  return x.paths && x.paths.length ? [...x.paths] : [x.path];
 }
 
 /**

@@ -9,7 +9,7 @@ use crate::report::{Link, Outcome};
 
 
 /// How long after an `entered_review_mode` a review sub-agent may start and still be its child.
-const REVIEW_WINDOW_MS: f64 = 1000.0;
+pub(super) const REVIEW_WINDOW_MS: f64 = 1000.0;
 
 /// A rollout, as its file left it for `settle`.
 #[derive(Debug, Clone)]

@@ -51,7 +51,7 @@ use serde::Deserialize;
 use std::borrow::Cow;
 
 use lines::*;
-use links::settle;
+use links::{activity_kind, settle};
 use rollout::Rollout;
 
 pub const FORMAT: FormatInfo =
@@ -156,3 +156,90 @@ impl super::Format for CodexFormat {
         !matches!(kind, Kind::ToolResult | Kind::Reasoning | Kind::Error)
     }
 }
+
+/// What a rollout's first line says of its place among threads, read without analysing it: the
+/// library keeps a child's rollout with its parent's by it, so that a thread and its
+/// sub-agents are one session there (SPEC 2.5's parent links, read from the fields `settle`
+/// reads them from).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ThreadHead {
+    /// Its first `session_meta`'s id.
+    pub id: String,
+    /// The parent its `session_meta` names (`thread-spawn`): `source.subagent.thread_spawn`'s,
+    /// else `parent_thread_id`.
+    pub parent: Option<String>,
+    /// It says it is a sub-agent (any `source.subagent`, or `thread_source: "subagent"`).
+    pub subagent: bool,
+    /// `source.subagent` is `"review"` (linked by the time of its parent's review, `time-window`).
+    pub review: bool,
+    /// When it started (epoch milliseconds): the line's time, else its payload's.
+    pub start: Option<f64>,
+}
+
+/// A rollout's first line read as `ThreadHead`: `None` when it is not a `session_meta` with an id
+/// (the rollout is then its file's stem, linked by nothing of its own).
+pub fn thread_head(line: &[u8]) -> Option<ThreadHead> {
+    let l = parse_bytes(line)?;
+    let p = l.payload()?;
+    if l.kind.as_str() != Some("session_meta") {
+        return None;
+    }
+    let id = p.id.non_empty()?.to_owned();
+    let time = |s: &Str| s.as_str().and_then(crate::text::time::rfc3339_ms);
+    let mut head = ThreadHead { id, start: time(&l.timestamp).or_else(|| time(&p.timestamp)), ..ThreadHead::default() };
+    let mut spawn_parent = None;
+    match p.source.0.as_ref().map(|s| &s.subagent) {
+        Some(Subagent::Named(name)) => {
+            head.subagent = true;
+            head.review = name.as_str() == Some("review");
+        }
+        Some(Subagent::Spawn(spawn)) => {
+            head.subagent = true;
+            spawn_parent = spawn.as_ref().and_then(|s| s.parent_thread_id.non_empty());
+        }
+        Some(Subagent::None) | None => {}
+    }
+    head.subagent |= p.thread_source.as_str() == Some("subagent");
+    head.parent = spawn_parent.or(p.parent_thread_id.non_empty()).map(str::to_owned);
+    Some(head)
+}
+
+/// What a rollout's later lines say of other threads: the children it started (a started
+/// `sub_agent_activity`, `activity` links) and when it entered review mode (`time-window`).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ThreadBody {
+    pub started: Vec<String>,
+    pub reviews: Vec<f64>,
+}
+
+/// The texts a line holds when `thread_body_line` has something to read in it.
+pub const THREAD_BODY_MARKERS: [&str; 3] = ["sub_agent_activity", "SubAgentActivity", "entered_review_mode"];
+
+/// Adds to `body` what one line says (nothing, for a line of anything else).
+pub fn thread_body_line(line: &[u8], body: &mut ThreadBody) {
+    let Some(l) = parse_bytes(line) else { return };
+    let Some(p) = l.payload() else { return };
+    match (l.kind.as_str().unwrap_or(""), p.kind.as_str().unwrap_or("")) {
+        ("event_msg", "sub_agent_activity") => {
+            if let Some(child) = p.agent_thread_id.non_empty().filter(|_| activity_kind(p.activity.as_str()).0) {
+                body.started.push(child.to_owned());
+            }
+        }
+        ("event_msg", "item_completed") => {
+            if let Some(item) = p.item.0.as_ref().filter(|i| i.kind.as_str() == Some("SubAgentActivity")) {
+                if let Some(child) = item.agent_thread_id.non_empty().filter(|_| activity_kind(item.activity.as_str()).0) {
+                    body.started.push(child.to_owned());
+                }
+            }
+        }
+        ("event_msg", "entered_review_mode") => {
+            if let Some(ms) = l.timestamp.as_str().and_then(crate::text::time::rfc3339_ms) {
+                body.reviews.push(ms);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// How long after a rollout's `entered_review_mode` a review sub-agent may start and be its child.
+pub const THREAD_REVIEW_WINDOW_MS: f64 = links::REVIEW_WINDOW_MS;
