@@ -192,12 +192,20 @@ pub fn title(found: &Found) -> Option<String> {
 fn opencode_title(db: &Path) -> Option<String> {
     let c = arbor_core::bytes::rows::connect(db).ok()?;
     let roots: i64 = c.query_row("SELECT count(*) FROM session WHERE parent_id IS NULL", [], |r| r.get(0)).ok()?;
-    let latest: Option<String> = c
-        .query_row("SELECT title FROM session WHERE parent_id IS NULL ORDER BY time_updated DESC LIMIT 1", [], |r| {
-            r.get(0)
-        })
+    let latest: Option<(String, Option<String>)> = c
+        .query_row(
+            "SELECT id, title FROM session WHERE parent_id IS NULL ORDER BY time_updated DESC LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
         .ok();
-    let latest = latest.and_then(|t| arbor_core::formats::about_line(&t));
+    // A title OpenCode never generated is its placeholder: the first prompt says more.
+    let latest = latest
+        .and_then(|(id, t)| match t {
+            Some(t) if !arbor_core::formats::opencode_default_title(&t) => Some(t),
+            t => crate::summary::first_prompt(&c, &id).or(t),
+        })
+        .and_then(|t| arbor_core::formats::about_line(&t));
     Some(match latest {
         Some(t) => format!("{roots} sessions, latest: {t}"),
         None => format!("{roots} sessions"),

@@ -301,7 +301,16 @@ fn summarize_group(
     let open = if alone && (several || (claude && path.is_dir())) { first.as_path() } else { path };
     // An OpenCode store keeps each session's title and folder on its session row, not in the
     // file's head: read from that row (read-only, as the engine reads it).
-    let row = root.filter(|_| arbor_core::bytes::rows::is_sqlite(&first)).and_then(|r| store_session(&first, &r.id));
+    // The older `storage/` tree keeps it in the session's own file (`session/<project>/<id>.json`).
+    let row = root.and_then(|r| match arbor_core::bytes::rows::is_sqlite(&first) {
+        true => store_session(&first, &r.id),
+        false if root_format_is("opencode") => files
+            .iter()
+            .map(|&f| analysis.files[f].path.as_path())
+            .filter(|p| p.parent().and_then(Path::parent).and_then(Path::file_name).is_some_and(|d| d == "session"))
+            .find_map(|p| tree_session(p, &r.id)),
+        false => None,
+    });
     let (row_title, row_folder) = row.unwrap_or_default();
     let gemini = root_format_is("gemini-cli");
     let named = row_folder.or_else(|| cwd(open, &first)).map(|c| (c, "cwd"));
@@ -465,13 +474,45 @@ fn title(path: &Path, first: &Path, format: Option<&arbor_core::formats::FormatI
     arbor_core::formats::about_file(first, format)
 }
 
-/// An OpenCode session's row in its store: its title and its folder (`directory`).
+/// An OpenCode session's row in its store: its title (its first prompt while the title is
+/// OpenCode's placeholder) and its folder (`directory`).
 fn store_session(db: &Path, id: &str) -> Option<(Option<String>, Option<String>)> {
     let c = arbor_core::bytes::rows::connect(db).ok()?;
-    c.query_row("SELECT title, directory FROM session WHERE id = ?1", [id], |r| {
-        Ok((r.get::<_, Option<String>>(0)?, r.get::<_, Option<String>>(1)?))
-    })
+    let (title, folder) = c
+        .query_row("SELECT title, directory FROM session WHERE id = ?1", [id], |r| {
+            Ok((r.get::<_, Option<String>>(0)?, r.get::<_, Option<String>>(1)?))
+        })
+        .ok()?;
+    let title = match title {
+        Some(t) if !arbor_core::formats::opencode_default_title(&t) => Some(t),
+        placeholder => first_prompt(&c, id).or(placeholder),
+    };
+    Some((title, folder))
+}
+
+/// An OpenCode session's first prompt: the first text the user typed (not a synthetic part).
+pub(crate) fn first_prompt(c: &rusqlite::Connection, id: &str) -> Option<String> {
+    c.query_row(
+        "SELECT json_extract(p.data, '$.text') FROM message m JOIN part p ON p.message_id = m.id
+         WHERE m.session_id = ?1 AND json_extract(m.data, '$.role') = 'user'
+           AND json_extract(p.data, '$.type') = 'text' AND coalesce(json_extract(p.data, '$.synthetic'), 0) = 0
+           AND trim(coalesce(json_extract(p.data, '$.text'), '')) != ''
+         ORDER BY m.time_created, m.id, p.id LIMIT 1",
+        [id],
+        |r| r.get::<_, Option<String>>(0),
+    )
     .ok()
+    .flatten()
+}
+
+/// An OpenCode `storage/` tree's session file: its title and folder, when it is the session `id`'s.
+fn tree_session(file: &Path, id: &str) -> Option<(Option<String>, Option<String>)> {
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(file).ok()?).ok()?;
+    if v.get("id").and_then(|x| x.as_str()) != Some(id) {
+        return None;
+    }
+    let text = |k: &str| v.get(k).and_then(|x| x.as_str()).filter(|x| !x.is_empty()).map(str::to_owned);
+    Some((text("title"), text("directory")))
 }
 
 /// `key: value` in a small YAML file (Copilot's `workspace.yaml`).

@@ -609,3 +609,64 @@ fn a_sub_agent_started_by_an_activity_is_read_with_its_parent() {
     assert_eq!(c1.parent.as_deref(), Some("p-1"));
     assert_eq!(report.sessions.iter().find(|s| s.id == "o-1").unwrap().parent, None);
 }
+
+/// An OpenCode session whose title is still the placeholder OpenCode gives until a model names
+/// it (seen in a real store: a provider that made no title) is listed by its first prompt; a
+/// session with a title keeps it.
+#[test]
+fn an_opencode_placeholder_title_gives_way_to_the_first_prompt() {
+    let dir = tempfile::tempdir().unwrap();
+    let sql = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/conformance/cases/opencode-turns-usage/input/opencode.sql");
+    let db = dir.path().join("opencode.db");
+    let c = rusqlite::Connection::open(&db).unwrap();
+    c.execute_batch(&fs::read_to_string(sql).unwrap()).unwrap();
+    let title =
+        |lib: &Library| lib.summaries().unwrap().into_iter().map(|s| s.title.unwrap_or_default()).collect::<Vec<_>>();
+    let mut lib = Library::in_memory().unwrap();
+    lib.update(&[Entry::one(db.clone(), "opencode".into())], 1).unwrap();
+    assert_eq!(title(&lib), ["Rename foo"]);
+    c.execute("UPDATE session SET title = 'New session - 2026-07-30T14:04:55.689Z'", []).unwrap();
+    drop(c);
+    let mut lib = Library::in_memory().unwrap();
+    lib.update(&[Entry::one(db, "opencode".into())], 1).unwrap();
+    assert_eq!(title(&lib), ["Rename foo to bar"], "the first text the user typed, not a synthetic part");
+}
+
+/// An OpenCode `storage/` tree's session is titled and placed by its own session file, as a
+/// store's session is by its row.
+#[test]
+fn an_opencode_tree_session_is_titled_by_its_session_file() {
+    let home = tempfile::tempdir().unwrap();
+    let storage = home.path().join(".local/share/opencode/storage");
+    let from = corpus("opencode/agent-sessions/storage_v2");
+    for e in walk(&from) {
+        let to = storage.join(e.strip_prefix(&from).unwrap());
+        fs::create_dir_all(to.parent().unwrap()).unwrap();
+        fs::copy(&e, &to).unwrap();
+    }
+    let env = places::Env::new(Some(home.path().to_path_buf()), []);
+    let mut lib = Library::in_memory().unwrap();
+    let entries = lib.entries_of_places(places::logs(&env)).unwrap();
+    lib.update(&entries, 1).unwrap();
+    let s = lib.summaries().unwrap();
+    assert_eq!(s.len(), 1);
+    assert_eq!(
+        (s[0].title.as_deref(), s[0].project.as_str(), s[0].project_from.as_str()),
+        (Some("OpenCode Small"), "/tmp/repo", "cwd")
+    );
+}
+
+/// Every file under `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}

@@ -276,3 +276,30 @@ fn parts(v: &Value, kind: Kind, out: &mut Vec<Draft>) {
 
 #[cfg(test)]
 mod tests;
+
+/// Whether a session's title is the placeholder OpenCode gives a session until a model names it
+/// (`New session - <ISO time>`, a sub-agent's `Child session - <ISO time>`, newer builds'
+/// `Untitled`): a session whose title was never generated keeps it, and a list shows its
+/// first prompt instead, as the producer's own views do.
+pub fn is_default_title(title: &str) -> bool {
+    let title = title.trim();
+    if title.is_empty() || title == "Untitled" {
+        return true;
+    }
+    ["New session - ", "Child session - "].iter().filter_map(|p| title.strip_prefix(p)).any(|rest| {
+        rest.len() == 24 && rest.ends_with('Z') && crate::text::time::rfc3339_ms(rest).is_some()
+    })
+}
+
+#[cfg(test)]
+mod default_title {
+    #[test]
+    fn a_placeholder_is_known_and_a_real_title_is_not() {
+        assert!(super::is_default_title("New session - 2026-07-30T14:04:55.689Z"));
+        assert!(super::is_default_title("Child session - 2026-07-30T14:05:01.002Z"));
+        assert!(super::is_default_title("Untitled"));
+        assert!(!super::is_default_title("New session - the parser"));
+        assert!(!super::is_default_title("Fix the OTEL config"));
+        assert!(!super::is_default_title("New session - 2026-07-30"));
+    }
+}
