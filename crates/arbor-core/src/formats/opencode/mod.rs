@@ -95,7 +95,7 @@ impl super::Format for OpenCodeFormat {
         store::settle(cx);
     }
 
-    /// A session's title.
+    /// A session's title (not OpenCode's placeholder for one never generated).
     fn about(&self, line: &[u8]) -> Option<super::About> {
         let v: Value = serde_json::from_slice(line).ok()?;
         let session = v.get("$table").and_then(Value::as_str) == Some("session")
@@ -103,7 +103,7 @@ impl super::Format for OpenCodeFormat {
         if !session {
             return None;
         }
-        v.get("title").and_then(Value::as_str).filter(|t| !t.trim().is_empty()).map(|t| super::About::Title(t.to_owned()))
+        v.get("title").and_then(Value::as_str).filter(|t| !is_default_title(t)).map(|t| super::About::Title(t.to_owned()))
     }
 
     /// A reply's record is its last text part: its text.
