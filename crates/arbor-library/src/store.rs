@@ -204,48 +204,63 @@ impl Entry {
                 }
             })
             .collect();
-        let head = |h: &Head| h.codex.as_ref().and_then(|c| c.head.clone());
-        let mut by_id: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-        for (i, h) in heads.iter().enumerate() {
-            if let Some(t) = head(h) {
-                by_id.entry(t.id).or_insert(i);
+        let thread: Vec<Option<arbor_core::formats::ThreadHead>> =
+            heads.iter().map(|h| h.codex.as_ref().and_then(|c| c.head.clone())).collect();
+        let mut by_id: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for (i, t) in thread.iter().enumerate() {
+            if let Some(t) = t {
+                by_id.entry(t.id.as_str()).or_insert(i);
             }
         }
-        let mut parent: Vec<Option<usize>> = heads
+        let mut parent: Vec<Option<usize>> = thread
             .iter()
             .enumerate()
-            .map(|(i, h)| head(h).and_then(|t| t.parent).and_then(|p| by_id.get(&p).copied()).filter(|&p| p != i))
+            .map(|(i, t)| t.as_ref()?.parent.as_deref().and_then(|p| by_id.get(p).copied()).filter(|&p| p != i))
             .collect();
-        // Sub-agents whose first line names no parent: the rollouts that ran when they started
-        // (began before, written since) are read for the lines that would link them.
-        for c in 0..heads.len() {
-            let Some(t) = head(&heads[c]).filter(|t| t.subagent && t.parent.is_none()) else { continue };
-            let Some(start) = t.start else { continue };
-            let ran = |h: &Head| {
-                let began = head(h).and_then(|t| t.start).is_none_or(|s| s <= start);
-                began && h.mtime as f64 / 1e6 >= start - THREAD_REVIEW_WINDOW_MS
-            };
-            let candidates: Vec<usize> = (0..heads.len()).filter(|&j| j != c && ran(&heads[j])).collect();
-            for &j in &candidates {
-                if let Some(codex) = heads[j].codex.as_mut().filter(|x| x.body.is_none()) {
+        // Sub-agents whose first line names no parent, and when each started.
+        let unlinked: Vec<(usize, f64)> = thread
+            .iter()
+            .enumerate()
+            .filter_map(|(c, t)| t.as_ref().filter(|t| t.subagent && t.parent.is_none())?.start.map(|s| (c, s)))
+            .collect();
+        if !unlinked.is_empty() {
+            // The rollouts that ran when one of them started (began before it, written since) are
+            // read for the lines that would link it: those only, once each.
+            let began: Vec<f64> =
+                thread.iter().map(|t| t.as_ref().and_then(|t| t.start).unwrap_or(f64::NEG_INFINITY)).collect();
+            let written: Vec<f64> = heads.iter().map(|h| h.mtime as f64 / 1e6).collect();
+            for j in 0..heads.len() {
+                let ran = unlinked
+                    .iter()
+                    .any(|&(c, start)| c != j && began[j] <= start && written[j] >= start - THREAD_REVIEW_WINDOW_MS);
+                if let Some(codex) = heads[j].codex.as_mut().filter(|x| ran && x.body.is_none()) {
                     codex.body = Some(rollout_body(&rollouts[j].0));
                 }
             }
-            let body = |j: usize| heads[j].codex.as_ref().and_then(|x| x.body.as_ref());
-            let started: Vec<usize> =
-                candidates.iter().copied().filter(|&j| body(j).is_some_and(|b| b.started.contains(&t.id))).collect();
-            let windowed: Vec<usize> = candidates
-                .iter()
-                .copied()
-                .filter(|&j| {
-                    t.review
-                        && body(j).is_some_and(|b| {
-                            b.reviews.iter().any(|&r| r >= start - THREAD_REVIEW_WINDOW_MS && r <= start)
-                        })
-                })
-                .collect();
-            // The first started it by name; a review window counts only when one rollout's fits.
-            parent[c] = started.first().copied().or(if windowed.len() == 1 { Some(windowed[0]) } else { None });
+            // Who started whom, and every review's time with its rollout.
+            let mut started: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+            let mut reviews: Vec<(f64, usize)> = Vec::new();
+            for (j, h) in heads.iter().enumerate() {
+                let Some(body) = h.codex.as_ref().and_then(|x| x.body.as_ref()) else { continue };
+                for child in &body.started {
+                    started.entry(child.as_str()).or_insert(j);
+                }
+                reviews.extend(body.reviews.iter().map(|&r| (r, j)));
+            }
+            reviews.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            for &(c, start) in &unlinked {
+                let t = thread[c].as_ref().expect("an unlinked sub-agent has a head");
+                // Its activity first; else the one rollout whose review window it started in.
+                let by_activity = started.get(t.id.as_str()).copied().filter(|&j| j != c);
+                let by_window = || {
+                    let from = reviews.partition_point(|r| r.0 < start - THREAD_REVIEW_WINDOW_MS);
+                    let to = reviews.partition_point(|r| r.0 <= start).max(from);
+                    let mut owners: Vec<usize> = reviews[from..to].iter().map(|r| r.1).filter(|&j| j != c).collect();
+                    owners.dedup();
+                    (t.review && owners.len() == 1).then(|| owners[0])
+                };
+                parent[c] = by_activity.or_else(by_window);
+            }
         }
         // Each rollout under the root of its parents (a cycle stops where it started).
         let root = |mut i: usize| {
