@@ -79,13 +79,20 @@ fn library(paths: &[PathBuf]) -> Result<Library, ExitCode> {
 
 /// The library's entries for the units of the paths given: a Claude Code project folder's
 /// sessions as `Entry::claude_project` groups them (a resume with the chain it replays, so that
-/// the replay counts once: SPEC 6.2), as `Entry::of_places` makes the machine's; every other
-/// unit is an entry of its own.
+/// the replay counts once: SPEC 6.2), and Codex rollouts as `Entry::codex_threads` does (a
+/// sub-agent's with its parent's), as `Entry::of_places` makes the machine's; every other unit
+/// is an entry of its own.
 fn entries_of(units: Vec<crate::batch::Unit>, given: &[PathBuf]) -> Vec<Entry> {
     let mut out: Vec<Entry> = Vec::new();
     let mut projects: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+    let mut rollouts: Vec<(PathBuf, String)> = Vec::new();
     for u in units {
         let Some(first) = u.paths.first().cloned() else { continue };
+        if u.paths.len() == 1 && is_codex_rollout(&first) {
+            let folder = folder_of(&first);
+            rollouts.push((first, folder));
+            continue;
+        }
         let project = first
             .parent()
             .filter(|_| first.is_file() && !given.contains(&first) && is_claude_code(&first))
@@ -102,7 +109,21 @@ fn entries_of(units: Vec<crate::batch::Unit>, given: &[PathBuf]) -> Vec<Entry> {
             }
         }
     }
+    // Codex rollouts as the machine's are grouped: a sub-agent's with its parent's.
+    out.extend(Entry::codex_threads(rollouts, &Default::default(), &Default::default()).0);
     out
+}
+
+/// Whether a file is a Codex rollout: its first line a `session_meta` (the thread's links).
+fn is_codex_rollout(path: &Path) -> bool {
+    use std::io::{BufRead, Read};
+    if !path.is_file() {
+        return false;
+    }
+    let Ok(file) = arbor_core::reader::open(path) else { return false };
+    let mut line = Vec::new();
+    let read = std::io::BufReader::new(file.take(1 << 16)).read_until(b'\n', &mut line);
+    read.is_ok() && arbor_core::formats::thread_head(&line).is_some()
 }
 
 /// Whether a file's first lines are Claude Code's.

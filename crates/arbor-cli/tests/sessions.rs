@@ -215,3 +215,25 @@ fn usage_by_day_in_a_time_zone_adds_up_to_the_sessions() {
     assert_eq!(code, 2);
     assert!(err.contains("Mars/Olympus"), "{err}");
 }
+
+/// Rollouts given as paths are grouped as the machine's are: the corpus's review sub-agent with
+/// the parent whose review window it started in, one session whose `paths` open both; a
+/// rollout alone stays alone. Given in either order, the same.
+#[test]
+fn a_codex_sub_agent_given_with_its_parent_is_one_session() {
+    let home = Home::new();
+    let parent = corpus("codex-cli/agtrace_rollout-parent-019b88e0.jsonl");
+    let child = corpus("codex-cli/agtrace_rollout-subagent-019b88e5.jsonl");
+    let alone = corpus("codex-cli/agtrace_codex_session.jsonl");
+    for order in [[&child, &parent, &alone], [&alone, &parent, &child]] {
+        let args: Vec<&str> =
+            ["sessions", "--json"].into_iter().chain(order.iter().map(|p| p.to_str().unwrap())).collect();
+        let list = home.lines(&args);
+        assert_eq!(list.len(), 2, "{list:?}");
+        let thread = by_session(&list, "019b88e0-0b0f-7bb0-a9ba-5cc2d8dffde9");
+        assert_eq!((thread["subagents"].as_u64(), thread["depth"].as_u64()), (Some(1), Some(1)));
+        let paths: Vec<&str> = thread["paths"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
+        assert_eq!(paths, [parent.to_str().unwrap(), child.to_str().unwrap()]);
+        assert!(by_session(&list, CODEX).get("paths").is_none());
+    }
+}
