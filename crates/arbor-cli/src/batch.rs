@@ -38,10 +38,11 @@ const MAX_HEAD: u64 = 1 << 16;
 /// What a file's first line says of the session it belongs to.
 #[derive(Debug, Default, PartialEq)]
 struct Head {
-    /// The session the file is (a dsh header's `id`).
+    /// The session the file is (a dsh header's `id`, a Codex rollout's `session_meta` id).
     id: Option<String>,
     /// The session it belongs under: a dsh header's `parentSession`, a Claude Code line's
-    /// `sessionId` when that is not the file's own stem.
+    /// `sessionId` when that is not the file's own stem, the parent a Codex rollout's first line
+    /// names (`thread_spawn`).
     parent: Option<String>,
 }
 
@@ -50,6 +51,10 @@ fn head(path: &Path) -> Head {
     let mut line = Vec::new();
     if file.take(MAX_HEAD).read_until(b'\n', &mut line).is_err() {
         return Head::default();
+    }
+    // A Codex rollout, read as the library reads it (`formats::thread_head`).
+    if let Some(t) = arbor_core::formats::thread_head(&line) {
+        return Head { id: Some(t.id), parent: t.parent };
     }
     let Ok(v) = serde_json::from_slice::<serde_json::Value>(&line) else { return Head::default() };
     let text = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_owned);
@@ -247,6 +252,13 @@ mod tests {
         write(root, "s1.jsonl", r#"{"type":"user","sessionId":"s1","uuid":"u"}"#);
         write(root, "s1/subagents/agent-x.jsonl", r#"{"type":"user","sessionId":"s1","uuid":"v"}"#);
         write(root, "agent-y.jsonl", r#"{"type":"user","sessionId":"s1","uuid":"w"}"#);
+        // Codex: a thread, its sub-agent named by `thread_spawn`, and a thread alone.
+        let meta = |id: &str, source: &str| {
+            format!(r#"{{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{{"id":"{id}","source":{source}}}}}"#)
+        };
+        write(root, "rollout-t.jsonl", &meta("T", r#""cli""#));
+        write(root, "rollout-k.jsonl", &meta("K", r#"{"subagent":{"thread_spawn":{"parent_thread_id":"T"}}}"#));
+        write(root, "rollout-u.jsonl", &meta("U", r#""cli""#));
         std::fs::write(root.join("notes.txt"), "not a log").unwrap();
         let units = units(&[root.to_path_buf()]);
         let names: Vec<(&str, Vec<String>)> = units
@@ -261,6 +273,8 @@ mod tests {
             vec![
                 ("o.jsonl", vec!["o.jsonl".to_owned()]),
                 ("r.jsonl", vec!["c1.jsonl".into(), "c2.jsonl".into(), "r.jsonl".into()]),
+                ("rollout-t.jsonl", vec!["rollout-k.jsonl".into(), "rollout-t.jsonl".into()]),
+                ("rollout-u.jsonl", vec!["rollout-u.jsonl".into()]),
                 ("s1.jsonl", vec!["agent-y.jsonl".into(), "s1.jsonl".into(), "s1".into()]),
                 ("state-a", vec!["state-a".into()]),
                 ("state-b", vec!["state-b".into()]),
