@@ -254,7 +254,9 @@ mod tests {
         write(root, "agent-y.jsonl", r#"{"type":"user","sessionId":"s1","uuid":"w"}"#);
         // Codex: a thread, its sub-agent named by `thread_spawn`, and a thread alone.
         let meta = |id: &str, source: &str| {
-            format!(r#"{{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{{"id":"{id}","source":{source}}}}}"#)
+            format!(
+                r#"{{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{{"id":"{id}","source":{source}}}}}"#
+            )
         };
         write(root, "rollout-t.jsonl", &meta("T", r#""cli""#));
         write(root, "rollout-k.jsonl", &meta("K", r#"{"subagent":{"thread_spawn":{"parent_thread_id":"T"}}}"#));

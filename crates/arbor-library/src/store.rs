@@ -1211,9 +1211,16 @@ fn read(entry: &Entry, threads: arbor_core::Threads) -> Read {
 /// and a file added or removed changes its folder's time. A sub-agent still running (no
 /// result yet: its file grows while its parent waits), one linked by nothing, or another format
 /// (whose writers were not verified so) is checked file by file, as before.
+///
+/// A Gemini CLI session the same way: its sub-agents' files are `chats/<root session>/<agent>.jsonl`
+/// (every depth there), each written while its agent runs, between the parent's call and the
+/// call's result (SPEC 2.6); so the session file and its `chats/<root session>/` folder are
+/// stamped once every sub-agent returned and none was written after the session file. (At
+/// 10,000 sessions the Gemini CLI sub-agent files were 11,885 of the 22,000 files an open stated.)
 fn quick(entry: &Entry, analysis: &arbor_core::Analysis, report: &Report, stamps: &[Stamp]) -> Option<Vec<Stamp>> {
-    let claude = analysis.files.iter().all(|f| f.format.is_none_or(|f| f.id == "claude-code"));
-    if analysis.files.is_empty() || !claude || entry.paths.iter().any(|p| !p.is_file()) {
+    let all = |id: &str| analysis.files.iter().all(|f| f.format.is_none_or(|f| f.id == id));
+    let (claude, gemini) = (all("claude-code"), all("gemini-cli"));
+    if analysis.files.is_empty() || !(claude || gemini) || entry.paths.iter().any(|p| !p.is_file()) {
         return None;
     }
     // The compaction agent (`agent-acompact-*`) has no spawn call: the parent's
@@ -1230,9 +1237,14 @@ fn quick(entry: &Entry, analysis: &arbor_core::Analysis, report: &Report, stamps
         std::iter::once(&entry.path).chain(&entry.paths).map(|p| arbor_core::reader::path_text(p)).collect();
     let newest_own = stamps.iter().filter(|s| own.contains(&s.0)).map(|s| s.2).max()?;
     let project = entry.path.parent()?;
-    // A session's own folder (`<project>/<session>/`) holds more than its sub-agents (tool
-    // results): its `subagents/` is stamped, not it (a `subagents/` removed is a folder missing).
-    let tops: Vec<PathBuf> = entry.paths.iter().filter_map(|p| log_stem(p)).map(|s| project.join(s)).collect();
+    // A Claude Code session's own folder (`<project>/<session>/`) holds more than its sub-agents
+    // (tool results): its `subagents/` is stamped, not it (a `subagents/` removed is a folder
+    // missing). A Gemini CLI session's `chats/<root session>/` holds its sub-agents only: stamped.
+    let tops: Vec<PathBuf> = match claude {
+        true => entry.paths.iter().filter_map(|p| log_stem(p)).map(|s| project.join(s)).collect(),
+        false => report.sessions.iter().filter(|s| s.parent.is_none()).map(|s| project.join(&s.id)).collect(),
+    };
+    let unstamped: &[PathBuf] = if claude { &tops } else { &[] };
     let mut quick: Vec<Stamp> = stamps.iter().filter(|s| own.contains(&s.0)).cloned().collect();
     for s in stamps.iter().filter(|s| !own.contains(&s.0)) {
         // Missing, written after the entry's own files, or not in a session's own folder (where
@@ -1242,7 +1254,8 @@ fn quick(entry: &Entry, analysis: &arbor_core::Analysis, report: &Report, stamps
             return None;
         }
         let mut dir = Path::new(&s.0).parent();
-        while let Some(d) = dir.filter(|d| d.starts_with(project) && *d != project && !tops.iter().any(|t| t == d)) {
+        while let Some(d) = dir.filter(|d| d.starts_with(project) && *d != project && !unstamped.iter().any(|t| t == d))
+        {
             let name = arbor_core::reader::path_text(d);
             if !quick.iter().any(|q| q.0 == name) {
                 quick.push(stamp_of(d, name));

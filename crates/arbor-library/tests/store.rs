@@ -670,3 +670,63 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// A Gemini CLI session whose sub-agents all returned is checked by its own file and its
+/// `chats/<root session>/` folder, not file by file: a sub-agent file that grows alone is read
+/// with its parent's next line, one added is seen by the folder's time.
+#[test]
+fn a_settled_gemini_session_is_checked_by_its_own_file_and_its_sub_agents_folder() {
+    let home = tempfile::tempdir().unwrap();
+    let gemini = home.path().join(".gemini");
+    let opts = arbor_gen::GenOptions { target_bytes: 200 << 10, depth: 2, fanout: 2, seed: 4, ..Default::default() };
+    arbor_gen::generate_gemini_tree(&opts, &gemini).unwrap();
+    let db = home.path().join("library.sqlite3");
+    let env = places::Env::new(Some(home.path().to_path_buf()), []);
+    let update = |lib: &mut Library| {
+        let entries = lib.entries_of_places(places::logs(&env)).unwrap();
+        let u = lib.update(&entries, 2).unwrap();
+        (u.read, u.kept)
+    };
+    // Every file a few minutes old, each session file newer than its sub-agents' (as the CLI
+    // leaves them: the parent writes the call's result after its sub-agent's last line).
+    let chats = places::logs(&env)[0].path.parent().unwrap().to_path_buf();
+    for e in fs::read_dir(&chats).unwrap().flatten() {
+        if e.path().is_dir() {
+            for f in fs::read_dir(e.path()).unwrap().flatten() {
+                set_age(&f.path(), 900);
+            }
+            set_age(&e.path(), 900);
+        } else {
+            set_age(&e.path(), 800);
+        }
+    }
+    let mut lib = Library::open(&db).unwrap();
+    let (read, _) = update(&mut lib);
+    let summaries = lib.summaries().unwrap();
+    let n = summaries.len();
+    assert_eq!(read, n);
+    let s = summaries.iter().find(|s| s.subagents > 1).expect("a session with sub-agents");
+    let parent = PathBuf::from(&s.path);
+    let folder = chats.join(s.session.as_deref().unwrap());
+    let text = |p: &Path| arbor_core::reader::path_text(p);
+    assert_eq!(
+        quick_names(&db, &parent),
+        Some(vec![text(&parent), text(&folder)]),
+        "its file and its sub-agents' folder"
+    );
+    assert_eq!(update(&mut lib), (0, n), "nothing changed");
+    let child = fs::read_dir(&folder).unwrap().flatten().map(|e| e.path()).find(|p| p.is_file()).unwrap();
+    set_age(&child, 880);
+    assert_eq!(update(&mut lib), (0, n), "a sub-agent's file touched, the same text");
+    let set = r#"{"$set":{"lastUpdated":"2026-05-02T09:00:00.000Z"}}"#;
+    append(&child, set);
+    set_age(&child, 850);
+    assert_eq!(update(&mut lib), (0, n), "a sub-agent's file grew, its parent has not written since");
+    append(&parent, set);
+    set_age(&parent, 700);
+    assert_eq!(update(&mut lib), (1, n - 1), "the parent wrote: read again");
+    assert!(quick_names(&db, &parent).is_some(), "still settled");
+    // A file added to the folder: the folder's time says so.
+    fs::copy(&child, folder.join("added-agent.jsonl")).unwrap();
+    assert_eq!(update(&mut lib), (1, n - 1), "a file added is seen");
+}
