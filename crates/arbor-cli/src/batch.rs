@@ -16,7 +16,6 @@
 //! unit's result looks like is its caller's (`main`).
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
@@ -32,9 +31,6 @@ pub struct Unit {
     pub base: Option<PathBuf>,
 }
 
-/// The longest first line read to group a file with its parent.
-const MAX_HEAD: u64 = 1 << 16;
-
 /// What a file's first line says of the session it belongs to.
 #[derive(Debug, Default, PartialEq)]
 struct Head {
@@ -47,11 +43,7 @@ struct Head {
 }
 
 fn head(path: &Path) -> Head {
-    let Ok(file) = arbor_core::reader::open(path) else { return Head::default() };
-    let mut line = Vec::new();
-    if file.take(MAX_HEAD).read_until(b'\n', &mut line).is_err() {
-        return Head::default();
-    }
+    let Some(line) = arbor_library::store::first_line(path) else { return Head::default() };
     // A Codex rollout, read as the library reads it (`formats::thread_head`).
     if let Some(t) = arbor_core::formats::thread_head(&line) {
         return Head { id: Some(t.id), parent: t.parent };

@@ -116,14 +116,7 @@ fn entries_of(units: Vec<crate::batch::Unit>, given: &[PathBuf]) -> Vec<Entry> {
 
 /// Whether a file is a Codex rollout: its first line a `session_meta` (the thread's links).
 fn is_codex_rollout(path: &Path) -> bool {
-    use std::io::{BufRead, Read};
-    if !path.is_file() {
-        return false;
-    }
-    let Ok(file) = arbor_core::reader::open(path) else { return false };
-    let mut line = Vec::new();
-    let read = std::io::BufReader::new(file.take(1 << 16)).read_until(b'\n', &mut line);
-    read.is_ok() && arbor_core::formats::thread_head(&line).is_some()
+    path.is_file() && store::first_line(path).as_deref().and_then(arbor_core::formats::thread_head).is_some()
 }
 
 /// Whether a file's first lines are Claude Code's.

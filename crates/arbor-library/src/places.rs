@@ -201,10 +201,7 @@ fn opencode_title(db: &Path) -> Option<String> {
         .ok();
     // A title OpenCode never generated is its placeholder: the first prompt says more.
     let latest = latest
-        .and_then(|(id, t)| match t {
-            Some(t) if !arbor_core::formats::opencode_default_title(&t) => Some(t),
-            t => crate::summary::first_prompt(&c, &id).or(t),
-        })
+        .and_then(|(id, t)| crate::summary::store_title(&c, &id, t))
         .and_then(|t| arbor_core::formats::about_line(&t));
     Some(match latest {
         Some(t) => format!("{roots} sessions, latest: {t}"),

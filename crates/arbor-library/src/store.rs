@@ -189,10 +189,10 @@ impl Entry {
             .map(|((path, _), key)| {
                 let (size, mtime, ino) = match stated.get(path) {
                     Some(&s) => s,
-                    None => match std::fs::metadata(path) {
-                        Ok(m) => stamp_parts(&m),
-                        Err(_) => (u64::MAX, 0, 0),
-                    },
+                    None => {
+                        let Stamp(_, size, mtime, ino) = stamp_of(path, String::new());
+                        (size, mtime, ino)
+                    }
                 };
                 match known.map.get(key) {
                     Some(h) if (h.size, h.mtime, h.ino) == (size, mtime, ino) && h.codex.is_some() => h.clone(),
@@ -284,7 +284,7 @@ impl Entry {
                 Entry { path: rollouts[r].0.clone(), paths, folder: rollouts[r].1.clone() }
             })
             .collect();
-        let kept = keys.into_iter().zip(heads.drain(..)).collect();
+        let kept = keys.into_iter().zip(heads).collect();
         (entries, kept)
     }
 
@@ -446,8 +446,9 @@ fn head_ids(path: &Path) -> (Option<String>, Option<String>) {
     (uuid, session)
 }
 
-/// A file's first line (at most 64 KiB of it).
-fn first_line(path: &Path) -> Option<Vec<u8>> {
+/// A file's first line (at most 64 KiB of it), as the engine's reader opens the file (a `.zst`
+/// decompressed): what a log's place among others is read from.
+pub fn first_line(path: &Path) -> Option<Vec<u8>> {
     use std::io::{BufRead, Read};
     let file = arbor_core::reader::open(path).ok()?;
     let mut line = Vec::new();

@@ -483,15 +483,20 @@ fn store_session(db: &Path, id: &str) -> Option<(Option<String>, Option<String>)
             Ok((r.get::<_, Option<String>>(0)?, r.get::<_, Option<String>>(1)?))
         })
         .ok()?;
-    let title = match title {
+    Some((store_title(&c, id, title), folder))
+}
+
+/// An OpenCode session's title as its row gives it, else (OpenCode's placeholder for a title
+/// never generated) its first prompt.
+pub(crate) fn store_title(c: &rusqlite::Connection, id: &str, title: Option<String>) -> Option<String> {
+    match title {
         Some(t) if !arbor_core::formats::opencode_default_title(&t) => Some(t),
-        placeholder => first_prompt(&c, id).or(placeholder),
-    };
-    Some((title, folder))
+        placeholder => first_prompt(c, id).or(placeholder),
+    }
 }
 
 /// An OpenCode session's first prompt: the first text the user typed (not a synthetic part).
-pub(crate) fn first_prompt(c: &rusqlite::Connection, id: &str) -> Option<String> {
+fn first_prompt(c: &rusqlite::Connection, id: &str) -> Option<String> {
     c.query_row(
         "SELECT json_extract(p.data, '$.text') FROM message m JOIN part p ON p.message_id = m.id
          WHERE m.session_id = ?1 AND json_extract(m.data, '$.role') = 'user'

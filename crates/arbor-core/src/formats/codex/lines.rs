@@ -110,6 +110,69 @@ pub(super) struct Payload<'a> {
     pub(super) model: Str<'a>,
 }
 
+/// What a `session_meta` says of its thread's place among threads (SPEC 2.5's `thread-spawn`),
+/// read once for the machine (`Rollout::meta`) and the library's grouping (`thread_head`).
+pub(super) struct Source<'p, 'a> {
+    /// Any `source.subagent`, or `thread_source: "subagent"`.
+    pub(super) subagent: bool,
+    /// `source.subagent` is `"review"`.
+    pub(super) review: bool,
+    /// `source.subagent`'s name, when it is one.
+    pub(super) named: Option<&'p str>,
+    pub(super) spawn: Option<&'p ThreadSpawn<'a>>,
+    /// The parent `thread_spawn` names, and the one it names else (`parent_thread_id`).
+    pub(super) spawn_parent: Option<&'p str>,
+    pub(super) parent: Option<&'p str>,
+}
+
+pub(super) fn source_of<'p, 'a>(p: &'p Payload<'a>) -> Source<'p, 'a> {
+    let (mut subagent, mut review, mut named, mut spawn) = (false, false, None, None);
+    match p.source.0.as_ref().map(|s| &s.subagent) {
+        Some(Subagent::Named(name)) => {
+            subagent = true;
+            review = name.as_str() == Some("review");
+            named = name.non_empty();
+        }
+        Some(Subagent::Spawn(s)) => {
+            subagent = true;
+            spawn = s.as_ref();
+        }
+        Some(Subagent::None) | None => {}
+    }
+    subagent |= p.thread_source.as_str() == Some("subagent");
+    let spawn_parent = spawn.and_then(|s| s.parent_thread_id.non_empty());
+    Source { subagent, review, named, spawn, spawn_parent, parent: spawn_parent.or(p.parent_thread_id.non_empty()) }
+}
+
+/// A parent's line naming a sub-agent thread: a `sub_agent_activity` event, or a paginated
+/// `item_completed` whose item is a `SubAgentActivity`.
+pub(super) struct SubActivity<'p> {
+    pub(super) child: &'p str,
+    /// `started`, `completed`, … (`links::activity_kind`).
+    pub(super) kind: Option<&'p str>,
+    pub(super) path: Option<&'p str>,
+}
+
+/// The sub-agent activity an `event_msg` of type `t` carries, if any.
+pub(super) fn sub_activity<'p>(t: &str, p: &'p Payload<'_>) -> Option<SubActivity<'p>> {
+    match t {
+        "sub_agent_activity" => Some(SubActivity {
+            child: p.agent_thread_id.non_empty()?,
+            kind: p.activity.as_str(),
+            path: p.agent_path.non_empty(),
+        }),
+        "item_completed" => {
+            let item = p.item.0.as_ref().filter(|i| i.kind.as_str() == Some("SubAgentActivity"))?;
+            Some(SubActivity {
+                child: item.agent_thread_id.non_empty()?,
+                kind: item.activity.as_str(),
+                path: item.agent_path.non_empty(),
+            })
+        }
+        _ => None,
+    }
+}
+
 /// `source` when it is an object (`{"subagent": …}`); a string source (`"cli"`) reads as absent.
 #[derive(Debug, Default, Deserialize, Clone)]
 #[serde(default)]

@@ -186,22 +186,14 @@ pub fn thread_head(line: &[u8]) -> Option<ThreadHead> {
     }
     let id = p.id.non_empty()?.to_owned();
     let time = |s: &Str| s.as_str().and_then(crate::text::time::rfc3339_ms);
-    let mut head = ThreadHead { id, start: time(&l.timestamp).or_else(|| time(&p.timestamp)), ..ThreadHead::default() };
-    let mut spawn_parent = None;
-    match p.source.0.as_ref().map(|s| &s.subagent) {
-        Some(Subagent::Named(name)) => {
-            head.subagent = true;
-            head.review = name.as_str() == Some("review");
-        }
-        Some(Subagent::Spawn(spawn)) => {
-            head.subagent = true;
-            spawn_parent = spawn.as_ref().and_then(|s| s.parent_thread_id.non_empty());
-        }
-        Some(Subagent::None) | None => {}
-    }
-    head.subagent |= p.thread_source.as_str() == Some("subagent");
-    head.parent = spawn_parent.or(p.parent_thread_id.non_empty()).map(str::to_owned);
-    Some(head)
+    let src = source_of(p);
+    Some(ThreadHead {
+        id,
+        parent: src.parent.map(str::to_owned),
+        subagent: src.subagent,
+        review: src.review,
+        start: time(&l.timestamp).or_else(|| time(&p.timestamp)),
+    })
 }
 
 /// What a rollout's later lines say of other threads: the children it started (a started
@@ -220,16 +212,9 @@ pub fn thread_body_line(line: &[u8], body: &mut ThreadBody) {
     let Some(l) = parse_bytes(line) else { return };
     let Some(p) = l.payload() else { return };
     match (l.kind.as_str().unwrap_or(""), p.kind.as_str().unwrap_or("")) {
-        ("event_msg", "sub_agent_activity") => {
-            if let Some(child) = p.agent_thread_id.non_empty().filter(|_| activity_kind(p.activity.as_str()).0) {
-                body.started.push(child.to_owned());
-            }
-        }
-        ("event_msg", "item_completed") => {
-            if let Some(item) = p.item.0.as_ref().filter(|i| i.kind.as_str() == Some("SubAgentActivity")) {
-                if let Some(child) = item.agent_thread_id.non_empty().filter(|_| activity_kind(item.activity.as_str()).0) {
-                    body.started.push(child.to_owned());
-                }
+        ("event_msg", t @ ("sub_agent_activity" | "item_completed")) => {
+            if let Some(a) = sub_activity(t, p).filter(|a| activity_kind(a.kind).0) {
+                body.started.push(a.child.to_owned());
             }
         }
         ("event_msg", "entered_review_mode") => {

@@ -262,14 +262,14 @@ impl Rollout {
             }
             ("event_msg", "token_count") => self.token_count(cx, s, p, rec),
             ("token_usage_record", _) => self.usage_record(cx, s, p, rec),
-            ("event_msg", "sub_agent_activity") => {
-                if let Some(child) = p.agent_thread_id.non_empty() {
-                    let child = cx.sym(child, at);
-                    let (started, outcome) = activity_kind(p.activity.as_str());
-                    let path = p.agent_path.non_empty().map(|x| cx.scoped(x, at.file));
-                    // The spawn call this activity answers (its `event_id`), for the transcript:
-                    // the call line does not name the child.
-                    if let Some(call) = p.event_id.non_empty().filter(|_| started) {
+            ("event_msg", "sub_agent_activity" | "item_completed") => {
+                if let Some(a) = sub_activity(t, p) {
+                    let child = cx.sym(a.child, at);
+                    let (started, outcome) = activity_kind(a.kind);
+                    let path = a.path.map(|x| cx.scoped(x, at.file));
+                    // The spawn call a `sub_agent_activity` answers (its `event_id`), for the
+                    // transcript: the call line does not name the child.
+                    if let Some(call) = p.event_id.non_empty().filter(|_| started && t == "sub_agent_activity") {
                         cx.spawns.insert((s, call.into()), child);
                     }
                     cx.ext::<Rollouts>().activities.push(Activity { parent: s, child, at, time, started, outcome, path });
@@ -282,16 +282,6 @@ impl Rollout {
                 if let (Some(call), Some(child)) = (p.call_id.non_empty(), p.new_thread_id.non_empty()) {
                     let child = cx.scoped(child, at.file);
                     cx.spawns.insert((s, call.into()), child);
-                }
-            }
-            ("event_msg", "item_completed") => {
-                if let Some(item) = p.item.0.as_ref().filter(|i| i.kind.as_str() == Some("SubAgentActivity")) {
-                    if let Some(child) = item.agent_thread_id.non_empty() {
-                        let child = cx.sym(child, at);
-                        let (started, outcome) = activity_kind(item.activity.as_str());
-                        let path = item.agent_path.non_empty().map(|x| cx.scoped(x, at.file));
-                        cx.ext::<Rollouts>().activities.push(Activity { parent: s, child, at, time, started, outcome, path });
-                    }
                 }
             }
             ("event_msg", "entered_review_mode") => {
@@ -375,27 +365,14 @@ impl Rollout {
         self.session = Some(s);
         self.history_start = p.subagent_history_start_ordinal.get();
         let mut th = thread(s, at, time.or_else(|| p.timestamp.as_str().and_then(crate::text::time::rfc3339_ms)));
-        let (mut nickname, mut path, mut spawn_parent) = (p.agent_nickname.non_empty(), p.agent_path.non_empty(), None);
-        match p.source.0.as_ref().map(|s| &s.subagent) {
-            Some(Subagent::Named(name)) => {
-                th.subagent = true;
-                th.review = name.as_str() == Some("review");
-                if let Some(n) = name.non_empty() {
-                    cx.graph.set_label(s, n);
-                }
-            }
-            Some(Subagent::Spawn(spawn)) => {
-                th.subagent = true;
-                if let Some(sp) = spawn {
-                    spawn_parent = sp.parent_thread_id.non_empty();
-                    nickname = nickname.or(sp.agent_nickname.non_empty());
-                    path = path.or(sp.agent_path.non_empty());
-                }
-            }
-            _ => {}
+        let src = source_of(p);
+        (th.subagent, th.review) = (src.subagent, src.review);
+        if let Some(n) = src.named {
+            cx.graph.set_label(s, n);
         }
-        th.subagent |= p.thread_source.as_str() == Some("subagent");
-        let parent = spawn_parent.or(p.parent_thread_id.non_empty());
+        let nickname = p.agent_nickname.non_empty().or(src.spawn.and_then(|sp| sp.agent_nickname.non_empty()));
+        let path = p.agent_path.non_empty().or(src.spawn.and_then(|sp| sp.agent_path.non_empty()));
+        let (spawn_parent, parent) = (src.spawn_parent, src.parent);
         if let (Some(a), Some(b)) = (spawn_parent, p.parent_thread_id.non_empty()) {
             if a != b {
                 cx.findings.add(
