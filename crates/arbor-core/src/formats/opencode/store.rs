@@ -53,46 +53,74 @@ pub(super) struct Rows {
     messages: Vec<MessageFacts>,
     parts: Vec<PartFacts>,
     /// Each id and name the facts hold, once: a store's rows repeat their message's and
-    /// session's ids, tool names and states (a part's `Box<str>` each were 5 allocations a row).
-    names: HashSet<Name>,
+    /// session's ids, tool names and states.
+    names: Names,
+    /// The parts' own ids, end to end (`PartFacts::id`): each is said once, so a map to hold it
+    /// once would cost more than the text.
+    part_ids: String,
     settled: bool,
 }
 
-/// A name held once (`Rows::names`) by every fact that says it.
-type Name = std::sync::Arc<str>;
+/// A name held in `Names`; `Nm::NONE` for none (an absent or empty one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct Nm(u32);
 
-/// `s` (not empty) as held in `names`.
-fn name(names: &mut HashSet<Name>, s: Option<&str>) -> Option<Name> {
-    let s = s.filter(|s| !s.is_empty())?;
-    if let Some(n) = names.get(s) {
-        return Some(n.clone());
+impl Nm {
+    const NONE: Nm = Nm(0);
+
+    fn is_some(self) -> bool {
+        self != Nm::NONE
     }
-    let n: Name = s.into();
-    names.insert(n.clone());
-    Some(n)
+}
+
+/// The names the facts hold, each once, named by a 4-byte `Nm` (a part's five names as shared
+/// pointers were 80 bytes of its facts).
+#[derive(Debug, Clone)]
+struct Names(crate::intern::Interner);
+
+impl Default for Names {
+    fn default() -> Self {
+        let mut names = crate::intern::Interner::default();
+        // Symbol 0 is the empty name: `Nm::NONE`.
+        names.intern("");
+        Names(names)
+    }
+}
+
+impl Names {
+    fn put(&mut self, s: Option<&str>) -> Nm {
+        match s {
+            Some(s) if !s.is_empty() => Nm(self.0.intern(s).0),
+            _ => Nm::NONE,
+        }
+    }
+
+    fn get(&self, n: Nm) -> Option<&str> {
+        n.is_some().then(|| self.0.name(Sym(n.0)))
+    }
 }
 
 #[derive(Debug, Clone)]
 struct SessionFacts {
     id: Sym,
     at: Loc,
-    parent: Option<Name>,
+    parent: Nm,
 }
 
 #[derive(Debug, Clone)]
 struct MessageFacts {
-    id: Box<str>,
-    session: Option<Name>,
+    id: Nm,
+    session: Nm,
     rec: u32,
     at: Loc,
     user: bool,
-    created: f64,
-    model: Option<Name>,
-    agent: Option<Name>,
-    finish: Option<Name>,
-    error: Option<Name>,
     completed: bool,
-    tokens: Option<Usage>,
+    created: f64,
+    model: Nm,
+    agent: Nm,
+    finish: Nm,
+    error: Nm,
+    tokens: Option<Box<Usage>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,35 +137,60 @@ enum PartKind {
     Other,
 }
 
+/// One part's facts: 56 bytes (a store is mostly parts), what only a `task` call says boxed.
 #[derive(Debug, Clone)]
 struct PartFacts {
-    id: Box<str>,
-    message: Option<Name>,
-    session: Option<Name>,
+    /// Its id: where it starts in `Rows::part_ids`, and its length.
+    id_at: usize,
+    id_len: u32,
+    message: Nm,
+    session: Nm,
     rec: u32,
     at: Loc,
     kind: PartKind,
     /// Text that only the harness wrote (a synthetic or ignored text part).
     synthetic: bool,
     has_text: bool,
-    call: Option<Box<str>>,
-    tool: Option<Name>,
-    status: Option<Name>,
-    /// A `task` call's child session: `state.metadata.sessionId`, else the `task_id:` its output
-    /// starts with.
-    child: Option<Box<str>>,
-    agent: Option<Name>,
+    /// Whether `said` holds a text part's text as a loose hash (`reply`).
+    has_said: bool,
+    said: u64,
+    /// A step-finish part's tokens.
+    tokens: Option<Box<Usage>>,
+    /// A `task` tool call's.
+    task: Option<Box<TaskFacts>>,
+}
+
+#[derive(Debug, Clone)]
+struct TaskFacts {
+    call: Nm,
+    status: Status,
+    /// Its child session: `state.metadata.sessionId`, else the `task_id:` its output starts with.
+    child: Nm,
+    /// The child's agent (`state.input.subagent_type`).
+    agent: Nm,
     /// When the call ended (`state.time.end`): the child's reply then is what it returned.
     end: Option<f64>,
-    /// A step-finish part's tokens (boxed: the other parts have none).
-    tokens: Option<Box<Usage>>,
-    /// A text part's text, or what a completed `task` call received (its output, the
-    /// producer's lines aside), as a loose hash (`reply`).
+    /// What a completed call received (its output, the producer's lines aside), as a loose hash.
     said: Option<u64>,
 }
 
-fn boxed(s: Option<&str>) -> Option<Box<str>> {
-    s.filter(|s| !s.is_empty()).map(Box::from)
+/// A tool call's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Status {
+    None,
+    Completed,
+    Error,
+    Other,
+}
+
+impl PartFacts {
+    fn id<'a>(&self, ids: &'a str) -> &'a str {
+        &ids[self.id_at..self.id_at + self.id_len as usize]
+    }
+
+    fn said(&self) -> Option<u64> {
+        self.has_said.then_some(self.said)
+    }
 }
 
 fn count(n: crate::wire::Num) -> u64 {
@@ -202,7 +255,7 @@ impl Machine for Reader {
                 cx.graph.session(s);
                 cx.record(at, offset, Some(s), Kind::Header, created);
                 let rows = cx.ext::<Rows>();
-                let parent = name(&mut rows.names, row.parent_id.non_empty().or(row.doc.parent_id.non_empty()));
+                let parent = rows.names.put(row.parent_id.non_empty().or(row.doc.parent_id.non_empty()));
                 rows.sessions.push(SessionFacts { id: s, at, parent });
             }
             What::Message => {
@@ -216,18 +269,18 @@ impl Machine for Reader {
                 let rows = cx.ext::<Rows>();
                 let n = &mut rows.names;
                 let m = MessageFacts {
-                    id: id.into(),
-                    session: name(n, session),
+                    id: n.put(Some(id)),
+                    session: n.put(session),
                     rec,
                     at,
                     user: doc.role.as_str() == Some("user"),
-                    created: created.unwrap_or(f64::NAN),
-                    model: name(n, model),
-                    agent: name(n, doc.agent.as_str()),
-                    finish: name(n, doc.finish.as_str()),
-                    error: doc.error.0.as_ref().and_then(|e| name(n, Some(e.name.as_str().unwrap_or("error")))),
                     completed: doc.time.0.as_ref().is_some_and(|t| t.completed.get().is_some()),
-                    tokens,
+                    created: created.unwrap_or(f64::NAN),
+                    model: n.put(model),
+                    agent: n.put(doc.agent.as_str()),
+                    finish: n.put(doc.finish.as_str()),
+                    error: doc.error.0.as_ref().map_or(Nm::NONE, |e| n.put(Some(e.name.as_str().unwrap_or("error")))),
+                    tokens: tokens.map(Box::new),
                 };
                 rows.messages.push(m);
             }
@@ -250,41 +303,55 @@ impl Machine for Reader {
                     _ => PartKind::Other,
                 };
                 let state = doc.state.0.as_ref();
-                let tool = doc.tool.non_empty();
-                let child = if tool == Some("task") {
-                    state.and_then(|st| {
-                        st.metadata.0.as_ref().and_then(|m| m.session_id.non_empty()).or_else(|| st.output.as_str().and_then(task_id))
-                    })
-                } else {
-                    None
-                };
+                let task = (doc.tool.non_empty() == Some("task")).then_some(state);
                 let rows = cx.ext::<Rows>();
                 let n = &mut rows.names;
+                let task = task.map(|state| {
+                    let completed = state.is_some_and(|s| s.status.as_str() == Some("completed"));
+                    let child = state.and_then(|st| {
+                        st.metadata.0.as_ref().and_then(|m| m.session_id.non_empty()).or_else(|| st.output.as_str().and_then(task_id))
+                    });
+                    Box::new(TaskFacts {
+                        call: n.put(doc.call_id.as_str()),
+                        status: match state.and_then(|s| s.status.as_str()) {
+                            None | Some("") => Status::None,
+                            Some("completed") => Status::Completed,
+                            Some("error") => Status::Error,
+                            Some(_) => Status::Other,
+                        },
+                        child: n.put(child),
+                        agent: n.put(state.and_then(|s| s.input.0.as_ref()).and_then(|i| i.subagent_type.as_str())),
+                        end: state.and_then(|s| s.time.0.as_ref()).and_then(|t| t.end.get()),
+                        said: if completed {
+                            state.and_then(|s| s.output.as_str()).and_then(reply::unwrapped).map(loose::hash)
+                        } else {
+                            None
+                        },
+                    })
+                });
+                let id = row.id().or(doc.id.non_empty()).unwrap_or("");
+                let id_at = rows.part_ids.len();
+                rows.part_ids.push_str(id);
+                let said = match kind {
+                    PartKind::Text => doc.text.as_str().map(loose::hash),
+                    _ => None,
+                };
                 let p = PartFacts {
-                    id: row.id().or(doc.id.non_empty()).unwrap_or("").into(),
-                    message: name(n, row.message().or(self.folder_message.as_deref())),
-                    session: name(n, session),
+                    id_at,
+                    id_len: id.len() as u32,
+                    message: n.put(row.message().or(self.folder_message.as_deref())),
+                    session: n.put(session),
                     rec,
                     at,
                     kind,
                     synthetic: doc.synthetic.0 == Some(true) || doc.ignored.0 == Some(true),
                     has_text: doc.text.as_str().is_some_and(|t| !t.trim().is_empty()),
-                    call: boxed(doc.call_id.as_str()),
-                    tool: name(n, tool),
-                    status: name(n, state.and_then(|s| s.status.as_str())),
-                    child: boxed(child),
-                    agent: name(n, state.and_then(|s| s.input.0.as_ref()).and_then(|i| i.subagent_type.as_str())),
-                    end: state.and_then(|s| s.time.0.as_ref()).and_then(|t| t.end.get()),
+                    has_said: said.is_some(),
+                    said: said.unwrap_or(0),
                     tokens: (kind == PartKind::StepFinish).then(|| {
                         Box::new(doc.tokens.0.as_ref().map(|t| usage_of(t, doc.cost)).unwrap_or_default())
                     }),
-                    said: match kind {
-                        PartKind::Text => doc.text.as_str().map(loose::hash),
-                        PartKind::Tool if tool == Some("task") && state.is_some_and(|s| s.status.as_str() == Some("completed")) => {
-                            state.and_then(|s| s.output.as_str()).and_then(reply::unwrapped).map(loose::hash)
-                        }
-                        _ => None,
-                    },
+                    task,
                 };
                 rows.parts.push(p);
             }
@@ -341,7 +408,7 @@ pub(super) fn settle(cx: &mut Ctx) {
     // The facts are used up here: a settled context is not settled again (`settled`), and a
     // followed store's next snapshot is read afresh, so nothing is kept (a copy of every row's
     // facts was half of the peak memory).
-    let Rows { sessions, messages, mut parts, .. } = std::mem::take(rows);
+    let Rows { sessions, messages, mut parts, names, part_ids, .. } = std::mem::take(rows);
 
     // Each session once: the first row that names it.
     let mut seen = HashSet::default();
@@ -349,14 +416,14 @@ pub(super) fn settle(cx: &mut Ctx) {
     let session_of: HashMap<Sym, usize> = sessions.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
 
     // Messages by id; a part without its session takes its message's.
-    let message_ix: HashMap<Box<str>, usize> = messages.iter().enumerate().map(|(i, m)| (m.id.clone(), i)).collect();
+    let message_ix: HashMap<Nm, usize> = messages.iter().enumerate().map(|(i, m)| (m.id, i)).collect();
     let mut orphans = (0u64, None::<Loc>, 0u64, None::<Loc>);
     for p in &mut parts {
-        match p.message.as_deref().and_then(|m| message_ix.get(m)) {
+        match p.message.is_some().then(|| message_ix.get(&p.message)).flatten() {
             Some(&mi) => {
-                if p.session.is_none() {
-                    p.session.clone_from(&messages[mi].session);
-                    if let Some(id) = p.session.as_deref() {
+                if !p.session.is_some() {
+                    p.session = messages[mi].session;
+                    if let Some(id) = names.get(p.session) {
                         let s = cx.scoped(id, p.at.file);
                         if let Some(r) = cx.records.get_mut(p.rec as usize) {
                             r.session = s.0;
@@ -374,7 +441,7 @@ pub(super) fn settle(cx: &mut Ctx) {
         }
     }
     for m in &messages {
-        let known = m.session.as_deref().is_some_and(|id| cx.ids.get(id).is_some_and(|s| session_of.contains_key(&s)));
+        let known = names.get(m.session).is_some_and(|id| cx.ids.get(id).is_some_and(|s| session_of.contains_key(&s)));
         if !known {
             orphans.2 += 1;
             orphans.3 = orphans.3.or(Some(m.at));
@@ -398,7 +465,7 @@ pub(super) fn settle(cx: &mut Ctx) {
     }
     // Sessions only messages or parts name are sessions too.
     for m in &messages {
-        if let Some(id) = m.session.as_deref() {
+        if let Some(id) = names.get(m.session) {
             let s = cx.scoped(id, m.at.file);
             cx.graph.set_place(m.at);
             cx.graph.session(s);
@@ -408,46 +475,45 @@ pub(super) fn settle(cx: &mut Ctx) {
     // Parts by message, in id order; messages by session, by creation time then id.
     let mut by_message: HashMap<usize, Vec<usize>> = HashMap::default();
     for (i, p) in parts.iter().enumerate() {
-        if let Some(&mi) = p.message.as_deref().and_then(|m| message_ix.get(m)) {
+        if let Some(&mi) = p.message.is_some().then(|| message_ix.get(&p.message)).flatten() {
             by_message.entry(mi).or_default().push(i);
         }
     }
     for list in by_message.values_mut() {
-        list.sort_by(|&a, &b| parts[a].id.cmp(&parts[b].id).then(parts[a].rec.cmp(&parts[b].rec)));
+        list.sort_by(|&a, &b| parts[a].id(&part_ids).cmp(parts[b].id(&part_ids)).then(parts[a].rec.cmp(&parts[b].rec)));
     }
-    let mut by_session: HashMap<Name, Vec<usize>> = HashMap::default();
+    let mut by_session: HashMap<Nm, Vec<usize>> = HashMap::default();
     for (i, m) in messages.iter().enumerate() {
-        if let Some(s) = &m.session {
-            by_session.entry(s.clone()).or_default().push(i);
+        if m.session.is_some() {
+            by_session.entry(m.session).or_default().push(i);
         }
     }
     for list in by_session.values_mut() {
         list.sort_by(|&a, &b| {
             let (x, y) = (&messages[a], &messages[b]);
-            x.created.partial_cmp(&y.created).unwrap_or(std::cmp::Ordering::Equal).then(x.id.cmp(&y.id))
+            x.created.partial_cmp(&y.created).unwrap_or(std::cmp::Ordering::Equal).then(names.get(x.id).cmp(&names.get(y.id)))
         });
     }
 
     // Turns, steps, replies, kinds and tokens, session by session (in the order sessions were
     // first seen, so that the report's turns are in a stable order).
-    let mut session_ids: Vec<&Name> = by_session.keys().collect();
+    let mut session_ids: Vec<Nm> = by_session.keys().copied().collect();
     session_ids.sort_by_key(|id| {
-        let list = &by_session[*id];
+        let list = &by_session[id];
         list.first().map_or(u32::MAX, |&m| messages[m].rec)
     });
-    let session_ids: Vec<Name> = session_ids.into_iter().cloned().collect();
     // Per session: its last record, and the outcome of its last assistant message.
     let mut last_rec: HashMap<Sym, (u32, Loc)> = HashMap::default();
     let mut first_rec: HashMap<Sym, (u32, Loc)> = HashMap::default();
     let mut last_outcome: HashMap<Sym, Outcome> = HashMap::default();
-    let mut first_message_agent: HashMap<Sym, Name> = HashMap::default();
+    let mut first_message_agent: HashMap<Sym, Nm> = HashMap::default();
     let mut partial_tokens: HashMap<Sym, (u64, u64, Loc)> = HashMap::default();
     // Per session, each assistant message's reply in order: (its creation time, its hash).
     let mut said: HashMap<Sym, Vec<(f64, Option<u64>)>> = HashMap::default();
     for sid in &session_ids {
         let list = &by_session[sid];
         let Some(first) = list.first() else { continue };
-        let s = cx.scoped(sid, messages[*first].at.file);
+        let s = cx.scoped(names.get(*sid).unwrap_or_default(), messages[*first].at.file);
         let mut turn: Option<Open> = None;
         let mut n = 0i64;
         for &mi in list {
@@ -466,8 +532,8 @@ pub(super) fn settle(cx: &mut Ctx) {
                 *e = (first_rec_ix, at_first);
             }
             if m.user {
-                if let Some(a) = &m.agent {
-                    first_message_agent.entry(s).or_insert_with(|| a.clone());
+                if m.agent.is_some() {
+                    first_message_agent.entry(s).or_insert(m.agent);
                 }
                 // A user message opens a turn (one made only of harness text, a compaction or a
                 // subtask too: it is marked in the transcript, not a prompt).
@@ -514,7 +580,7 @@ pub(super) fn settle(cx: &mut Ctx) {
                 cx.set_kind(part.rec, kind);
                 if part.kind == PartKind::Text && !part.synthetic && part.has_text {
                     reply = Some(part.rec);
-                    reply_said = part.said;
+                    reply_said = part.said();
                 }
                 match (part.kind, turn.as_mut()) {
                     (PartKind::StepStart, Some(o)) => {
@@ -539,13 +605,13 @@ pub(super) fn settle(cx: &mut Ctx) {
                 if let Some(u) = &part.tokens {
                     calls += 1;
                     summed.add_costed(u);
-                    cx.usage.add_call(part.rec, s, ix, m.model.as_deref(), (**u).clone());
+                    cx.usage.add_call(part.rec, s, ix, names.get(m.model), (**u).clone());
                 }
             }
             // A message with no step-finish part (older versions) counts its own tokens once.
             if calls == 0 {
                 if let Some(u) = &m.tokens {
-                    cx.usage.add(s, ix, m.model.as_deref(), u.clone());
+                    cx.usage.add(s, ix, names.get(m.model), (**u).clone());
                 }
             } else if calls > 1 {
                 // Its `tokens` are only its last step's: a reader that adds up messages misses
@@ -568,17 +634,17 @@ pub(super) fn settle(cx: &mut Ctx) {
             if let Some(o) = turn.as_mut() {
                 o.last = o.last.max(last);
                 cx.turns.list[o.ix].set_end(o.last);
-                let reason = match m.error.as_deref() {
+                let reason = match names.get(m.error) {
                     Some("MessageAbortedError") => Some("aborted"),
                     Some(_) => Some("error"),
-                    None => m.finish.as_deref(),
+                    None => names.get(m.finish),
                 };
                 cx.turns.set_reason(o.ix, reason);
             }
-            let outcome = match m.error.as_deref() {
+            let outcome = match names.get(m.error) {
                 Some("MessageAbortedError") => Outcome::Cancelled,
                 Some(_) => Outcome::Error,
-                None if m.completed || m.finish.as_deref().is_some_and(|f| f != "tool-calls" && f != "unknown") => {
+                None if m.completed || names.get(m.finish).is_some_and(|f| f != "tool-calls" && f != "unknown") => {
                     Outcome::Ok
                 }
                 None => Outcome::Open,
@@ -602,11 +668,11 @@ pub(super) fn settle(cx: &mut Ctx) {
     // Runs: each task call that names a child is a run of it under the calling session
     // (`tool-call`; a resumed task is another run of the same child); a child no call names
     // hangs under its `parentID` (`parent-id`).
-    let mut calls_of: HashMap<Box<str>, Vec<usize>> = HashMap::default();
+    let mut calls_of: HashMap<&str, Vec<usize>> = HashMap::default();
     for (i, p) in parts.iter().enumerate() {
-        if p.kind == PartKind::Tool && p.tool.as_deref() == Some("task") {
-            if let Some(c) = &p.child {
-                calls_of.entry(c.clone()).or_default().push(i);
+        if let (PartKind::Tool, Some(t)) = (p.kind, &p.task) {
+            if let Some(c) = names.get(t.child) {
+                calls_of.entry(c).or_default().push(i);
             }
         }
     }
@@ -614,11 +680,14 @@ pub(super) fn settle(cx: &mut Ctx) {
         list.sort_by_key(|&i| parts[i].rec);
     }
     // Children in the order their sessions were first seen.
+    // (A set beside the list: a list's own `contains` made this messages × sessions, most of
+    // `settle`'s time on a large store.)
     let mut order: Vec<Sym> = sessions.iter().map(|s| s.id).collect();
+    let mut in_order: HashSet<Sym> = order.iter().copied().collect();
     for m in &messages {
-        if let Some(id) = m.session.as_deref() {
+        if let Some(id) = names.get(m.session) {
             let s = cx.scoped(id, m.at.file);
-            if !order.contains(&s) {
+            if in_order.insert(s) {
                 order.push(s);
             }
         }
@@ -627,24 +696,24 @@ pub(super) fn settle(cx: &mut Ctx) {
     for s in order {
         let name = cx.ids.name(s).to_owned();
         let facts = session_of.get(&s).map(|&i| &sessions[i]);
-        let parent_id = facts.and_then(|f| f.parent.clone());
+        let parent_id = facts.and_then(|f| names.get(f.parent));
         let calls: Vec<usize> = calls_of.get(name.as_str()).cloned().unwrap_or_default();
         let (end, end_at) = last_rec.get(&s).map_or((None, None), |&(r, at)| (Some(r), Some(at)));
         let _ = end;
         let outcome = last_outcome.get(&s).copied().unwrap_or(Outcome::Open);
         if let Some(label) = calls
             .last()
-            .and_then(|&c| parts[c].agent.clone())
-            .or_else(|| parent_id.is_some().then(|| first_message_agent.get(&s).cloned()).flatten())
+            .and_then(|&c| parts[c].task.as_ref().and_then(|t| names.get(t.agent)))
+            .or_else(|| parent_id.is_some().then(|| first_message_agent.get(&s).and_then(|a| names.get(*a))).flatten())
         {
             if parent_id.is_some() || !calls.is_empty() {
-                cx.graph.set_label(s, &label);
+                cx.graph.set_label(s, label);
             }
         }
         if calls.is_empty() {
             let Some(p) = parent_id else { continue };
             let at = facts.map_or(Loc { file: 0, line: 0 }, |f| f.at);
-            let parent = cx.scoped(&p, at.file);
+            let parent = cx.scoped(p, at.file);
             if !cx.graph.contains(parent) {
                 cx.findings.add(
                     Code::MissingParentSession,
@@ -667,20 +736,22 @@ pub(super) fn settle(cx: &mut Ctx) {
         }
         for (k, &c) in calls.iter().enumerate() {
             let call = &parts[c];
-            let Some(caller) = call.session.as_deref().map(|id| cx.scoped(id, call.at.file)) else { continue };
-            if let Some(p) = parent_id.as_deref() {
+            let Some(task) = call.task.as_deref() else { continue };
+            let call_id = names.get(task.call);
+            let Some(caller) = names.get(call.session).map(|id| cx.scoped(id, call.at.file)) else { continue };
+            if let Some(p) = parent_id {
                 if cx.ids.name(caller) != p {
                     let caller_name = cx.ids.name(caller).to_owned();
                     cx.findings.add(
                         Code::SubagentLinksDisagree,
                         call.at,
                         Some(s),
-                        format!("the task call `{}` of `{caller_name}` names `{name}`, whose parentID is `{p}`: the run is the caller's, the session's parent stays `{p}` for a reader of parentID", call.call.as_deref().unwrap_or("")),
+                        format!("the task call `{}` of `{caller_name}` names `{name}`, whose parentID is `{p}`: the run is the caller's, the session's parent stays `{p}` for a reader of parentID", call_id.unwrap_or("")),
                     );
                 }
             }
-            if let Some(id) = &call.call {
-                cx.spawns.insert((caller, std::sync::Arc::from(&**id)), s);
+            if let Some(id) = call_id {
+                cx.spawns.insert((caller, std::sync::Arc::from(id)), s);
             }
             spawned.insert(c);
             cx.graph.set_place(call.at);
@@ -692,10 +763,10 @@ pub(super) fn settle(cx: &mut Ctx) {
                 Some(nx) => records_before(cx, s, nx).or(end_at),
                 None => end_at,
             };
-            let call_outcome = match call.status.as_deref() {
-                Some("completed") => Outcome::Ok,
-                Some("error") => Outcome::Error,
-                _ => Outcome::Open,
+            let call_outcome = match task.status {
+                Status::Completed => Outcome::Ok,
+                Status::Error => Outcome::Error,
+                Status::None | Status::Other => Outcome::Open,
             };
             let node = cx.graph.session(s);
             node.runs[run].end = end_at.or(Some(call.at));
@@ -704,51 +775,53 @@ pub(super) fn settle(cx: &mut Ctx) {
             // reply made before the call ended (a resumed task's earlier call, too), or, with no
             // end recorded, its last one for the last call.
             let replies = said.get(&s).map_or(&[][..], Vec::as_slice);
-            let then = match call.end {
+            let then = match task.end {
                 Some(end) => replies.iter().rev().find(|(made, _)| *made <= end),
                 None if next.is_none() => replies.last(),
                 None => None,
             };
-            if let (Some(got), Some(&(_, Some(reply)))) = (call.said, then) {
+            if let (Some(got), Some(&(_, Some(reply)))) = (task.said, then) {
                 if got != reply {
                     let caller_name = cx.ids.name(caller).to_owned();
                     cx.findings.add(
                         Code::SubagentReplyDiffers,
                         call.at,
                         Some(s),
-                        format!("what `{caller_name}` received from sub-agent `{name}` (task call `{}`) differs from the sub-agent's reply when that run ended (whitespace and the task wrapper the harness adds aside)", call.call.as_deref().unwrap_or("")),
+                        format!("what `{caller_name}` received from sub-agent `{name}` (task call `{}`) differs from the sub-agent's reply when that run ended (whitespace and the task wrapper the harness adds aside)", call_id.unwrap_or("")),
                     );
                 }
             }
             // A background task's call that ended while its child still ran received a notice,
             // not the child's reply (`reply::unwrapped`): nothing was received from the child.
-            let notice = call.status.as_deref() == Some("completed") && call.said.is_none();
+            let notice = task.status == Status::Completed && task.said.is_none();
             if !notice {
                 cx.received.push(ReceivedRec {
                     session: s,
                     run: run as u32,
                     at: TextRef { at: call.at, offset: cx.records.get(call.rec as usize).map_or(0, |r| r.offset()) },
-                    key: call.call.clone(),
+                    key: call_id.map(Box::from),
                 });
             }
         }
     }
     // Task calls whose child is not loaded.
     for (i, p) in parts.iter().enumerate() {
-        if p.kind != PartKind::Tool || p.tool.as_deref() != Some("task") || spawned.contains(&i) {
+        let (PartKind::Tool, Some(task)) = (p.kind, p.task.as_deref()) else { continue };
+        if spawned.contains(&i) {
             continue;
         }
-        let Some(caller) = p.session.as_deref().map(|id| cx.scoped(id, p.at.file)) else { continue };
-        let what = match &p.child {
+        let Some(caller) = names.get(p.session).map(|id| cx.scoped(id, p.at.file)) else { continue };
+        let child = names.get(task.child);
+        let what = match child {
             Some(c) => format!("names the child session `{c}`, which is not loaded"),
             None => "names no child session yet (its state has no `metadata.sessionId`)".to_owned(),
         };
-        if p.child.is_some() || p.status.as_deref() == Some("completed") {
+        if child.is_some() || task.status == Status::Completed {
             cx.findings.add(
                 Code::SubagentTranscriptMissing,
                 p.at,
                 Some(caller),
-                format!("the task call `{}` {what}", p.call.as_deref().unwrap_or("")),
+                format!("the task call `{}` {what}", names.get(task.call).unwrap_or("")),
             );
         }
     }
