@@ -37,6 +37,8 @@ pub fn parse_line(data: &[u8]) {
         if let Ok(text) = std::str::from_utf8(bytes) {
             let (got, want) = arbor_core::formats::claude_code_line_readings(text);
             assert_eq!(got, want, "the Claude Code reader and its serde reference disagree on {bytes:?}");
+            let (got, want) = arbor_core::formats::opencode_row_readings(text);
+            assert_eq!(got, want, "the OpenCode reader and its serde reference disagree on {bytes:?}");
         }
         if line.is_some() {
             let _ = arbor_core::formats::vote(bytes);

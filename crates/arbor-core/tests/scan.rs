@@ -4,7 +4,7 @@
 
 mod common;
 
-use arbor_core::formats::claude_code_line_readings;
+use arbor_core::formats::{claude_code_line_readings, opencode_row_readings};
 use arbor_core::text::scan::{parse_line, parse_line_in};
 use arbor_core::wire::parse_line_serde;
 use proptest::prelude::*;
@@ -22,6 +22,9 @@ fn same(bytes: &[u8]) {
     if let Ok(text) = std::str::from_utf8(bytes) {
         let (got, want) = claude_code_line_readings(text);
         assert_eq!(got, want, "the Claude Code reader, on {text:?}");
+        // So is OpenCode's (a store's rows as rendered, a storage tree's documents).
+        let (got, want) = opencode_row_readings(text);
+        assert_eq!(got, want, "the OpenCode reader, on {text:?}");
     }
 }
 
@@ -29,12 +32,26 @@ fn same(bytes: &[u8]) {
 fn shipped_lines() -> Vec<Vec<u8>> {
     let mut out = Vec::new();
     for f in common::files_under(&common::shipped_log_dirs()) {
-        let Ok(bytes) = std::fs::read(&f) else { continue };
+        let Ok(mut bytes) = std::fs::read(&f) else { continue };
         if bytes.starts_with(&[0x28, 0xB5, 0x2F, 0xFD]) {
             continue;
         }
+        // An OpenCode store a case makes from SQL is read as its rows' rendering.
+        if f.extension().is_some_and(|e| e == "sql") {
+            bytes = rendered_store(&String::from_utf8_lossy(&bytes));
+        }
         out.extend(bytes.split(|b| *b == b'\n').map(|l| l.strip_suffix(b"\r").unwrap_or(l).to_vec()));
     }
+    out
+}
+
+/// The rendering of the rows (`bytes::rows`) of the store `sql` makes.
+fn rendered_store(sql: &str) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("opencode.db");
+    rusqlite::Connection::open(&db).unwrap().execute_batch(sql).unwrap();
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut arbor_core::bytes::rows::open(&db).unwrap(), &mut out).unwrap();
     out
 }
 
@@ -43,11 +60,14 @@ fn every_shipped_line_reads_as_the_reference_reads_it() {
     let lines = shipped_lines();
     assert!(lines.len() > 1000, "only {} lines found", lines.len());
     let mut parsed = 0;
+    let mut rows = 0;
     for l in &lines {
         same(l);
         parsed += usize::from(parse_line(l).is_some());
+        rows += usize::from(l.starts_with(b"{\"$table\":"));
     }
     assert!(parsed > 1000);
+    assert!(rows > 100, "only {rows} rows of OpenCode stores rendered");
 }
 
 /// Lines written to hit each distinction the parser keeps with serde_json.
@@ -154,6 +174,27 @@ fn the_edges_of_json_and_of_the_shapes_read_as_the_reference_reads_them() {
         r#"{"forkedFrom":{"sessionId":"s"},"forkedFrom":null}"#.into(),
         r#"{"agentType":"general","description":"d","toolUseId":"t","spawnDepth":2,"parentAgentId":"p","spawnDepth":3}"#.into(),
         r#"{"typ\u0065":"user","uuid":"u","parentUuid":null,"sessionId":"s","agentId":"a","isMeta":false,"isCompactSummary":true,"timestamp":"t","requestId":"r","subtype":"x"}"#.into(),
+        // OpenCode's rows and documents: the columns, the row's document in `data` (its unknown
+        // fields skipped), a document's fields at the top (read whole first, as serde's
+        // `flatten` buffers them), fields twice at each level, the header's tables.
+        r#"{"$db":"sqlite","user_version":0,"tables":{"session":["id","title"],"message":["id",1,null],"part":"x"}}"#.into(),
+        r#"{"$db":"sqlite","tables":{"session":[1e400]}}"#.into(),
+        r#"{"$db":"sqlite","tables":{"session":["\ud800"]}}"#.into(),
+        r#"{"$db":"sqlite","tables":[],"tables":{}}"#.into(),
+        r#"{"$table":"part","$rowid":57,"id":"p1","message_id":"m","session_id":"s","time_created":1.5,"time_updated":2,"data":{"type":"tool","callID":"c","tool":"task","state":{"status":"completed","output":"task_id: x","metadata":{"sessionId":"c1","x":1e400},"time":{"start":1,"end":2},"input":{"subagent_type":"general","description":"d","prompt":[1]}},"x":"\ud800"}}"#.into(),
+        r#"{"$table":"part","data":{"type":"step-finish","tokens":{"input":1,"output":2,"reasoning":3,"cache":{"read":4,"write":5,"read":6}},"cost":0.5}}"#.into(),
+        r#"{"$table":"message","data":{"role":"assistant","modelID":"m","providerID":"p","model":{"modelID":"x"},"agent":"a","summary":{"diffs":[]},"error":{"name":"MessageAbortedError","data":{}},"finish":"stop","time":{"created":1,"completed":2},"tokens":"x"}}"#.into(),
+        r#"{"$table":"message","$table":"part"}"#.into(),
+        r#"{"$table":"message","data":{"role":"user","role":"assistant"}}"#.into(),
+        r#"{"$table":"message","data":"{not json}","data":null}"#.into(),
+        r#"{"$table":"session","$rowid":1,"id":"s","parent_id":null,"title":"t","directory":"/d","time_created":1,"revert":{"x":1e400}}"#.into(),
+        r#"{"$table":"session","id":"s","revert":{"x":"\ud800"}}"#.into(),
+        r#"{"$table":"session","id":"s","revert":{"\ud800":1}}"#.into(),
+        r#"{"$table":"session","id":"s","id":"t"}"#.into(),
+        r#"{"id":"s","projectID":"p","directory":"/d","title":"t","time":{"created":1,"x":[1e400]}}"#.into(),
+        r#"{"id":"s","projectID":"p","time":{"created":1,"x":[1]},"time":{}}"#.into(),
+        r#"{"id":"m","sessionID":"s","role":"user","time":{"created":1},"summary":true,"synthetic":1,"ignored":true}"#.into(),
+        r#"{"id":"p","messageID":"m","sessionID":"s","type":"text","text":"a\n\u00e9","state":[],"tokens":null}"#.into(),
     ];
     for c in &cases {
         same(c.as_bytes());
@@ -171,6 +212,12 @@ fn the_edges_of_json_and_of_the_shapes_read_as_the_reference_reads_them() {
     for n in 120..130 {
         let l = format!("{{\"method\":{}1{}}}", "[".repeat(n), "]".repeat(n));
         same(l.as_bytes());
+    }
+    // OpenCode: an unknown top-level value is read whole (typed) up to the nesting limit; the
+    // same depth inside the row's document is skipped.
+    for n in 124..132 {
+        same(format!("{{\"$table\":\"session\",\"revert\":{}1{}}}", "[".repeat(n), "]".repeat(n)).as_bytes());
+        same(format!("{{\"$table\":\"part\",\"data\":{{\"x\":{}1{}}}}}", "[".repeat(n), "]".repeat(n)).as_bytes());
     }
     same(b"{\"method\":\"\xff\"}");
     // Invalid UTF-8 in a string serde_json would skip unchecked: refused all the same.

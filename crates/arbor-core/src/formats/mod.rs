@@ -45,6 +45,7 @@ pub use claude_code::line_readings as claude_code_line_readings;
 pub use codex::{thread_body_line, thread_head, ThreadBody, ThreadHead, THREAD_BODY_MARKERS, THREAD_REVIEW_WINDOW_MS};
 /// OpenCode's placeholder title (a session no model named yet).
 pub use opencode::is_default_title as opencode_default_title;
+pub use opencode::row_readings as opencode_row_readings;
 
 registry! {
     dsh_rpc: [FORMAT],

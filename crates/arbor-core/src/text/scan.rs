@@ -46,6 +46,18 @@ pub(crate) fn line_into<'a>(text: &'a str, arena: Option<&'a bumpalo::Bump>, out
     Scanner::whole(text, arena, |p| p.line(out))
 }
 
+/// Whether `text` is one JSON value with nothing but whitespace around it, checked for its
+/// grammar only: what serde_json accepts as a value it ignores (`from_str::<IgnoredAny>`), at any
+/// depth.
+pub(crate) fn is_value(text: &str) -> bool {
+    let mut p = Scanner { s: text, b: text.as_bytes(), i: 0, depth: 0, arena: None, pending: None };
+    if p.skip().is_err() {
+        return false;
+    }
+    p.ws();
+    p.i == p.b.len()
+}
+
 /// A pass over one line's text. The readers of other shapes (`formats::claude_code::line`) are
 /// built of its `pub(crate)` parts: each reads a value exactly as the lenient serde shapes of
 /// `wire` read it.
@@ -393,6 +405,29 @@ impl<'a> Scanner<'a> {
                 _ => return Err(Invalid),
             }
         }
+    }
+
+    /// Any value read whole, as serde_json reads one it keeps for later (a `flatten`ed struct's
+    /// buffer): numbers converted, strings and keys decoded, every container counted toward the
+    /// nesting limit.
+    pub(crate) fn typed(&mut self) -> R<()> {
+        match self.peek().ok_or(Invalid)? {
+            b'{' => self.object(|p, _| p.typed()),
+            b'[' => self.array(|p| p.typed()),
+            b'"' => {
+                let (text, escaped) = self.string()?;
+                self.decoded(text, escaped).map(drop)
+            }
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            _ => self.number_value().map(drop),
+        }
+    }
+
+    /// Back to `to` (a `pos` of this line), to read a value again.
+    pub(crate) fn rewind(&mut self, to: usize) {
+        self.i = to;
     }
 
     /// A value that a field does not take: read as serde_json reads it for a visitor that

@@ -32,6 +32,12 @@ use crate::ctx::{Ctx, Kind};
 use crate::vocab::transcript::{Draft, Media, PartKind};
 use serde_json::Value;
 
+/// A line as the one-pass reader and as the serde reference read it (`row::parse`,
+/// `row::parse_serde`), for the differential tests.
+pub fn row_readings(text: &str) -> (String, String) {
+    (format!("{:?}", row::parse(text)), format!("{:?}", row::parse_serde(text)))
+}
+
 pub const FORMAT: FormatInfo = FormatInfo {
     id: "opencode",
     description: "OpenCode sessions (opencode.db, or the older storage/ tree)",

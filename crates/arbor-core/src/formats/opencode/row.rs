@@ -9,6 +9,7 @@
 //! subtask, patch, snapshot, agent, retry) and of `session.sql.ts` (the tables' columns: a
 //! message's and a part's `data` hold the document without its ids, which are columns).
 
+use crate::scan::{field, field_in, FieldBit, Invalid, Scanner, R};
 use crate::wire::{Flag, Num, Obj, Str};
 use serde::Deserialize;
 
@@ -255,21 +256,157 @@ pub enum What {
     Other,
 }
 
-/// A line in this shape, or `None` (not a JSON object).
+/// A line in this shape, or `None` (not a JSON object the shape reads).
 pub fn parse(text: &str) -> Option<Row<'_>> {
+    let mut row = Row::default();
+    Scanner::whole(text, None, |p| read_row(p, &mut row)).then_some(row)
+}
+
+/// `parse` through serde_json and the derived shapes: the reference the one-pass reading is held
+/// to (`tests/scan.rs`).
+pub fn parse_serde(text: &str) -> Option<Row<'_>> {
     if text.trim_start().as_bytes().first() != Some(&b'{') {
         return None;
     }
     serde_json::from_str(text).ok()
 }
 
+/// Parse `text` into `out` (a default row) in one pass: the parse was a fifth of a store's
+/// reading through serde (its `flatten` buffers every top-level field, and a row was built and
+/// then moved into place).
 fn parse_into<'a>(text: &'a str, _arena: &'a bumpalo::Bump, out: &mut Row<'a>) -> bool {
-    match parse(text) {
-        Some(r) => {
-            *out = r;
-            true
+    Scanner::whole(text, None, |p| read_row(p, out))
+}
+
+/// A row's fields (at its `{`), as the derived `Deserialize` of `Row` reads them: each known key
+/// once (twice is an error), the others into `doc` as its `flatten` does: read whole first (serde
+/// buffers them, numbers converted and strings decoded at any depth), then as the document's
+/// fields.
+fn read_row<'a>(p: &mut Scanner<'a>, r: &mut Row<'a>) -> R<()> {
+    let (mut seen, mut doc_seen): (FieldBit, FieldBit) = (0, 0);
+    p.object(|p, key| {
+        let seen = &mut seen;
+        match key {
+            "$db" => field!(seen, 0, r.db, p.str_field()),
+            // The header's tables, once a file: read by serde from the value's text (as typed).
+            "tables" => field!(seen, 1, r.tables, {
+                let start = p.pos();
+                p.skip().and_then(|()| serde_json::from_str::<Obj<Tables<'a>>>(p.since(start)).map_err(|_| Invalid))
+            }),
+            "$table" => field!(seen, 2, r.table, p.str_field()),
+            "$rowid" => field!(seen, 3, r.rowid, p.num_field()),
+            "session_id" => field!(seen, 4, r.session_id, p.str_field()),
+            "message_id" => field!(seen, 5, r.message_id, p.str_field()),
+            "parent_id" => field!(seen, 6, r.parent_id, p.str_field()),
+            "time_created" => field!(seen, 7, r.time_created, p.num_field()),
+            "data" => field_in!(seen, 8, p.obj_in(&mut r.data, read_doc)),
+            _ => {
+                let start = p.pos();
+                p.typed()?;
+                p.rewind(start);
+                read_doc(p, &mut r.doc, &mut doc_seen, key)
+            }
         }
-        None => false,
+    })
+}
+
+fn read_doc<'a>(p: &mut Scanner<'a>, d: &mut Doc<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+    match key {
+        "id" => field!(seen, 0, d.id, p.str_field()),
+        "sessionID" => field!(seen, 1, d.session_id, p.str_field()),
+        "messageID" => field!(seen, 2, d.message_id, p.str_field()),
+        "parentID" => field!(seen, 3, d.parent_id, p.str_field()),
+        "projectID" => field!(seen, 4, d.project_id, p.str_field()),
+        "title" => field!(seen, 5, d.title, p.str_field()),
+        "directory" => field!(seen, 6, d.directory, p.str_field()),
+        "time" => field!(seen, 7, d.time, p.obj_field(read_time)),
+        "role" => field!(seen, 8, d.role, p.str_field()),
+        "modelID" => field!(seen, 9, d.model_id, p.str_field()),
+        "providerID" => field!(seen, 10, d.provider_id, p.str_field()),
+        "model" => field!(seen, 11, d.model, p.obj_field(read_model)),
+        "agent" => field!(seen, 12, d.agent, p.str_field()),
+        "summary" => field!(seen, 13, d.summary, p.flag_field()),
+        "error" => field!(seen, 14, d.error, p.obj_field(read_error)),
+        "finish" => field!(seen, 15, d.finish, p.str_field()),
+        "cost" => field!(seen, 16, d.cost, p.num_field()),
+        "tokens" => field!(seen, 17, d.tokens, p.obj_field(read_tokens)),
+        "type" => field!(seen, 18, d.kind, p.str_field()),
+        "synthetic" => field!(seen, 19, d.synthetic, p.flag_field()),
+        "ignored" => field!(seen, 20, d.ignored, p.flag_field()),
+        "text" => field!(seen, 21, d.text, p.str_field()),
+        "callID" => field!(seen, 22, d.call_id, p.str_field()),
+        "tool" => field!(seen, 23, d.tool, p.str_field()),
+        "state" => field!(seen, 24, d.state, p.obj_field(read_state)),
+        "description" => field!(seen, 25, d.description, p.str_field()),
+        _ => p.skip(),
+    }
+}
+
+fn read_time(p: &mut Scanner<'_>, t: &mut Time, seen: &mut FieldBit, key: &str) -> R<()> {
+    match key {
+        "created" => field!(seen, 0, t.created, p.num_field()),
+        "completed" => field!(seen, 1, t.completed, p.num_field()),
+        "start" => field!(seen, 2, t.start, p.num_field()),
+        "end" => field!(seen, 3, t.end, p.num_field()),
+        _ => p.skip(),
+    }
+}
+
+fn read_model<'a>(p: &mut Scanner<'a>, m: &mut Model<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+    match key {
+        "modelID" => field!(seen, 0, m.model_id, p.str_field()),
+        _ => p.skip(),
+    }
+}
+
+fn read_error<'a>(p: &mut Scanner<'a>, e: &mut Error<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+    match key {
+        "name" => field!(seen, 0, e.name, p.str_field()),
+        _ => p.skip(),
+    }
+}
+
+fn read_tokens(p: &mut Scanner<'_>, t: &mut Tokens, seen: &mut FieldBit, key: &str) -> R<()> {
+    match key {
+        "input" => field!(seen, 0, t.input, p.num_field()),
+        "output" => field!(seen, 1, t.output, p.num_field()),
+        "reasoning" => field!(seen, 2, t.reasoning, p.num_field()),
+        "cache" => field!(seen, 3, t.cache, p.obj_field(read_cache)),
+        _ => p.skip(),
+    }
+}
+
+fn read_cache(p: &mut Scanner<'_>, c: &mut Cache, seen: &mut FieldBit, key: &str) -> R<()> {
+    match key {
+        "read" => field!(seen, 0, c.read, p.num_field()),
+        "write" => field!(seen, 1, c.write, p.num_field()),
+        _ => p.skip(),
+    }
+}
+
+fn read_state<'a>(p: &mut Scanner<'a>, s: &mut State<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+    match key {
+        "status" => field!(seen, 0, s.status, p.str_field()),
+        "output" => field!(seen, 1, s.output, p.str_field()),
+        "metadata" => field!(seen, 2, s.metadata, p.obj_field(read_metadata)),
+        "time" => field!(seen, 3, s.time, p.obj_field(read_time)),
+        "input" => field!(seen, 4, s.input, p.obj_field(read_input)),
+        _ => p.skip(),
+    }
+}
+
+fn read_metadata<'a>(p: &mut Scanner<'a>, m: &mut Metadata<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+    match key {
+        "sessionId" => field!(seen, 0, m.session_id, p.str_field()),
+        _ => p.skip(),
+    }
+}
+
+fn read_input<'a>(p: &mut Scanner<'a>, i: &mut Input<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+    match key {
+        "subagent_type" => field!(seen, 0, i.subagent_type, p.str_field()),
+        "description" => field!(seen, 1, i.description, p.str_field()),
+        _ => p.skip(),
     }
 }
 
