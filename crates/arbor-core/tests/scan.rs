@@ -4,7 +4,7 @@
 
 mod common;
 
-use arbor_core::formats::{claude_code_line_readings, opencode_row_readings};
+use arbor_core::formats::{claude_code_line_readings, codex_line_readings, opencode_row_readings};
 use arbor_core::text::scan::{parse_line, parse_line_in};
 use arbor_core::wire::parse_line_serde;
 use proptest::prelude::*;
@@ -25,6 +25,8 @@ fn same(bytes: &[u8]) {
         // So is OpenCode's (a store's rows as rendered, a storage tree's documents).
         let (got, want) = opencode_row_readings(text);
         assert_eq!(got, want, "the OpenCode reader, on {text:?}");
+        let (got, want) = codex_line_readings(text);
+        assert_eq!(got, want, "the Codex reader, on {text:?}");
     }
 }
 
@@ -195,6 +197,32 @@ fn the_edges_of_json_and_of_the_shapes_read_as_the_reference_reads_them() {
         r#"{"id":"s","projectID":"p","time":{"created":1,"x":[1]},"time":{}}"#.into(),
         r#"{"id":"m","sessionID":"s","role":"user","time":{"created":1},"summary":true,"synthetic":1,"ignored":true}"#.into(),
         r#"{"id":"p","messageID":"m","sessionID":"s","type":"text","text":"a\n\u00e9","state":[],"tokens":null}"#.into(),
+        // Codex rollouts: the line and its payload take a field twice (the later wins, a payload
+        // read over the earlier one); the shapes inside refuse it; values of surprising types.
+        r#"{"timestamp":"t","type":"session_meta","payload":{"id":"a","source":{"subagent":{"thread_spawn":{"parent_thread_id":"p","agent_path":"x","agent_nickname":"n","depth":1}}},"thread_source":"subagent","subagent_history_start_ordinal":3}}"#.into(),
+        r#"{"type":"session_meta","payload":{"id":"a","source":{"subagent":"review"}},"payload":{"timestamp":"u"}}"#.into(),
+        r#"{"type":"session_meta","payload":{"id":"a"},"payload":"x","type":"y"}"#.into(),
+        r#"{"type":"session_meta","payload":"\ud800"}"#.into(),
+        r#"{"type":"session_meta","payload":[1e400]}"#.into(),
+        r#"{"type":"session_meta","payload":{"source":{"subagent":[1]},"source":"cli"}}"#.into(),
+        r#"{"type":"session_meta","payload":{"source":{"subagent":"\ud800"}}}"#.into(),
+        r#"{"type":"session_meta","payload":{"source":{"subagent":{"thread_spawn":1,"thread_spawn":2}}}}"#.into(),
+        r#"{"type":"session_meta","payload":{"source":{"subagent":{"thread_spawn":{"agent_path":"a","agent_path":"b"}}}}}"#.into(),
+        r#"{"type":"session_meta","payload":{"source":{"subagent":null,"subagent":"x"}}}"#.into(),
+        r#"{"type":"event_msg","payload":{"type":"token_count","info":{"model":"m","total_token_usage":{"input_tokens":10,"cached_input_tokens":2,"output_tokens":1e400},"last_token_usage":{"total_tokens":-1.5}}}}"#.into(),
+        r#"{"type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":1,"input_tokens":2}}}}"#.into(),
+        r#"{"type":"event_msg","payload":{"type":"task_complete","turn_id":"t","last_agent_message":"done \u00e9 \n x"}}"#.into(),
+        r#"{"type":"event_msg","payload":{"type":"task_complete","last_agent_message":null}}"#.into(),
+        r#"{"type":"event_msg","payload":{"type":"task_complete","last_agent_message":{"a":1}}}"#.into(),
+        r#"{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"SubAgentActivity","id":"i","agent_thread_id":"c","agent_path":"p","kind":"completed","kind":"x"}}}"#.into(),
+        r#"{"type":"event_msg","payload":{"type":"sub_agent_activity","agent_thread_id":"c","kind":"started","kind":"interacted","event_id":"e"}}"#.into(),
+        r#"{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"hi  there"},1,{"type":"text","text":null},{"type":"x","type":"y"}]}}"#.into(),
+        r#"{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"\ud800"}]}}"#.into(),
+        r#"{"type":"response_item","payload":{"type":"agent_message","author":"a","content":[{"type":"input_text","text":"Message Type: FINAL_ANSWER\nPayload:\nok"}]}}"#.into(),
+        r#"{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<subagent_notification>{\"agent_path\":\"p\",\"status\":{\"completed\":\"r\"}}</subagent_notification>"}]}}"#.into(),
+        r#"{"type":"response_item","payload":{"type":"message","content":"x","content":[{"type":"text","text":"y"}]}}"#.into(),
+        r#"{"type":"turn_context","payload":{"model":"m","model":"n","call_id":"c","new_thread_id":"t","response_id":"r","usage":{"input_tokens":1},"ordinal":2},"ordinal":3}"#.into(),
+        r#"{"type":"x","payload":{"k\u0069nd":"started"},"\ud800":1}"#.into(),
     ];
     for c in &cases {
         same(c.as_bytes());

@@ -41,6 +41,7 @@ mod wire_transcript;
 
 #[doc(hidden)]
 pub use claude_code::line_readings as claude_code_line_readings;
+pub use codex::line_readings as codex_line_readings;
 /// A Codex rollout's links to other threads, read without analysing it (the library's grouping).
 pub use codex::{thread_body_line, thread_head, ThreadBody, ThreadHead, THREAD_BODY_MARKERS, THREAD_REVIEW_WINDOW_MS};
 /// OpenCode's placeholder title (a session no model named yet).

@@ -3,6 +3,7 @@
 //! words hashes `settle` compares).
 
 use crate::report::Usage;
+use crate::scan::{field, FieldBit, Scanner, R};
 use crate::wire::{List, Num, Obj, Raw, Str};
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
@@ -327,19 +328,162 @@ pub(super) fn parse_into<'a>(text: &'a str, _arena: &'a bumpalo::Bump, out: &mut
     parse_in_place(text, out)
 }
 
-/// Read `text` into `out` (a default line); `false` when it is not a JSON object the shape reads.
+/// Read `text` into `out` (a default line) in one pass with the engine's scanner (`scan`), as
+/// the serde reading below reads it (`parse_serde`, the reference: `tests/scan.rs` compares the
+/// two); `false` when it is not a JSON object the shape reads.
 pub(super) fn parse_in_place<'a>(text: &'a str, out: &mut Line<'a>) -> bool {
-    if !starts_object(text) {
-        return false;
-    }
-    let mut de = serde_json::Deserializer::from_str(text);
-    let read = de::DeserializeSeed::deserialize(LineSeed(out), &mut de).is_ok_and(|object| object);
-    if !read || de.end().is_err() {
+    if !Scanner::whole(text, None, |p| read_line(p, out)) {
         return false;
     }
     out.text_hash = text_hash(out);
     out.text_span = text_span(text, out);
     true
+}
+
+/// `parse_line` through serde_json and the seeds below: the reference the scanner is held to.
+pub fn parse_serde(text: &str) -> Option<Line<'_>> {
+    let mut out = Line::default();
+    if !starts_object(text) {
+        return None;
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let read = de::DeserializeSeed::deserialize(LineSeed(&mut out), &mut de).is_ok_and(|object| object);
+    if !read || de.end().is_err() {
+        return None;
+    }
+    out.text_hash = text_hash(&out);
+    out.text_span = text_span(text, &out);
+    Some(out)
+}
+
+// The one-pass reading. The line and its payload take a field given twice (the later one wins,
+// a payload read again over the earlier one), as the seeds do; the derived shapes inside refuse
+// it (`field!`).
+
+fn read_line<'a>(p: &mut Scanner<'a>, l: &mut Line<'a>) -> R<()> {
+    p.object(|p, key| {
+        match key {
+            "timestamp" => l.timestamp = p.str_field()?,
+            "type" => l.kind = p.str_field()?,
+            "ordinal" => l.ordinal = p.num_field()?,
+            "payload" => {
+                l.has_payload = p.peek() == Some(b'{');
+                if l.has_payload {
+                    let payload = &mut l.payload;
+                    p.object(|p, key| read_payload(p, payload, key))?;
+                } else if p.peek() == Some(b'"') {
+                    // The seed takes a string (and declines it): decoded, as serde_json does.
+                    p.str_field()?;
+                } else {
+                    p.decline()?;
+                }
+            }
+            _ => p.skip()?,
+        }
+        Ok(())
+    })
+}
+
+fn read_payload<'a>(p: &mut Scanner<'a>, x: &mut Payload<'a>, key: &str) -> R<()> {
+    match key {
+        "type" => x.kind = p.str_field()?,
+        "id" => x.id = p.str_field()?,
+        "timestamp" => x.timestamp = p.str_field()?,
+        "parent_thread_id" => x.parent_thread_id = p.str_field()?,
+        "agent_nickname" => x.agent_nickname = p.str_field()?,
+        "agent_path" => x.agent_path = p.str_field()?,
+        "source" => x.source = p.obj_field(read_source)?,
+        "thread_source" => x.thread_source = p.str_field()?,
+        "subagent_history_start_ordinal" => x.subagent_history_start_ordinal = p.num_field()?,
+        "turn_id" => x.turn_id = p.str_field()?,
+        "last_agent_message" => x.last_agent_message = p.raw_field()?,
+        "info" => x.info = p.obj_field(read_info)?,
+        "response_id" => x.response_id = p.str_field()?,
+        "usage" => x.usage = p.obj_field(read_tokens)?,
+        "event_id" => x.event_id = p.str_field()?,
+        "agent_thread_id" => x.agent_thread_id = p.str_field()?,
+        "kind" => x.activity = p.str_field()?,
+        "item" => x.item = p.obj_field(read_item)?,
+        "role" => x.role = p.str_field()?,
+        "content" => x.content = p.list_field(read_block)?,
+        "author" => x.author = p.str_field()?,
+        "model" => x.model = p.str_field()?,
+        "call_id" => x.call_id = p.str_field()?,
+        "new_thread_id" => x.new_thread_id = p.str_field()?,
+        _ => p.skip()?,
+    }
+    Ok(())
+}
+
+fn read_source<'a>(p: &mut Scanner<'a>, s: &mut SourceObj<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+    match key {
+        "subagent" => field!(seen, 0, s.subagent, read_subagent(p)),
+        _ => p.skip(),
+    }
+}
+
+/// `source.subagent`: a name, `{"thread_spawn": {…}}`, or anything else (none).
+fn read_subagent<'a>(p: &mut Scanner<'a>) -> R<Subagent<'a>> {
+    match p.peek() {
+        Some(b'"') => p.str_field().map(Subagent::Named),
+        Some(b'{') => p.obj_field(read_spawn_obj).map(|o| Subagent::Spawn(o.0.and_then(|s| s.thread_spawn.0))),
+        _ => p.decline().map(|()| Subagent::None),
+    }
+}
+
+fn read_spawn_obj<'a>(p: &mut Scanner<'a>, s: &mut SpawnObj<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+    match key {
+        "thread_spawn" => field!(seen, 0, s.thread_spawn, p.obj_field(read_thread_spawn)),
+        _ => p.skip(),
+    }
+}
+
+fn read_thread_spawn<'a>(p: &mut Scanner<'a>, t: &mut ThreadSpawn<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+    match key {
+        "parent_thread_id" => field!(seen, 0, t.parent_thread_id, p.str_field()),
+        "agent_path" => field!(seen, 1, t.agent_path, p.str_field()),
+        "agent_nickname" => field!(seen, 2, t.agent_nickname, p.str_field()),
+        _ => p.skip(),
+    }
+}
+
+fn read_info<'a>(p: &mut Scanner<'a>, i: &mut Info<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+    match key {
+        "model" => field!(seen, 0, i.model, p.str_field()),
+        "total_token_usage" => field!(seen, 1, i.total_token_usage, p.obj_field(read_tokens)),
+        "last_token_usage" => field!(seen, 2, i.last_token_usage, p.obj_field(read_tokens)),
+        _ => p.skip(),
+    }
+}
+
+fn read_tokens(p: &mut Scanner<'_>, t: &mut Tokens, seen: &mut FieldBit, key: &str) -> R<()> {
+    match key {
+        "input_tokens" => field!(seen, 0, t.input_tokens, p.num_field()),
+        "cached_input_tokens" => field!(seen, 1, t.cached_input_tokens, p.num_field()),
+        "cache_write_input_tokens" => field!(seen, 2, t.cache_write_input_tokens, p.num_field()),
+        "output_tokens" => field!(seen, 3, t.output_tokens, p.num_field()),
+        "total_tokens" => field!(seen, 4, t.total_tokens, p.num_field()),
+        _ => p.skip(),
+    }
+}
+
+fn read_item<'a>(p: &mut Scanner<'a>, i: &mut Item<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+    match key {
+        "type" => field!(seen, 0, i.kind, p.str_field()),
+        "id" => field!(seen, 1, i.id, p.str_field()),
+        "agent_thread_id" => field!(seen, 2, i.agent_thread_id, p.str_field()),
+        "agent_path" => field!(seen, 3, i.agent_path, p.str_field()),
+        "kind" => field!(seen, 4, i.activity, p.str_field()),
+        _ => p.skip(),
+    }
+}
+
+fn read_block<'a>(p: &mut Scanner<'a>, b: &mut Block<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+    match key {
+        "type" => field!(seen, 0, b.kind, p.str_field()),
+        "text" => field!(seen, 1, b.text, p.raw_field()),
+        _ => p.skip(),
+    }
 }
 
 /// The place of a reply's text in `text`: a `task_complete`'s `last_agent_message`, or the one

@@ -176,6 +176,12 @@ pub struct ThreadHead {
     pub start: Option<f64>,
 }
 
+/// A line as the one-pass reader and as the serde reference read it (`lines::parse_line`,
+/// `lines::parse_serde`), for the differential tests.
+pub fn line_readings(text: &str) -> (String, String) {
+    (format!("{:?}", lines::parse_line(text)), format!("{:?}", lines::parse_serde(text)))
+}
+
 /// A rollout's first line read as `ThreadHead`: `None` when it is not a `session_meta` with an id
 /// (the rollout is then its file's stem, linked by nothing of its own).
 pub fn thread_head(line: &[u8]) -> Option<ThreadHead> {
