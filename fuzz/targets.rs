@@ -41,6 +41,8 @@ pub fn parse_line(data: &[u8]) {
             assert_eq!(got, want, "the OpenCode reader and its serde reference disagree on {bytes:?}");
             let (got, want) = arbor_core::formats::codex_line_readings(text);
             assert_eq!(got, want, "the Codex reader and its serde reference disagree on {bytes:?}");
+            let (got, want) = arbor_core::formats::gemini_cli_line_readings(text);
+            assert_eq!(got, want, "the Gemini CLI reader and its serde reference disagree on {bytes:?}");
         }
         if line.is_some() {
             let _ = arbor_core::formats::vote(bytes);

@@ -4,7 +4,9 @@
 
 mod common;
 
-use arbor_core::formats::{claude_code_line_readings, codex_line_readings, opencode_row_readings};
+use arbor_core::formats::{
+    claude_code_line_readings, codex_line_readings, gemini_cli_line_readings, opencode_row_readings,
+};
 use arbor_core::text::scan::{parse_line, parse_line_in};
 use arbor_core::wire::parse_line_serde;
 use proptest::prelude::*;
@@ -27,6 +29,8 @@ fn same(bytes: &[u8]) {
         assert_eq!(got, want, "the OpenCode reader, on {text:?}");
         let (got, want) = codex_line_readings(text);
         assert_eq!(got, want, "the Codex reader, on {text:?}");
+        let (got, want) = gemini_cli_line_readings(text);
+        assert_eq!(got, want, "the Gemini CLI reader, on {text:?}");
     }
 }
 
@@ -223,6 +227,29 @@ fn the_edges_of_json_and_of_the_shapes_read_as_the_reference_reads_them() {
         r#"{"type":"response_item","payload":{"type":"message","content":"x","content":[{"type":"text","text":"y"}]}}"#.into(),
         r#"{"type":"turn_context","payload":{"model":"m","model":"n","call_id":"c","new_thread_id":"t","response_id":"r","usage":{"input_tokens":1},"ordinal":2},"ordinal":3}"#.into(),
         r#"{"type":"x","payload":{"k\u0069nd":"started"},"\ud800":1}"#.into(),
+        // Gemini CLI: the metadata line, messages with content as a string, a part, a list of
+        // parts (strings, objects with text twice, function responses, anything else), tool
+        // calls, `$set` and `$rewindTo`, fields twice, values of surprising types.
+        r#"{"sessionId":"s","projectHash":"h","startTime":"t","lastUpdated":"u","kind":"subagent","summary":"x","messages":[{"id":"m","type":"user","content":"hi"},1,"x"]}"#.into(),
+        r#"{"sessionId":"s","projectHash":"h","messages":{"\ud800":[1e400]}}"#.into(),
+        r#"{"sessionId":"s","projectHash":"h","messages":"\ud800"}"#.into(),
+        r#"{"sessionId":"s","projectHash":"h","messages":1e400}"#.into(),
+        r#"{"sessionId":"s","messages":null,"messages":[]}"#.into(),
+        r#"{"id":"m","timestamp":"t","type":"user","content":"<session_context>\nx\n</session_context>"}"#.into(),
+        r#"{"id":"m","type":"user","content":[{"text":"a"},"b  c",{"functionResponse":{"id":"f"},"functionResponse":1},{"text":"x","text":"y"},[1,[2]],null,3,{"text":7}]}"#.into(),
+        r#"{"id":"m","type":"user","content":{"text":"\ud800"}}"#.into(),
+        r#"{"id":"m","type":"user","content":["\ud800"]}"#.into(),
+        r#"{"id":"m","type":"user","content":[1e400]}"#.into(),
+        r#"{"id":"m","type":"user","content":{"\ud800":1}}"#.into(),
+        r#"{"id":"m","type":"user","content":true,"content":"x"}"#.into(),
+        r#"{"id":"m","type":"gemini","model":"g","tokens":{"input":10,"output":2,"cached":3,"thoughts":1,"tool":0,"total":16,"input":1},"content":""}"#.into(),
+        r#"{"id":"m","type":"gemini","tokens":{"input":1e400}}"#.into(),
+        r#"{"id":"m","type":"gemini","toolCalls":[{"id":"c","name":"invoke_agent","status":"success","agentId":"a","displayName":"d","result":[{"functionResponse":{"response":{"output":"r"}}}],"args":{"x":1}},2,{"name":"a","name":"b"}],"thoughts":[{"subject":"s"},1e400]}"#.into(),
+        r#"{"id":"m","type":"gemini","thoughts":"x","thoughts":[]}"#.into(),
+        r#"{"id":"m","type":"gemini","thoughts":{"\ud800":1}}"#.into(),
+        r#"{"$set":{"messages":[{"id":"a"}],"summary":"s","messages":[]}}"#.into(),
+        r#"{"$set":{"summary":"s","lastUpdated":"t"},"$rewindTo":"m"}"#.into(),
+        r#"{"$rewindTo":5,"$set":"x"}"#.into(),
     ];
     for c in &cases {
         same(c.as_bytes());

@@ -480,6 +480,19 @@ impl<'a> Scanner<'a> {
         self.decline().map(|()| Count(None))
     }
 
+    /// A list's elements skipped (`List<IgnoredAny>`): any other value declined.
+    pub(crate) fn skipped_list_field(&mut self) -> R<()> {
+        if self.peek() == Some(b'[') {
+            return self.array(|p| p.skip());
+        }
+        self.decline()
+    }
+
+    /// A typed array's elements, each read by `element` (at the `[`).
+    pub(crate) fn each(&mut self, element: impl FnMut(&mut Self) -> R<()>) -> R<()> {
+        self.array(element)
+    }
+
     /// `null` reads as absent; anything else is skipped and present (`Option<IgnoredAny>`).
     pub(crate) fn present_field(&mut self) -> R<Option<serde::de::IgnoredAny>> {
         if self.peek() == Some(b'n') {

@@ -5,6 +5,7 @@
 //! a call's `result` and `args` are kept raw, for the few calls that ran a sub-agent or ended one.
 
 use crate::report::Usage;
+use crate::scan::{field, FieldBit, Scanner, R};
 use crate::text::loose::Loose;
 use crate::wire::{List, Num, Obj, Raw, Str};
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -18,24 +19,162 @@ crate::formats::line_shape!(GeminiShape, gemini_cells, Line, parse_into, no_pref
 
 fn no_prefetch(_: &Line<'_>) {}
 
+/// Read `text` into `out` (a default line) in one pass with the engine's scanner, in its place.
 fn parse_into<'a>(text: &'a str, _arena: &'a bumpalo::Bump, out: &mut Line<'a>) -> bool {
-    match parse(text) {
-        Some(l) => {
-            *out = l;
-            true
-        }
-        None => false,
-    }
+    out.text = text;
+    Scanner::whole(text, None, |p| read_line(p, out))
 }
 
-/// A line as the shape reads it: `None` when it is not a JSON object.
+/// A line as the shape reads it: `None` when it is not a JSON object the shape reads.
 pub fn parse(text: &str) -> Option<Line<'_>> {
+    let mut line = Line { text, ..Line::default() };
+    Scanner::whole(text, None, |p| read_line(p, &mut line)).then_some(line)
+}
+
+/// `parse` through serde_json and the derived shapes: the reference the one-pass reading is held
+/// to (`tests/scan.rs`).
+pub fn parse_serde(text: &str) -> Option<Line<'_>> {
     if text.trim_start().as_bytes().first() != Some(&b'{') {
         return None;
     }
     let mut line: Line = serde_json::from_str(text).ok()?;
     line.text = text;
     Some(line)
+}
+
+// The one-pass reading: each field as the derived shapes read it (a field twice refused), a
+// message's content counted and hashed as `ContentInfo`'s visitor does.
+
+fn read_line<'a>(p: &mut Scanner<'a>, l: &mut Line<'a>) -> R<()> {
+    let mut seen: FieldBit = 0;
+    p.object(|p, key| {
+        let seen = &mut seen;
+        match key {
+            "sessionId" => field!(seen, 0, l.session_id, p.str_field()),
+            "projectHash" => field!(seen, 1, l.project_hash, p.str_field()),
+            "kind" => field!(seen, 2, l.kind, p.str_field()),
+            "startTime" => field!(seen, 3, l.start_time, p.str_field()),
+            "lastUpdated" => field!(seen, 4, l.last_updated, p.str_field()),
+            "summary" => field!(seen, 5, l.summary, p.str_field()),
+            "messages" => field!(seen, 6, l.messages, read_raws(p)),
+            "id" => field!(seen, 7, l.id, p.str_field()),
+            "timestamp" => field!(seen, 8, l.timestamp, p.str_field()),
+            "type" => field!(seen, 9, l.kind_of, p.str_field()),
+            "model" => field!(seen, 10, l.model, p.str_field()),
+            "tokens" => field!(seen, 11, l.tokens, p.obj_field(read_tokens)),
+            "content" => field!(seen, 12, l.content, read_content(p)),
+            "toolCalls" => field!(seen, 13, l.tool_calls, p.list_field(read_call)),
+            "$set" => field!(seen, 14, l.set, p.obj_field(read_set)),
+            "$rewindTo" => field!(seen, 15, l.rewind_to, p.str_field()),
+            _ => p.skip(),
+        }
+    })
+}
+
+/// `Option<Raws>`: `null` is none; a list's elements kept raw; anything else an empty list.
+fn read_raws<'a>(p: &mut Scanner<'a>) -> R<Option<Raws<'a>>> {
+    match p.peek() {
+        Some(b'n') => p.raw_field().map(|_| None),
+        Some(b'[') => {
+            let mut out = Vec::new();
+            p.each(|p| {
+                let start = p.pos();
+                p.skip()?;
+                out.push(Raw(p.since(start)));
+                Ok(())
+            })?;
+            Ok(Some(Raws(out)))
+        }
+        // A string is decoded, as serde_json does for a visitor that takes one.
+        Some(b'"') => p.str_field().map(|_| Some(Raws::default())),
+        _ => p.decline().map(|()| Some(Raws::default())),
+    }
+}
+
+fn read_set<'a>(p: &mut Scanner<'a>, s: &mut Set<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+    match key {
+        "messages" => field!(seen, 0, s.messages, read_raws(p)),
+        "summary" => field!(seen, 1, s.summary, p.str_field()),
+        _ => p.skip(),
+    }
+}
+
+fn read_tokens(p: &mut Scanner<'_>, t: &mut Tokens, seen: &mut FieldBit, key: &str) -> R<()> {
+    match key {
+        "input" => field!(seen, 0, t.input, p.num_field()),
+        "output" => field!(seen, 1, t.output, p.num_field()),
+        "cached" => field!(seen, 2, t.cached, p.num_field()),
+        "thoughts" => field!(seen, 3, t.thoughts, p.num_field()),
+        "tool" => field!(seen, 4, t.tool, p.num_field()),
+        "total" => field!(seen, 5, t.total, p.num_field()),
+        _ => p.skip(),
+    }
+}
+
+fn read_call<'a>(p: &mut Scanner<'a>, c: &mut Call<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+    match key {
+        "id" => field!(seen, 0, c.id, p.str_field()),
+        "name" => field!(seen, 1, c.name, p.str_field()),
+        "status" => field!(seen, 2, c.status, p.str_field()),
+        "agentId" => field!(seen, 3, c.agent_id, p.str_field()),
+        "displayName" => field!(seen, 4, c.display_name, p.str_field()),
+        "result" => field!(seen, 5, c.result, p.raw_field()),
+        "args" => field!(seen, 6, c.args, p.raw_field()),
+        _ => p.skip(),
+    }
+}
+
+/// A message's `content` as `ContentInfo`'s visitor reads it: a string, a part, a list of parts.
+fn read_content(p: &mut Scanner<'_>) -> R<ContentInfo> {
+    let mut c = ContentInfo::default();
+    match p.peek() {
+        Some(b'"') => {
+            let text = p.str_field()?;
+            let s = text.as_str().unwrap_or_default();
+            c.text_hash.feed(s);
+            c.context = u32::from(is_session_context(s));
+            c.parts = 1;
+            c.text = !s.trim().is_empty();
+        }
+        Some(b'{') => read_part(p, &mut c)?,
+        Some(b'[') => p.each(|p| match p.peek() {
+            Some(b'{') => read_part(p, &mut c),
+            Some(b'"') => {
+                let text = p.str_field()?;
+                let s = text.as_str().unwrap_or_default();
+                c.parts += 1;
+                c.context += u32::from(is_session_context(s));
+                c.text |= !s.trim().is_empty();
+                c.text_hash.feed(s);
+                Ok(())
+            }
+            Some(b'[') => p.skipped_list_field(),
+            _ => p.decline(),
+        })?,
+        _ => p.decline()?,
+    }
+    Ok(c)
+}
+
+/// One part object (at its `{`), counted into `c`; its keys may repeat (each is read).
+fn read_part(p: &mut Scanner<'_>, c: &mut ContentInfo) -> R<()> {
+    c.parts += 1;
+    p.object(|p, key| match key {
+        "text" => {
+            let t = p.str_field()?;
+            c.text |= t.as_str().is_some_and(|t| !t.trim().is_empty());
+            if let Some(t) = t.as_str() {
+                c.text_hash.feed(t);
+                c.context += u32::from(is_session_context(t));
+            }
+            Ok(())
+        }
+        "functionResponse" => {
+            c.function_responses += 1;
+            p.skip()
+        }
+        _ => p.skip(),
+    })
 }
 
 /// The first JSON value of `bytes`, whatever follows it: a message read back at its offset
@@ -79,7 +218,6 @@ pub struct Line<'a> {
     pub content: ContentInfo,
     #[serde(borrow, rename = "toolCalls")]
     pub tool_calls: List<Call<'a>>,
-    pub thoughts: List<IgnoredAny>,
     // Replay.
     #[serde(borrow, rename = "$set")]
     pub set: Obj<Set<'a>>,

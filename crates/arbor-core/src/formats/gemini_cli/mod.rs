@@ -31,6 +31,12 @@ mod transcript;
 use super::{routed, FileStart, FormatInfo, HeadLine, Routed};
 use crate::ctx::Ctx;
 
+/// A line as the one-pass reader and as the serde reference read it (`lines::parse`,
+/// `lines::parse_serde`), for the differential tests.
+pub fn line_readings(text: &str) -> (String, String) {
+    (format!("{:?}", lines::parse(text)), format!("{:?}", lines::parse_serde(text)))
+}
+
 pub const FORMAT: FormatInfo = FormatInfo {
     id: "gemini-cli",
     description: "Gemini CLI sessions (~/.gemini/tmp/*/chats)",
