@@ -194,7 +194,12 @@ fn time_span(path: &Path) -> Option<(String, String)> {
         #[serde(rename = "sessionId")]
         session_id: Option<String>,
     }
+    let key = memchr::memmem::Finder::new(b"\"sessionId\"");
     let stamp = |line: &[u8]| -> Option<String> {
+        // A line without the key names no session: not parsed to learn that (a Gemini CLI
+        // session file names its session on its first line only, and its every message was
+        // parsed here: a fifth of a Gemini tree's instructions).
+        key.find(line)?;
         let s: Stamp = serde_json::from_slice(line).ok()?;
         let claude = s.kind.is_some_and(|k| super::line::TYPES.contains(&k.as_str())) && s.session_id.is_some();
         claude.then_some(s.timestamp).flatten()

@@ -156,20 +156,43 @@ pub(super) fn line(bytes: &[u8], out: &mut Vec<Draft>) {
     }
 }
 
+/// An object's fields, each kept raw (the last of a field given twice, as a `Value` keeps it):
+/// the report reads one field of a message back, and a whole `Value` of it (its thoughts, its
+/// other calls' results) was half of a Gemini CLI tree's instructions.
+type Fields<'a> = std::collections::HashMap<std::borrow::Cow<'a, str>, &'a serde_json::value::RawValue>;
+
+/// Field `name` of object `raw` as a `Value`; `None` when it is not there (or `raw` is no object).
+fn field_of(raw: &Fields<'_>, name: &str) -> Option<Value> {
+    serde_json::from_str(raw.get(name)?.get()).ok()
+}
+
 /// A `gemini` message's text: its text parts, kept apart.
 pub(super) fn reply(bytes: &[u8]) -> String {
-    first_value::<Value>(bytes).map(|m| joined(m.get("content").unwrap_or(&Value::Null))).unwrap_or_default()
+    first_value::<Fields>(bytes).map(|m| joined(&field_of(&m, "content").unwrap_or(Value::Null))).unwrap_or_default()
 }
 
 /// What the call `key` of a `gemini` message returned (a sub-agent's answer to its parent).
 pub(super) fn received(bytes: &[u8], key: Option<&str>) -> String {
-    let Some(m) = first_value::<Value>(bytes) else { return String::new() };
-    m.get("toolCalls")
-        .and_then(Value::as_array)
+    let Some(m) = first_value::<Fields>(bytes) else { return String::new() };
+    let Some(calls) = m.get("toolCalls").and_then(|c| serde_json::from_str::<Vec<&serde_json::value::RawValue>>(c.get()).ok())
+    else {
+        return String::new();
+    };
+    // (A call that is no object has no id, and no result: with no key asked, it is the first.)
+    calls
         .into_iter()
+        .map(|c| serde_json::from_str::<Fields>(c.get()).ok())
+        .find(|c| key.is_none() || c.as_ref().and_then(|c| field_of(c, "id")).as_ref().and_then(Value::as_str) == key)
         .flatten()
-        .find(|c| key.is_none() || c.get("id").and_then(Value::as_str) == key)
-        .map(|c| result_text(c).0)
+        .and_then(|c| {
+            let call: Value = serde_json::from_str(&format!(
+                "{{\"result\":{},\"resultDisplay\":{}}}",
+                c.get("result").map_or("null", |r| r.get()),
+                c.get("resultDisplay").map_or("null", |r| r.get())
+            ))
+            .ok()?;
+            Some(result_text(&call).0)
+        })
         .unwrap_or_default()
 }
 
