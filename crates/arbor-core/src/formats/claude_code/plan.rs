@@ -194,12 +194,7 @@ fn time_span(path: &Path) -> Option<(String, String)> {
         #[serde(rename = "sessionId")]
         session_id: Option<String>,
     }
-    let key = memchr::memmem::Finder::new(b"\"sessionId\"");
     let stamp = |line: &[u8]| -> Option<String> {
-        // A line without the key names no session: not parsed to learn that (a Gemini CLI
-        // session file names its session on its first line only, and its every message was
-        // parsed here: a fifth of a Gemini tree's instructions).
-        key.find(line)?;
         let s: Stamp = serde_json::from_slice(line).ok()?;
         let claude = s.kind.is_some_and(|k| super::line::TYPES.contains(&k.as_str())) && s.session_id.is_some();
         claude.then_some(s.timestamp).flatten()
@@ -215,9 +210,49 @@ fn time_span(path: &Path) -> Option<(String, String)> {
     // A Claude Code line names its `sessionId`: a head without the key (a Codex rollout, any
     // other log in the folder) is not parsed line by line to learn that.
     memchr::memmem::find(&head, b"\"sessionId\"")?;
-    let first = head.split(|&b| b == b'\n').find_map(stamp)?;
+    let first = keyed_lines(&head, false).find_map(stamp)?;
     f.seek(std::io::SeekFrom::Start(len.saturating_sub(WINDOW))).ok()?;
     let tail = window(&mut f)?;
-    let last = tail.split(|&b| b == b'\n').rev().find_map(stamp).unwrap_or_else(|| first.clone());
+    let last = keyed_lines(&tail, true).find_map(stamp).unwrap_or_else(|| first.clone());
     Some((first, last))
+}
+
+/// The lines of `bytes` (split at `\n`) that hold the key `"sessionId"`, first to last (or last
+/// to first): a line without it names no session, so it is neither split out nor parsed (a
+/// Gemini CLI session file names its session on its first line only, and splitting and parsing
+/// its every message here was a fifth of a Gemini tree's instructions).
+fn keyed_lines(bytes: &[u8], rev: bool) -> impl Iterator<Item = &[u8]> {
+    const KEY: &[u8] = b"\"sessionId\"";
+    let line_at = move |i: usize| {
+        let start = memchr::memrchr(b'\n', &bytes[..i]).map_or(0, |p| p + 1);
+        let end = memchr::memchr(b'\n', &bytes[i..]).map_or(bytes.len(), |p| i + p);
+        (start, end)
+    };
+    // Where to look next: from `at` on (forward), or before `at` (backward).
+    let mut at = if rev { bytes.len() } else { 0 };
+    std::iter::from_fn(move || {
+        let hit = if rev {
+            memchr::memmem::rfind(&bytes[..at], KEY)?
+        } else {
+            at + memchr::memmem::find(bytes.get(at..)?, KEY)?
+        };
+        let (start, end) = line_at(hit);
+        at = if rev { start.saturating_sub(1) } else { end + 1 };
+        Some(&bytes[start..end])
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn keyed_lines_are_the_lines_that_name_a_session_in_either_order() {
+        let text = b"{\"sessionId\":\"a\"}\n{\"x\":1}\n\n{\"b\":2,\"sessionId\":\"b\",\"sessionId\":3}\r\n{\"sessionId\":\"c\"}";
+        let lines = |rev| super::keyed_lines(text, rev).map(|l| String::from_utf8_lossy(l).into_owned()).collect::<Vec<_>>();
+        let want = ["{\"sessionId\":\"a\"}", "{\"b\":2,\"sessionId\":\"b\",\"sessionId\":3}\r", "{\"sessionId\":\"c\"}"];
+        assert_eq!(lines(false), want);
+        assert_eq!(lines(true), want.iter().rev().copied().collect::<Vec<_>>());
+        assert_eq!(super::keyed_lines(b"no key\n", false).count(), 0);
+        assert_eq!(super::keyed_lines(b"\"sessionId\"", true).count(), 1);
+        assert_eq!(super::keyed_lines(b"", true).count(), 0);
+    }
 }
