@@ -223,8 +223,9 @@ fn header(out: &mut Vec<u8>, user_version: i64, tables: &[Table]) {
 }
 
 fn string(out: &mut Vec<u8>, s: &str) {
-    // Every character a JSON string must escape escaped, as serde_json writes it.
-    crate::text::json::escape_into(out, s);
+    // serde_json writes a string with every character a JSON string must escape escaped (the
+    // engine's own `text::json` is a layer above these bytes).
+    let _ = serde_json::to_writer(&mut *out, s);
 }
 
 fn integer(out: &mut Vec<u8>, i: i64) {
@@ -269,14 +270,9 @@ fn text(out: &mut Vec<u8>, t: &[u8]) {
     }
 }
 
-/// Whether a column's text is one JSON value, as serde_json reads one it ignores: by the
-/// engine's scanner (a fifth of the rendering's time went to serde_json's check), serde_json
-/// itself for text that is not UTF-8.
+/// Whether a column's text is one JSON value (what serde_json accepts as a value it ignores).
 fn is_json(t: &[u8]) -> bool {
-    match simdutf8::basic::from_utf8(t) {
-        Ok(s) => crate::text::scan::is_value(s),
-        Err(_) => serde_json::from_slice::<serde::de::IgnoredAny>(t).is_ok(),
-    }
+    serde_json::from_slice::<serde::de::IgnoredAny>(t).is_ok()
 }
 
 impl Rows {

@@ -46,18 +46,6 @@ pub(crate) fn line_into<'a>(text: &'a str, arena: Option<&'a bumpalo::Bump>, out
     Scanner::whole(text, arena, |p| p.line(out))
 }
 
-/// Whether `text` is one JSON value with nothing but whitespace around it, checked for its
-/// grammar only: what serde_json accepts as a value it ignores (`from_str::<IgnoredAny>`), at any
-/// depth.
-pub(crate) fn is_value(text: &str) -> bool {
-    let mut p = Scanner { s: text, b: text.as_bytes(), i: 0, depth: 0, arena: None, pending: None };
-    if p.skip().is_err() {
-        return false;
-    }
-    p.ws();
-    p.i == p.b.len()
-}
-
 /// A pass over one line's text. The readers of other shapes (`formats::claude_code::line`) are
 /// built of its `pub(crate)` parts: each reads a value exactly as the lenient serde shapes of
 /// `wire` read it.
