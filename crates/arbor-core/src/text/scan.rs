@@ -103,6 +103,14 @@ impl<'a> Scanner<'a> {
         p.i == p.b.len()
     }
 
+    /// Reads the JSON object `text` starts with (after whitespace) with `read`, whatever follows
+    /// it (a message read back at its offset inside a document): whether it read.
+    pub(crate) fn first(text: &'a str, read: impl FnOnce(&mut Scanner<'a>) -> R<()>) -> bool {
+        let mut p = Scanner { s: text, b: text.as_bytes(), i: 0, depth: 0, arena: None, pending: None };
+        p.ws();
+        p.peek() == Some(b'{') && read(&mut p).is_ok()
+    }
+
     /// Where the scanner is: with `since`, the raw text of a value it has read.
     #[inline]
     pub(crate) fn pos(&self) -> usize {

@@ -156,44 +156,94 @@ pub(super) fn line(bytes: &[u8], out: &mut Vec<Draft>) {
     }
 }
 
-/// An object's fields, each kept raw (the last of a field given twice, as a `Value` keeps it):
+/// The raw text of each of a message's fields `names` asks for (the last of a field given twice,
+/// as a `Value` keeps it), read in one pass by the engine's scanner, every other field skipped:
 /// the report reads one field of a message back, and a whole `Value` of it (its thoughts, its
-/// other calls' results) was half of a Gemini CLI tree's instructions.
-type Fields<'a> = std::collections::HashMap<std::borrow::Cow<'a, str>, &'a serde_json::value::RawValue>;
+/// other calls' results) was half of a Gemini CLI tree's instructions. `None` when the bytes do
+/// not start with a JSON object.
+fn raw_fields<'a, const N: usize>(bytes: &'a [u8], names: [&str; N]) -> Option<[Option<&'a str>; N]> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let mut out = [None; N];
+    crate::scan::Scanner::first(text, |p| {
+        p.object(|p, key| {
+            let start = p.pos();
+            p.skip()?;
+            if let Some(i) = names.iter().position(|n| *n == key) {
+                out[i] = Some(p.since(start));
+            }
+            Ok(())
+        })
+    })
+    .then_some(out)
+}
 
-/// Field `name` of object `raw` as a `Value`; `None` when it is not there (or `raw` is no object).
-fn field_of(raw: &Fields<'_>, name: &str) -> Option<Value> {
-    serde_json::from_str(raw.get(name)?.get()).ok()
+/// A raw value as a `Value`, `Null` when it is absent or does not read as one.
+fn value_of(raw: Option<&str>) -> Option<Value> {
+    serde_json::from_str(raw?).ok()
 }
 
 /// A `gemini` message's text: its text parts, kept apart.
 pub(super) fn reply(bytes: &[u8]) -> String {
-    first_value::<Fields>(bytes).map(|m| joined(&field_of(&m, "content").unwrap_or(Value::Null))).unwrap_or_default()
+    raw_fields(bytes, ["content"]).map(|[c]| joined(&value_of(c).unwrap_or(Value::Null))).unwrap_or_default()
 }
+
+/// A call's fields `received` reads, in this order.
+const CALL_FIELDS: [&str; 3] = ["id", "result", "resultDisplay"];
 
 /// What the call `key` of a `gemini` message returned (a sub-agent's answer to its parent).
 pub(super) fn received(bytes: &[u8], key: Option<&str>) -> String {
-    let Some(m) = first_value::<Fields>(bytes) else { return String::new() };
-    let Some(calls) = m.get("toolCalls").and_then(|c| serde_json::from_str::<Vec<&serde_json::value::RawValue>>(c.get()).ok())
+    let Ok(text) = std::str::from_utf8(bytes) else { return String::new() };
+    // The message's last `toolCalls` (as a `Value` keeps it), when it is a list: each call's
+    // `CALL_FIELDS` raw, `None` for an element that is no object.
+    type Call<'a> = Option<[Option<&'a str>; 3]>;
+    let mut calls: Option<Vec<Call>> = None;
+    let read = crate::scan::Scanner::first(text, |p| {
+        p.object(|p, k| {
+            if k != "toolCalls" {
+                return p.skip();
+            }
+            if p.peek() != Some(b'[') {
+                calls = None;
+                return p.skip();
+            }
+            let mut list = Vec::new();
+            p.each(|p| {
+                if p.peek() != Some(b'{') {
+                    list.push(None);
+                    return p.skip();
+                }
+                let mut f = [None; 3];
+                p.object(|p, k| {
+                    let start = p.pos();
+                    p.skip()?;
+                    if let Some(i) = CALL_FIELDS.iter().position(|n| *n == k) {
+                        f[i] = Some(p.since(start));
+                    }
+                    Ok(())
+                })?;
+                list.push(Some(f));
+                Ok(())
+            })?;
+            calls = Some(list);
+            Ok(())
+        })
+    });
+    if !read {
+        return String::new();
+    }
+    let id_of = |c: &Call| c.and_then(|[id, ..]| value_of(id));
+    let Some(Some([_, result, display])) =
+        calls.into_iter().flatten().find(|c| key.is_none() || id_of(c).as_ref().and_then(Value::as_str) == key)
     else {
         return String::new();
     };
-    // (A call that is no object has no id, and no result: with no key asked, it is the first.)
-    calls
-        .into_iter()
-        .map(|c| serde_json::from_str::<Fields>(c.get()).ok())
-        .find(|c| key.is_none() || c.as_ref().and_then(|c| field_of(c, "id")).as_ref().and_then(Value::as_str) == key)
-        .flatten()
-        .and_then(|c| {
-            let call: Value = serde_json::from_str(&format!(
-                "{{\"result\":{},\"resultDisplay\":{}}}",
-                c.get("result").map_or("null", |r| r.get()),
-                c.get("resultDisplay").map_or("null", |r| r.get())
-            ))
-            .ok()?;
-            Some(result_text(&call).0)
-        })
-        .unwrap_or_default()
+    let call: Option<Value> = serde_json::from_str(&format!(
+        "{{\"result\":{},\"resultDisplay\":{}}}",
+        result.unwrap_or("null"),
+        display.unwrap_or("null")
+    ))
+    .ok();
+    call.map(|c| result_text(&c).0).unwrap_or_default()
 }
 
 /// A prompt's text for a title (SPEC 6.1), or the session's summary.
