@@ -379,7 +379,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// A typed array's elements, each read by `element`. At the `[`.
-    fn array(&mut self, mut element: impl FnMut(&mut Self) -> R<()>) -> R<()> {
+    pub(crate) fn array(&mut self, mut element: impl FnMut(&mut Self) -> R<()>) -> R<()> {
         self.enter()?;
         self.ws();
         if self.peek() == Some(b']') {
@@ -464,7 +464,7 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    fn count_field(&mut self) -> R<Count> {
+    pub(crate) fn count_field(&mut self) -> R<Count> {
         if self.peek() == Some(b'[') {
             let mut n = 0;
             self.array(|p| {
@@ -474,19 +474,6 @@ impl<'a> Scanner<'a> {
             return Ok(Count(Some(n)));
         }
         self.decline().map(|()| Count(None))
-    }
-
-    /// A list's elements skipped (`List<IgnoredAny>`): any other value declined.
-    pub(crate) fn skipped_list_field(&mut self) -> R<()> {
-        if self.peek() == Some(b'[') {
-            return self.array(|p| p.skip());
-        }
-        self.decline()
-    }
-
-    /// A typed array's elements, each read by `element` (at the `[`).
-    pub(crate) fn each(&mut self, element: impl FnMut(&mut Self) -> R<()>) -> R<()> {
-        self.array(element)
     }
 
     /// `null` reads as absent; anything else is skipped and present (`Option<IgnoredAny>`).

@@ -77,7 +77,7 @@ fn read_raws<'a>(p: &mut Scanner<'a>) -> R<Option<Raws<'a>>> {
         Some(b'n') => p.raw_field().map(|_| None),
         Some(b'[') => {
             let mut out = Vec::new();
-            p.each(|p| {
+            p.array(|p| {
                 let start = p.pos();
                 p.skip()?;
                 out.push(Raw(p.since(start)));
@@ -128,32 +128,30 @@ fn read_call<'a>(p: &mut Scanner<'a>, c: &mut Call<'a>, seen: &mut FieldBit, key
 fn read_content(p: &mut Scanner<'_>) -> R<ContentInfo> {
     let mut c = ContentInfo::default();
     match p.peek() {
-        Some(b'"') => {
-            let text = p.str_field()?;
-            let s = text.as_str().unwrap_or_default();
-            c.text_hash.feed(s);
-            c.context = u32::from(is_session_context(s));
-            c.parts = 1;
-            c.text = !s.trim().is_empty();
-        }
+        // A string alone is one part, counted as a list's string is.
+        Some(b'"') => read_text_part(p, &mut c)?,
         Some(b'{') => read_part(p, &mut c)?,
-        Some(b'[') => p.each(|p| match p.peek() {
+        Some(b'[') => p.array(|p| match p.peek() {
             Some(b'{') => read_part(p, &mut c),
-            Some(b'"') => {
-                let text = p.str_field()?;
-                let s = text.as_str().unwrap_or_default();
-                c.parts += 1;
-                c.context += u32::from(is_session_context(s));
-                c.text |= !s.trim().is_empty();
-                c.text_hash.feed(s);
-                Ok(())
-            }
-            Some(b'[') => p.skipped_list_field(),
+            Some(b'"') => read_text_part(p, &mut c),
+            // A list in the list: its elements skipped (serde's `IgnoredAny` for each).
+            Some(b'[') => p.count_field().map(drop),
             _ => p.decline(),
         })?,
         _ => p.decline()?,
     }
     Ok(c)
+}
+
+/// A part that is a string (at its `"`), counted into `c`.
+fn read_text_part(p: &mut Scanner<'_>, c: &mut ContentInfo) -> R<()> {
+    let text = p.str_field()?;
+    let s = text.as_str().unwrap_or_default();
+    c.parts += 1;
+    c.context += u32::from(is_session_context(s));
+    c.text |= !s.trim().is_empty();
+    c.text_hash.feed(s);
+    Ok(())
 }
 
 /// One part object (at its `{`), counted into `c`; its keys may repeat (each is read).

@@ -2,6 +2,7 @@
 //! back: a reply's text, what a parent received from a sub-agent's call.
 
 use super::lines::{first_value, ContentInfo};
+use crate::scan::{Scanner, R};
 use serde::Deserialize;
 use crate::vocab::transcript::{Draft, Media, PartKind};
 use serde_json::Value;
@@ -164,17 +165,22 @@ pub(super) fn line(bytes: &[u8], out: &mut Vec<Draft>) {
 fn raw_fields<'a, const N: usize>(bytes: &'a [u8], names: [&str; N]) -> Option<[Option<&'a str>; N]> {
     let text = std::str::from_utf8(bytes).ok()?;
     let mut out = [None; N];
-    crate::scan::Scanner::first(text, |p| {
-        p.object(|p, key| {
-            let start = p.pos();
-            p.skip()?;
-            if let Some(i) = names.iter().position(|n| *n == key) {
-                out[i] = Some(p.since(start));
-            }
-            Ok(())
-        })
-    })
-    .then_some(out)
+    Scanner::first(text, |p| raw_of(p, names).map(|f| out = f)).then_some(out)
+}
+
+/// The raw text of the fields `names` of the object at `p` (at its `{`), the last of a field
+/// given twice; the others skipped.
+fn raw_of<'a, const N: usize>(p: &mut Scanner<'a>, names: [&str; N]) -> R<[Option<&'a str>; N]> {
+    let mut out = [None; N];
+    p.object(|p, key| {
+        let start = p.pos();
+        p.skip()?;
+        if let Some(i) = names.iter().position(|n| *n == key) {
+            out[i] = Some(p.since(start));
+        }
+        Ok(())
+    })?;
+    Ok(out)
 }
 
 /// A raw value as a `Value`, `Null` when it is absent or does not read as one.
@@ -197,7 +203,7 @@ pub(super) fn received(bytes: &[u8], key: Option<&str>) -> String {
     // `CALL_FIELDS` raw, `None` for an element that is no object.
     type Call<'a> = Option<[Option<&'a str>; 3]>;
     let mut calls: Option<Vec<Call>> = None;
-    let read = crate::scan::Scanner::first(text, |p| {
+    let read = Scanner::first(text, |p| {
         p.object(|p, k| {
             if k != "toolCalls" {
                 return p.skip();
@@ -207,21 +213,12 @@ pub(super) fn received(bytes: &[u8], key: Option<&str>) -> String {
                 return p.skip();
             }
             let mut list = Vec::new();
-            p.each(|p| {
+            p.array(|p| {
                 if p.peek() != Some(b'{') {
                     list.push(None);
                     return p.skip();
                 }
-                let mut f = [None; 3];
-                p.object(|p, k| {
-                    let start = p.pos();
-                    p.skip()?;
-                    if let Some(i) = CALL_FIELDS.iter().position(|n| *n == k) {
-                        f[i] = Some(p.since(start));
-                    }
-                    Ok(())
-                })?;
-                list.push(Some(f));
+                list.push(Some(raw_of(p, CALL_FIELDS)?));
                 Ok(())
             })?;
             calls = Some(list);

@@ -307,26 +307,24 @@ impl Machine for Reader {
                 let rows = cx.ext::<Rows>();
                 let n = &mut rows.names;
                 let task = task.map(|state| {
-                    let completed = state.is_some_and(|s| s.status.as_str() == Some("completed"));
+                    let status = match state.and_then(|s| s.status.as_str()) {
+                        None | Some("") => Status::None,
+                        Some("completed") => Status::Completed,
+                        Some("error") => Status::Error,
+                        Some(_) => Status::Other,
+                    };
                     let child = state.and_then(|st| {
                         st.metadata.0.as_ref().and_then(|m| m.session_id.non_empty()).or_else(|| st.output.as_str().and_then(task_id))
                     });
                     Box::new(TaskFacts {
                         call: n.put(doc.call_id.as_str()),
-                        status: match state.and_then(|s| s.status.as_str()) {
-                            None | Some("") => Status::None,
-                            Some("completed") => Status::Completed,
-                            Some("error") => Status::Error,
-                            Some(_) => Status::Other,
-                        },
+                        status,
                         child: n.put(child),
                         agent: n.put(state.and_then(|s| s.input.0.as_ref()).and_then(|i| i.subagent_type.as_str())),
                         end: state.and_then(|s| s.time.0.as_ref()).and_then(|t| t.end.get()),
-                        said: if completed {
-                            state.and_then(|s| s.output.as_str()).and_then(reply::unwrapped).map(loose::hash)
-                        } else {
-                            None
-                        },
+                        said: (status == Status::Completed)
+                            .then(|| state.and_then(|s| s.output.as_str()).and_then(reply::unwrapped).map(loose::hash))
+                            .flatten(),
                     })
                 });
                 let id = row.id().or(doc.id.non_empty()).unwrap_or("");
