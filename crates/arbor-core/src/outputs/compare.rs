@@ -258,6 +258,51 @@ struct Print {
     part: u16,
 }
 
+/// A compared item as a worker reads it back: its print, and what the facts take of it.
+struct Seen {
+    /// The session's facts it is of.
+    facts: u32,
+    print: Print,
+    /// A tool call's or spawn's tool name (`(unnamed)` when the line names none).
+    tool_name: Option<String>,
+    /// A prompt's or spawn's task text (`task_text`).
+    task: Option<String>,
+    /// The child a spawn names.
+    child: Option<String>,
+}
+
+/// The compared items of a chunk of `(record, facts, row)` (in record order), fingerprinted.
+fn seen_in(a: &Analysis, chunk: &[(u32, u32, u32)]) -> Vec<Seen> {
+    let records: Vec<u32> = chunk.iter().map(|&(r, _, _)| r).collect();
+    let mut out = Vec::new();
+    for (parts, &(_, i, row)) in a.record_parts(&records).into_iter().zip(chunk) {
+        for (k, p) in parts.into_iter().enumerate() {
+            let kind = p.kind.unwrap_or(PartKind::Notice);
+            if !compared(kind) {
+                continue;
+            }
+            let print = Print {
+                kind,
+                tool: p.tool.as_ref().map_or(0, hash_of),
+                text: text_print(kind, &p.text, p.json),
+                row,
+                part: k as u16,
+            };
+            let task = matches!(kind, PartKind::Prompt | PartKind::Spawn).then(|| task_text(&p.text));
+            let tool_name = matches!(kind, PartKind::ToolCall | PartKind::Spawn)
+                .then(|| p.tool.unwrap_or_else(|| "(unnamed)".to_owned()));
+            out.push(Seen {
+                facts: i,
+                print,
+                tool_name,
+                task,
+                child: if kind == PartKind::Spawn { p.child } else { None },
+            });
+        }
+    }
+    out
+}
+
 /// What one session is, for the comparison.
 #[derive(Debug, Default)]
 struct Facts {
@@ -345,38 +390,18 @@ fn text_print(kind: PartKind, text: &str, json: bool) -> u64 {
     h.finish()
 }
 
-/// Hashes `folded(text)` as a `str` is hashed: a text folded already (most are: words apart by
-/// one space) as it is, without the folded copy.
+/// Hashes `folded(text)` as a `str` is hashed (its bytes, then `0xff`), a word at a time: no
+/// folded copy is made.
 fn hash_folded(text: &str, h: &mut std::hash::DefaultHasher) {
-    if is_folded(text) {
-        text.hash(h);
-    } else {
-        folded(text).hash(h);
-    }
-}
-
-/// Whether `folded(text) == text`: no whitespace but single spaces between words.
-fn is_folded(text: &str) -> bool {
-    let b = text.as_bytes();
-    if b.first() == Some(&b' ') || b.last() == Some(&b' ') {
-        return false;
-    }
-    let mut space = false;
-    for (i, &c) in b.iter().enumerate() {
-        match c {
-            b' ' if space => return false,
-            b' ' => {
-                space = true;
-                continue;
-            }
-            b'\t' | b'\n' | 0x0b | 0x0c | b'\r' => return false,
-            // A character's first byte: Unicode has spaces beyond ASCII's.
-            0xc0.. if text[i..].chars().next().is_some_and(char::is_whitespace) => return false,
-            _ => {}
+    let mut words = text.split_whitespace();
+    if let Some(w) = words.next() {
+        h.write(w.as_bytes());
+        for w in words {
+            h.write(b" ");
+            h.write(w.as_bytes());
         }
-        space = false;
     }
-    true
+    h.write_u8(0xff);
 }
 
 /// Whether a part is compared: prompts, replies, tool calls (and spawns, which are tool calls).
@@ -515,42 +540,50 @@ impl<'a> Side<'a> {
             }
         }
         all.sort_unstable();
+        // The chunks read and fingerprinted on every core, then taken in order.
+        let chunks: Vec<&[(u32, u32, u32)]> = all.chunks(CHUNK).collect();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let work = || {
+            let mut done: Vec<(usize, Vec<Seen>)> = Vec::new();
+            loop {
+                let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(chunk) = chunks.get(c) else { return done };
+                done.push((c, seen_in(a, chunk)));
+            }
+        };
+        let threads = crate::analysis::worker_threads().min(chunks.len()).max(1);
+        let mut read: Vec<Vec<Seen>> = (0..chunks.len()).map(|_| Vec::new()).collect();
+        std::thread::scope(|s| {
+            let others: Vec<_> = (1..threads).map(|_| s.spawn(work)).collect();
+            let mut all_done = work();
+            for t in others {
+                all_done.extend(t.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+            }
+            for (c, items) in all_done {
+                read[c] = items;
+            }
+        });
         let mut tasks: Vec<(usize, String, u32)> = Vec::new();
-        for chunk in all.chunks(CHUNK) {
-            let records: Vec<u32> = chunk.iter().map(|&(r, _, _)| r).collect();
-            for (parts, &(_, i, row)) in a.record_parts(&records).into_iter().zip(chunk) {
-                let f = &mut self.facts[i as usize];
-                for (k, p) in parts.into_iter().enumerate() {
-                    let kind = p.kind.unwrap_or(PartKind::Notice);
-                    if !compared(kind) {
-                        continue;
+        for item in read.into_iter().flatten() {
+            let f = &mut self.facts[item.facts as usize];
+            if let Some(name) = &item.tool_name {
+                match f.tools.get_mut(name.as_str()) {
+                    Some(n) => *n += 1,
+                    None => {
+                        f.tools.insert(name.clone(), 1);
                     }
-                    if matches!(kind, PartKind::ToolCall | PartKind::Spawn) {
-                        let name = p.tool.as_deref().unwrap_or("(unnamed)");
-                        match f.tools.get_mut(name) {
-                            Some(n) => *n += 1,
-                            None => {
-                                f.tools.insert(name.to_owned(), 1);
-                            }
-                        }
-                    }
-                    if kind == PartKind::Prompt && f.task.is_none() {
-                        f.task = Some(task_text(&p.text));
-                    }
-                    if kind == PartKind::Spawn {
-                        if let Some(&c) = p.child.as_deref().and_then(|c| ix.get(c)) {
-                            tasks.push((c, task_text(&p.text), row));
-                        }
-                    }
-                    f.prints.push(Print {
-                        kind,
-                        tool: p.tool.as_ref().map_or(0, hash_of),
-                        text: text_print(kind, &p.text, p.json),
-                        row,
-                        part: k as u16,
-                    });
                 }
             }
+            let kind = item.print.kind;
+            if kind == PartKind::Prompt && f.task.is_none() {
+                f.task = item.task.clone();
+            }
+            if kind == PartKind::Spawn {
+                if let (Some(&c), Some(task)) = (item.child.as_deref().and_then(|c| ix.get(c)), item.task) {
+                    tasks.push((c, task, item.print.row));
+                }
+            }
+            f.prints.push(item.print);
         }
         // A spawn's task names what the child is better than its first prompt, which may be the
         // same text with the harness's framing around it.
@@ -1028,7 +1061,6 @@ mod tests {
             let mut h = std::hash::DefaultHasher::new();
             hash_folded(t, &mut h);
             assert_eq!(h.finish(), hash_of(&folded(t)), "{t:?}");
-            assert_eq!(is_folded(t), folded(t) == t, "{t:?}");
         }
     }
 
