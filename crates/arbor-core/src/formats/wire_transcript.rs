@@ -54,91 +54,62 @@ pub(crate) fn may_compare(kind: crate::ctx::Kind) -> bool {
 /// (reasoning) come without their text. A line this reading does not know how to say the same
 /// of (another event, a key written twice, not an object) is read by `transcript`.
 pub(crate) fn compared(line: &[u8], out: &mut Vec<Draft>) {
-    // An object only: serde's derived reading would take an array's elements as the fields.
-    match serde_json::from_slice::<crate::wire::Obj<fast::Line>>(line).ok().and_then(|l| fast::parts(l.0.as_ref()?)) {
+    match fast::read(line) {
         Some(parts) => out.extend(parts),
         None => transcript(line, out),
     }
 }
 
-/// `compared`'s reading: a borrowed shape of only the fields `transcript` looks at for prompts,
-/// replies, tool calls and spawns, each as lenient as `Value`'s lookups (a field of another type
-/// reads as absent). serde's derived reading fails on a known key written twice, where `Value`
-/// keeps the last: such a line goes to `transcript`.
+/// `compared`'s reading: one pass of the engine's scanner over only the fields `transcript`
+/// looks at for prompts, replies, tool calls and spawns, each as lenient as `Value`'s lookups (a
+/// field of another type reads as absent). A known key written twice, where `Value` keeps the
+/// last, makes the reading fail: such a line goes to `transcript`.
 mod fast {
     use super::{json_text, Draft, PartKind};
+    use crate::scan::{field, FieldBit, Scanner, R};
     use crate::wire::{Obj, Raw, Str};
-    use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-    use serde::Deserialize;
-    use std::fmt;
 
-    #[derive(Deserialize, Default)]
-    #[serde(default)]
+    #[derive(Default)]
     pub(super) struct Line<'a> {
-        #[serde(borrow)]
         method: Str<'a>,
-        #[serde(borrow)]
         params: Obj<Params<'a>>,
-        #[serde(rename = "type", borrow)]
         kind: Str<'a>,
-        #[serde(borrow)]
         data: Obj<Data<'a>>,
     }
 
-    #[derive(Deserialize, Default)]
-    #[serde(default, rename_all = "camelCase")]
+    #[derive(Default)]
     struct Params<'a> {
-        #[serde(borrow)]
         event: Obj<Box<Line<'a>>>,
-        #[serde(borrow)]
         child_session_id: Str<'a>,
-        #[serde(borrow)]
         content_blocks: Blocks<'a>,
     }
 
-    #[derive(Deserialize, Default)]
-    #[serde(default, rename_all = "camelCase")]
+    #[derive(Default)]
     struct Data<'a> {
-        #[serde(borrow)]
         message: Obj<Message<'a>>,
-        #[serde(borrow)]
         content: Blocks<'a>,
-        #[serde(borrow)]
         source: Obj<Source<'a>>,
-        #[serde(borrow)]
         arguments: Option<Raw<'a>>,
-        #[serde(borrow)]
         name: Str<'a>,
-        #[serde(borrow)]
         call_id: Str<'a>,
-        #[serde(borrow)]
         tool_name: Str<'a>,
-        #[serde(borrow)]
         tool_call_id: Str<'a>,
     }
 
-    #[derive(Deserialize, Default)]
-    #[serde(default)]
+    #[derive(Default)]
     struct Message<'a> {
-        #[serde(borrow)]
         content: Blocks<'a>,
     }
 
-    #[derive(Deserialize, Default)]
-    #[serde(default, rename_all = "camelCase")]
+    #[derive(Default)]
     struct Source<'a> {
-        #[serde(borrow)]
         kind: Str<'a>,
-        #[serde(borrow)]
         sender_session_id: Str<'a>,
     }
 
-    #[derive(Deserialize, Default)]
-    #[serde(default)]
+    #[derive(Default)]
     struct Block<'a> {
-        #[serde(rename = "type", borrow)]
         kind: Str<'a>,
-        #[serde(borrow)]
         text: Str<'a>,
     }
 
@@ -153,54 +124,90 @@ mod fast {
         List(Vec<Block<'a>>),
     }
 
-    impl<'de: 'a, 'a> Deserialize<'de> for Blocks<'a> {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            struct V<'a>(std::marker::PhantomData<&'a ()>);
-            impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-                type Value = Blocks<'a>;
-                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                    f.write_str("any value")
-                }
-                fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-                    Ok(Blocks::Text(Str::Borrowed(v)))
-                }
-                fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                    Ok(Blocks::Text(Str::Owned(v.into())))
-                }
-                fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-                    Ok(Blocks::Text(Str::Owned(v.into_boxed_str())))
-                }
-                fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
-                    let mut out = Vec::new();
-                    while let Some(Obj(b)) = a.next_element::<Obj<Block<'a>>>()? {
-                        out.extend(b);
+    /// `transcript`'s parts of a line (an object, with nothing after it), or `None` for a line it
+    /// says otherwise of or that this reading does not read.
+    pub(super) fn read(line: &[u8]) -> Option<Vec<Draft>> {
+        // Not UTF-8: `transcript` reads no such line either.
+        let text = simdutf8::basic::from_utf8(line).ok()?;
+        let (mut l, mut seen) = (Line::default(), 0);
+        if !Scanner::whole(text, None, |p| p.object(|p, key| read_line(p, &mut l, &mut seen, key))) {
+            return None;
+        }
+        parts(&l)
+    }
+
+    fn read_line<'a>(p: &mut Scanner<'a>, l: &mut Line<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+        match key {
+            "method" => field!(seen, 0, l.method, p.str_field()),
+            "params" => field!(seen, 1, l.params, p.obj_field(read_params)),
+            "type" => field!(seen, 2, l.kind, p.str_field()),
+            "data" => field!(seen, 3, l.data, p.obj_field(read_data)),
+            _ => p.skip(),
+        }
+    }
+
+    fn read_params<'a>(p: &mut Scanner<'a>, x: &mut Params<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+        match key {
+            "event" => field!(seen, 0, x.event, p.obj_field(read_line).map(|o| Obj(o.0.map(Box::new)))),
+            "childSessionId" => field!(seen, 1, x.child_session_id, p.str_field()),
+            "contentBlocks" => field!(seen, 2, x.content_blocks, read_blocks(p)),
+            _ => p.skip(),
+        }
+    }
+
+    fn read_data<'a>(p: &mut Scanner<'a>, d: &mut Data<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+        match key {
+            "message" => field!(seen, 0, d.message, p.obj_field(read_message)),
+            "content" => field!(seen, 1, d.content, read_blocks(p)),
+            "source" => field!(seen, 2, d.source, p.obj_field(read_source)),
+            "arguments" => field!(seen, 3, d.arguments, p.raw_field()),
+            "name" => field!(seen, 4, d.name, p.str_field()),
+            "callId" => field!(seen, 5, d.call_id, p.str_field()),
+            "toolName" => field!(seen, 6, d.tool_name, p.str_field()),
+            "toolCallId" => field!(seen, 7, d.tool_call_id, p.str_field()),
+            _ => p.skip(),
+        }
+    }
+
+    fn read_message<'a>(p: &mut Scanner<'a>, m: &mut Message<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+        match key {
+            "content" => field!(seen, 0, m.content, read_blocks(p)),
+            _ => p.skip(),
+        }
+    }
+
+    fn read_source<'a>(p: &mut Scanner<'a>, x: &mut Source<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+        match key {
+            "kind" => field!(seen, 0, x.kind, p.str_field()),
+            "senderSessionId" => field!(seen, 1, x.sender_session_id, p.str_field()),
+            _ => p.skip(),
+        }
+    }
+
+    fn read_block<'a>(p: &mut Scanner<'a>, b: &mut Block<'a>, seen: &mut FieldBit, key: &str) -> R<()> {
+        match key {
+            "type" => field!(seen, 0, b.kind, p.str_field()),
+            "text" => field!(seen, 1, b.text, p.str_field()),
+            _ => p.skip(),
+        }
+    }
+
+    /// A string, a list (its objects as blocks, other elements read and dropped), or any other
+    /// value (read, and saying nothing).
+    fn read_blocks<'a>(p: &mut Scanner<'a>) -> R<Blocks<'a>> {
+        match p.peek() {
+            Some(b'"') => p.str_field().map(Blocks::Text),
+            Some(b'[') => {
+                let mut out = Vec::new();
+                p.array(|p| {
+                    if let Obj(Some(b)) = p.obj_field(read_block)? {
+                        out.push(b);
                     }
-                    Ok(Blocks::List(out))
-                }
-                fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
-                    while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                    Ok(Blocks::Other)
-                }
-                fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-                    Ok(Blocks::Other)
-                }
-                fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-                    Ok(Blocks::Other)
-                }
-                fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-                    Ok(Blocks::Other)
-                }
-                fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-                    Ok(Blocks::Other)
-                }
-                fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                    Ok(Blocks::Other)
-                }
-                fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-                    Ok(Blocks::Other)
-                }
+                    Ok(())
+                })?;
+                Ok(Blocks::List(out))
             }
-            d.deserialize_any(V(std::marker::PhantomData))
+            _ => p.decline().map(|()| Blocks::Other),
         }
     }
 
@@ -314,6 +321,8 @@ mod fast {
             }
             "user.message" => out.push(Draft::new(PartKind::Prompt, data.content.text())),
             "assistant.message" => out.push(Draft::new(PartKind::Text, data.content.text())),
+            // Boundaries, bookkeeping and the like: `transcript` says nothing of them either.
+            k if !super::says_something(k) => {}
             _ => return None,
         }
         Some(out)
@@ -370,7 +379,35 @@ fn dsh_usage(v: Option<&Value>) -> Option<Usage> {
     (!usage.is_zero()).then_some(usage)
 }
 
-/// One durable dsh event or Copilot envelope.
+/// Whether `event` gives a part for an event of this type (a boundary, usage or bookkeeping
+/// event gives none).
+fn says_something(kind: &str) -> bool {
+    matches!(
+        kind,
+        "user/message"
+            | "steering/message"
+            | "assistant/message"
+            | "tool/call"
+            | "tool/result"
+            | "system/message"
+            | "developer/message"
+            | "context/message"
+            | "user.message"
+            | "assistant.message"
+            | "assistant.reasoning"
+            | "tool.execution_start"
+            | "tool.execution_complete"
+            | "subagent.started"
+            | "subagent.completed"
+            | "subagent.failed"
+            | "session.error"
+            | "session.info"
+            | "session.warning"
+    ) || kind.starts_with("compaction/")
+        || kind.starts_with("session.compaction")
+}
+
+/// One durable dsh event or Copilot envelope (what it gives, `says_something`).
 fn event(ev: &Value, out: &mut Vec<Draft>) {
     let Some(kind) = ev.get("type").and_then(Value::as_str) else { return };
     let empty = Value::Null;
@@ -529,10 +566,7 @@ mod tests {
         transcript(line, &mut slow);
         let view = |v: Vec<Draft>| compared_view(v);
         assert_eq!(view(fast), view(slow), "{}", String::from_utf8_lossy(line));
-        serde_json::from_slice::<crate::wire::Obj<fast::Line>>(line)
-            .ok()
-            .and_then(|l| fast::parts(l.0.as_ref()?))
-            .is_some()
+        fast::read(line).is_some()
     }
 
     #[test]
@@ -585,7 +619,21 @@ mod tests {
             r#"{"method":"session.event","params":{"event":"no"}}"#,
             r#"{"method":5,"type":"user/message","data":{"content":"bare"}}"#,
             r#"{"method":"other","type":"user/message"}"#,
+            // Events of which a page says nothing.
+            r#"{"type":"assistant.turn_start","data":{"turnId":"0"},"id":"e"}"#,
+            r#"{"type":"assistant.turn_end","data":{"turnId":"0"}}"#,
+            r#"{"type":"session.idle","data":{}}"#,
+            r#"{"type":"turn/start","data":{"turn":1}}"#,
+            r#"{"method":"session.event","params":{"event":{"type":"step/end","data":{"usage":{}}}}}"#,
             // Those it hands to `transcript`.
+            r#"{"type":"assistant.reasoning","data":{"content":"hm"}}"#,
+            r#"{"type":"session.info","data":{"message":"i"}}"#,
+            r#"{"type":"session.compaction_complete","data":{"summaryContent":"s"}}"#,
+            r#"{"type":"compaction/finished","data":{"summary":"s"}}"#,
+            r#"{"type":"system/message","data":{"content":"sys"}}"#,
+            r#"{"type":"subagent.completed","data":{"agentName":"a"}}"#,
+            r#"{"type":"tool.execution_complete","data":{"toolCallId":"t","result":{"content":"r"}}}"#,
+            r#"{"type":"user.message","data":{"content":"a"},"data":{"content":"b"}}"#,
             r#"{"type":"tool/result","data":{"content":"r"}}"#,
             r#"{"type":"user/message","data":{"content":"first","content":"second"}}"#,
             r#"{"type":"user/message","type":"tool/call","data":{}}"#,
@@ -595,7 +643,10 @@ mod tests {
             "",
         ];
         let fast: Vec<bool> = lines.iter().map(|l| same_as_transcript(l.as_bytes())).collect();
-        assert_eq!(fast.iter().filter(|&&f| f).count(), 24, "{fast:?}");
+        assert_eq!(fast.iter().filter(|&&f| f).count(), 29, "{fast:?}");
+        // Not UTF-8 (in a field no page reads): handed over, and nothing said of it.
+        let line = b"{\"type\":\"user.message\",\"data\":{\"content\":\"a\"},\"x\":\"\xff\"}";
+        assert!(!same_as_transcript(line));
     }
 
     fn parts(line: &str) -> Vec<(PartKind, String)> {
