@@ -7,10 +7,10 @@
 //!
 //! Each side is a plain value here, made on a thread of its own: its report's parts for the
 //! measures (without the texts a report reads back), and its records' parts read back for the
-//! conversations (only records that may hold a compared item, `Format::may_compare`, read as
-//! `Format::compared_parts` says them), each item kept only as a fingerprint (its kind, tool and
-//! a hash of its text) until the divergence is found and its two places read back. A run
-//! compared with itself is read once.
+//! conversations on every core (only records that may hold a compared item,
+//! `Format::may_compare`, read as `Format::compared_parts` says them), each item kept only as a
+//! fingerprint (its kind, tool and a hash of its text) until the divergence is found and its two
+//! places read back. A run compared with itself is read once.
 
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
