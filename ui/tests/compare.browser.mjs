@@ -132,4 +132,28 @@ await browserTest("compare browser test", async ({ ui, newPage }) => {
   await dark.getByTestId("compare-row-a").first().waitFor();
   await dark.screenshot({ path: resolve(SHOTS, "compare-dark.png") });
   console.log("ok: Compare shows the aligned pairs, their deltas and where the runs part, side by side; log text stays text");
+
+  // A run of 50,000 sub-agents is 50,000 pairs: only a window of them is drawn (as elements they
+  // held the real app's page for minutes), scrolled to the pair where the runs part.
+  const many = { ...comparison, pairs: [] };
+  for (let i = 0; i < 50_000; i++) {
+    many.pairs.push({ ...comparison.pairs[0], a: `a-${i}`, b: `b-${i}`, parent: i ? 0 : null, depth: i ? 1 : 0, label: `agent ${i}`, divergence: null });
+  }
+  many.pairs[40_000] = { ...many.pairs[40_000], divergence: { ...comparison.divergence, pair: 40_000 } };
+  many.divergence = many.pairs[40_000].divergence;
+  const big = await newPage({ viewport: { width: 1280, height: 800 } });
+  await mockIpc(big, { report: transcriptReport(4), launch: [], answers: { compare_runs: many, compare_transcript: page, "plugin:dialog|open": [B] } });
+  await big.goto(ui.url);
+  await big.getByTestId("compare-with").click();
+  await big.locator("[data-testid=compare-pair].on").waitFor();
+  const drawn = await big.getByTestId("compare-pair").count();
+  assert.ok(drawn > 5 && drawn < 60, `a window of the pairs is drawn: ${drawn}`);
+  assert.match(await big.locator("[data-testid=compare-pair].on").textContent(), /agent 40000/);
+  // Scrolled to its end, the last pair is drawn; chosen, its transcripts are asked for.
+  await big.locator("[data-testid=compare] [aria-label='Aligned sessions']").evaluate((e) => (e.scrollTop = e.scrollHeight));
+  await big.getByText("agent 49999").click();
+  await big.locator("[data-testid=compare-pair].on", { hasText: "agent 49999" }).waitFor();
+  const asks = await big.evaluate(() => window.__ipcCalls.filter(([c]) => c === "compare_transcript").map(([, a]) => a.session));
+  assert.ok(asks.includes("a-49999") && asks.includes("b-49999"), asks.join());
+  console.log(`ok: 50,000 pairs draw ${drawn} rows, from the divergence's, and scroll to the last`);
 });
