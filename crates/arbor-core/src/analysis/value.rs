@@ -173,10 +173,7 @@ impl Analysis {
                 *slot = (refs.len() - 1) as u32;
             }
         }
-        let threads = match self.threads {
-            Threads::PerCore => worker_threads(),
-            Threads::Caller => 1,
-        };
+        let threads = self.worker_count();
         // Parts of at most a few thousand replies, in order: each is read on a thread of its own
         // into one buffer (here, with `Threads::Caller`).
         let mut parts: Vec<&[TextRef]> = Vec::new();
@@ -186,8 +183,7 @@ impl Analysis {
             let n = if zstd { 1 } else { threads };
             parts.extend(group.chunks(group.len().div_ceil(n).max(1)));
         }
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let read_part = |part: &[TextRef]| {
+        let read_part = |part: &&[TextRef]| {
             let mut text = String::new();
             let mut ends: Vec<usize> = Vec::with_capacity(part.len());
             if let Some(info) = self.files.get(part[0].at.file as usize) {
@@ -228,32 +224,7 @@ impl Analysis {
             text.shrink_to_fit();
             (text, ends)
         };
-        let mut done: Vec<Option<(String, Vec<usize>)>> = parts.iter().map(|_| None).collect();
-        if self.threads == Threads::Caller {
-            for (slot, part) in done.iter_mut().zip(&parts) {
-                *slot = Some(read_part(part));
-            }
-        } else {
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = (0..threads)
-                    .map(|_| {
-                        scope.spawn(|| {
-                            let mut mine = Vec::new();
-                            loop {
-                                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                                let Some(part) = parts.get(i) else { return mine };
-                                mine.push((i, read_part(part)));
-                            }
-                        })
-                    })
-                    .collect();
-                for h in handles {
-                    for (i, r) in h.join().unwrap_or_default() {
-                        done[i] = Some(r);
-                    }
-                }
-            });
-        }
+        let done = self.in_order(&parts, read_part);
         // The parts' buffers are kept as they are: joining them would copy every text once more.
         // The parts are `refs` cut in order, so `refs` is kept as the index, not copied.
         let lens: Vec<usize> = parts.iter().map(|p| p.len()).collect();
@@ -271,6 +242,42 @@ impl Analysis {
             texts.parts.push(text);
         }
         texts
+    }
+
+    /// The threads its parallel stages use: one per core (at most `MAX_WORKERS`), or one.
+    pub(crate) fn worker_count(&self) -> usize {
+        match self.threads {
+            Threads::PerCore => worker_threads(),
+            Threads::Caller => 1,
+        }
+    }
+
+    /// `work` of each of `items`, in their order: on `worker_count()` threads (this one and the
+    /// others, each taking the next item not yet taken), or all here with `Threads::Caller`.
+    /// `None` for the items of a worker that panicked.
+    pub(crate) fn in_order<T: Sync, R: Send>(&self, items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<Option<R>> {
+        let threads = self.worker_count().min(items.len());
+        if threads <= 1 {
+            return items.iter().map(|x| Some(work(x))).collect();
+        }
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let take = || {
+            let mut mine = Vec::new();
+            loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(x) = items.get(i) else { return mine };
+                mine.push((i, work(x)));
+            }
+        };
+        let mut done: Vec<Option<R>> = items.iter().map(|_| None).collect();
+        std::thread::scope(|scope| {
+            let others: Vec<_> = (1..threads).map(|_| scope.spawn(take)).collect();
+            let here = std::panic::catch_unwind(std::panic::AssertUnwindSafe(take)).unwrap_or_default();
+            for (i, r) in others.into_iter().flat_map(|t| t.join().unwrap_or_default()).chain(here) {
+                done[i] = Some(r);
+            }
+        });
+        done
     }
 
     /// The texts of what parents received (`Ctx::received`), in its order, each read back from

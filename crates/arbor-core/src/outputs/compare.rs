@@ -542,41 +542,17 @@ impl<'a> Side<'a> {
         all.sort_unstable();
         // The chunks read and fingerprinted on every core, then taken in order.
         let chunks: Vec<&[(u32, u32, u32)]> = all.chunks(CHUNK).collect();
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let work = || {
-            let mut done: Vec<(usize, Vec<Seen>)> = Vec::new();
-            loop {
-                let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(chunk) = chunks.get(c) else { return done };
-                done.push((c, seen_in(a, chunk)));
-            }
-        };
-        let threads = crate::analysis::worker_threads().min(chunks.len()).max(1);
-        let mut read: Vec<Vec<Seen>> = (0..chunks.len()).map(|_| Vec::new()).collect();
-        std::thread::scope(|s| {
-            let others: Vec<_> = (1..threads).map(|_| s.spawn(work)).collect();
-            let mut all_done = work();
-            for t in others {
-                all_done.extend(t.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
-            }
-            for (c, items) in all_done {
-                read[c] = items;
-            }
-        });
+        let read = a.in_order(&chunks, |chunk| seen_in(a, chunk));
+        let read = read.into_iter().map(|r| r.unwrap_or_else(|| panic!("a comparison's read-back worker panicked")));
         let mut tasks: Vec<(usize, String, u32)> = Vec::new();
-        for item in read.into_iter().flatten() {
+        for mut item in read.flatten() {
             let f = &mut self.facts[item.facts as usize];
-            if let Some(name) = &item.tool_name {
-                match f.tools.get_mut(name.as_str()) {
-                    Some(n) => *n += 1,
-                    None => {
-                        f.tools.insert(name.clone(), 1);
-                    }
-                }
+            if let Some(name) = item.tool_name {
+                *f.tools.entry(name).or_default() += 1;
             }
             let kind = item.print.kind;
             if kind == PartKind::Prompt && f.task.is_none() {
-                f.task = item.task.clone();
+                f.task = item.task.take();
             }
             if kind == PartKind::Spawn {
                 if let (Some(&c), Some(task)) = (item.child.as_deref().and_then(|c| ix.get(c)), item.task) {
