@@ -436,8 +436,16 @@ impl Pretty for DiagnosticRef<'_> {
     }
 }
 
-/// Items per batch in `write_pretty`: about half a megabyte of pretty JSON.
+/// Items per batch in `write_pretty` at most (`write_section` makes a batch of about
+/// `BATCH_BYTES`: 1,024 of the smallest items, a findings list's, are about that).
 const BATCH: usize = 1024;
+
+/// The pretty JSON a batch is sized to hold: a section's items are 0.2–5 KB each (a Claude Code
+/// session with its steps the largest), so a count alone let a batch of sessions hold 4 MB.
+const BATCH_BYTES: usize = 256 * 1024;
+
+/// Items in a section's first batches, before an item's size is known.
+const FIRST_BATCH: usize = 64;
 
 impl ReportParts<'_> {
     /// Write the report as pretty JSON, the same bytes as `serde_json::to_writer_pretty` gives
@@ -496,8 +504,9 @@ impl ReportParts<'_> {
 /// One section's array, its items formatted in parallel batches and written in order.
 ///
 /// This thread makes the items and writes; `threads` threads format batches of them meanwhile.
-/// At most two batches a thread are in flight, so memory stays bounded whatever the section's
-/// length.
+/// At most two batches a thread are in flight, and a batch holds about `BATCH_BYTES` of JSON (its
+/// number of items, at most `batch`, reckoned from the bytes an item of the section took so far),
+/// so memory stays bounded whatever the section's length and however large its items are.
 fn write_section<W: std::io::Write, T: Pretty + Send>(
     out: &mut W,
     items: impl Iterator<Item = T>,
@@ -505,8 +514,18 @@ fn write_section<W: std::io::Write, T: Pretty + Send>(
     batch: usize,
 ) -> serde_json::Result<()> {
     use std::sync::mpsc;
+    let batch = batch.max(1);
     let mut items = items.fuse();
-    let mut next_batch = || items.by_ref().take(batch.max(1)).collect::<Vec<T>>();
+    // The section's items and bytes written so far: the size of an item, for the next batch's.
+    let (mut items_out, mut bytes_out) = (0usize, 0usize);
+    let mut counts = std::collections::VecDeque::new();
+    let mut next_batch = |items_out: usize, bytes_out: usize| {
+        let n = match bytes_out.checked_div(items_out) {
+            Some(per_item) => (BATCH_BYTES / per_item.max(1)).clamp(1, batch),
+            None => batch.min(FIRST_BATCH),
+        };
+        items.by_ref().take(n).collect::<Vec<T>>()
+    };
     let mut first = true;
     let mut write = |text: Vec<u8>| -> serde_json::Result<()> {
         // Each item comes after its separator; the array's first after its opening instead.
@@ -546,10 +565,11 @@ fn write_section<W: std::io::Write, T: Pretty + Send>(
         let (mut sent, mut written) = (0usize, 0usize);
         loop {
             while sent - written < 2 * threads.max(1) {
-                let b = next_batch();
+                let b = next_batch(items_out, bytes_out);
                 if b.is_empty() {
                     break;
                 }
+                counts.push_back(b.len());
                 if workers == 0 {
                     // No thread could start: format here.
                     ready.insert(sent, format_batch(&b));
@@ -567,7 +587,10 @@ fn write_section<W: std::io::Write, T: Pretty + Send>(
                 };
                 ready.insert(i, text);
             }
-            write(ready.remove(&written).unwrap_or_else(|| Ok(Vec::new()))?)?;
+            let text = ready.remove(&written).unwrap_or_else(|| Ok(Vec::new()))?;
+            items_out += counts.pop_front().unwrap_or(0);
+            bytes_out += text.len();
+            write(text)?;
             written += 1;
         }
     })?;
