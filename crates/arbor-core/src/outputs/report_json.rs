@@ -9,6 +9,8 @@
 //! is copied as the constant it is, numbers go through serde_json's own formatter, and strings are
 //! scanned for what needs escaping 16 bytes at a time.
 
+use crate::analysis::ReplyTexts;
+use crate::ctx::TextRef;
 use crate::report::{ModelUsage, Usage, UsageSummary};
 use crate::report_parts::{
     DiagnosticRef, InputRef, NaiveWaitRef, PlaceRef, ReceivedRef, ReplyRef, ReportParts, RunRef, SessionRef,
@@ -436,6 +438,19 @@ impl Pretty for DiagnosticRef<'_> {
     }
 }
 
+/// Replies whose texts `write_pretty` reads back at a time (a Copilot reply's text is ~200 bytes).
+const TEXT_WINDOW: usize = 4096;
+
+/// A reply with its text read back for it (`write_pretty`'s replies, whose texts are read a
+/// window at a time and moved into their batches).
+struct ReplyWithText<'a>(ReplyRef<'a>, String);
+
+impl Pretty for ReplyWithText<'_> {
+    fn pretty(&self, w: &mut Writer) {
+        ReplyRef { text: &self.1, ..self.0 }.pretty(w)
+    }
+}
+
 /// Items per batch in `write_pretty` at most (`write_section` makes a batch of about
 /// `BATCH_BYTES`: 1,024 of the smallest items, a findings list's, are about that).
 const BATCH: usize = 1024;
@@ -462,34 +477,78 @@ impl ReportParts<'_> {
         threads: usize,
         batch: usize,
     ) -> serde_json::Result<()> {
-        // The reply texts are read back on threads of their own while the sections before the
-        // replies are written: either alone leaves part of the cores idle. With no threads
-        // (`Threads::Caller`), everything is done here, the texts when the replies need them.
-        std::thread::scope(|scope| {
-            let reading = match self.texts.get() {
-                Some(_) => None,
-                None if threads == 0 => None,
-                None => std::thread::Builder::new()
-                    .name("arbor-replies".into())
-                    .spawn_scoped(scope, || self.a.reply_texts(true))
-                    .ok(),
-            };
+        // The reply texts are read back on a thread of their own while the sections before the
+        // replies are written (either alone leaves part of the cores idle), a window of
+        // `TEXT_WINDOW` replies at a time, at most two windows ahead of the replies written: a
+        // gigabyte log's texts are tens of megabytes, never all held. With no threads
+        // (`Threads::Caller`), everything is done here, each window when the replies need it.
+        // Texts already read (`texts` set) are used as they are.
+        if self.texts.get().is_some() {
             out.write_all(b"{\n  \"report_version\": 1,\n  \"inputs\": ").map_err(serde_json::Error::io)?;
             write_section(&mut out, self.inputs(), threads, batch)?;
             out.write_all(b",\n  \"sessions\": ").map_err(serde_json::Error::io)?;
             write_section(&mut out, self.sessions(), threads, batch)?;
             out.write_all(b",\n  \"turns\": ").map_err(serde_json::Error::io)?;
             write_section(&mut out, self.turns(), threads, batch)?;
-            // A reading that failed is done again here, by `texts`.
-            if let Some(Ok(texts)) = reading.map(|h| h.join()) {
-                let _ = self.texts.set(texts);
-            }
-            Ok::<(), serde_json::Error>(())
-        })?;
-        out.write_all(b",\n  \"replies\": ").map_err(serde_json::Error::io)?;
-        write_section(&mut out, self.replies(), threads, batch)?;
-        out.write_all(b",\n  \"waits\": ").map_err(serde_json::Error::io)?;
-        write_section(&mut out, self.waits(), threads, batch)?;
+            out.write_all(b",\n  \"replies\": ").map_err(serde_json::Error::io)?;
+            write_section(&mut out, self.replies(), threads, batch)?;
+            out.write_all(b",\n  \"waits\": ").map_err(serde_json::Error::io)?;
+            write_section(&mut out, self.waits(), threads, batch)?;
+        } else {
+            let refs: Vec<TextRef> = self.replies_from(false).map(|(_, _, at)| at).collect();
+            let n_windows = refs.len().div_ceil(TEXT_WINDOW);
+            let window_at = &|n: usize| {
+                let start = n * TEXT_WINDOW;
+                self.a.texts_at(refs[start.min(refs.len())..(start + TEXT_WINDOW).min(refs.len())].iter().copied())
+            };
+            std::thread::scope(|scope| {
+                let (ahead, windows_read) = std::sync::mpsc::sync_channel(1);
+                let reading = (threads > 0)
+                    .then(|| {
+                        std::thread::Builder::new()
+                            .name("arbor-replies".into())
+                            .spawn_scoped(scope, move || {
+                                for n in 0..n_windows {
+                                    if ahead.send(window_at(n)).is_err() {
+                                        return None;
+                                    }
+                                }
+                                drop(ahead);
+                                Some(self.a.reply_texts(false))
+                            })
+                            .ok()
+                    })
+                    .flatten();
+                out.write_all(b"{\n  \"report_version\": 1,\n  \"inputs\": ").map_err(serde_json::Error::io)?;
+                write_section(&mut out, self.inputs(), threads, batch)?;
+                out.write_all(b",\n  \"sessions\": ").map_err(serde_json::Error::io)?;
+                write_section(&mut out, self.sessions(), threads, batch)?;
+                out.write_all(b",\n  \"turns\": ").map_err(serde_json::Error::io)?;
+                write_section(&mut out, self.turns(), threads, batch)?;
+                // Each window from the reading thread, or read here when it has none (no thread,
+                // or one that ended early): the windows come in order, one per `TEXT_WINDOW`.
+                let mut from_thread = reading.is_some();
+                let mut window: Option<ReplyTexts> = None;
+                let replies = self.replies_from(false).enumerate().map(|(k, (_, r, at))| {
+                    if k % TEXT_WINDOW == 0 {
+                        let next = if from_thread { windows_read.recv().ok() } else { None };
+                        from_thread &= next.is_some();
+                        window = Some(next.unwrap_or_else(|| window_at(k / TEXT_WINDOW)));
+                    }
+                    let text = window.as_ref().map_or("", |w| w.get(&at)).to_owned();
+                    ReplyWithText(r, text)
+                });
+                out.write_all(b",\n  \"replies\": ").map_err(serde_json::Error::io)?;
+                write_section(&mut out, replies, threads, batch)?;
+                drop(windows_read);
+                let waits_texts =
+                    reading.and_then(|h| h.join().ok().flatten()).unwrap_or_else(|| self.a.reply_texts(false));
+                let waits = self.wait_order().into_iter().map(|i| self.wait_ref(i as usize, |r| waits_texts.get(r)));
+                out.write_all(b",\n  \"waits\": ").map_err(serde_json::Error::io)?;
+                write_section(&mut out, waits, threads, batch)?;
+                Ok::<(), serde_json::Error>(())
+            })?;
+        }
         out.write_all(b",\n  \"diagnostics\": ").map_err(serde_json::Error::io)?;
         write_section(&mut out, self.diagnostics(), threads, batch)?;
         if let Some(usage) = self.usage() {

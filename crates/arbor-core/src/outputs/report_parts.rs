@@ -37,6 +37,7 @@ impl From<TurnIdRef<'_>> for serde_json::Value {
     }
 }
 
+#[derive(Clone, Copy)]
 pub struct PlaceRef<'a> {
     pub file: &'a str,
     /// `file` as a JSON string, escaped once per file (`Analysis::file_names_json`).
@@ -103,6 +104,7 @@ pub struct StepSpanRef<'a> {
     pub end_time: Option<f64>,
 }
 
+#[derive(Clone, Copy)]
 pub struct ReplyRef<'a> {
     pub session: &'a str,
     pub root: bool,
@@ -428,13 +430,19 @@ impl<'a> ReportParts<'a> {
     /// `replies_at`, each with its source: the index of its turn in `Turns::list`, or of the
     /// reply in `Ctx::loose_replies` with `LOOSE` set.
     pub(crate) fn replies_with_sources(&self) -> impl Iterator<Item = (u32, ReplyRef<'_>, u64)> + '_ {
+        self.replies_from(self.reply_texts).map(|(i, r, at)| (i, r, at.offset))
+    }
+
+    /// The replies as `replies` gives them, each with where its text is, and with its text only
+    /// when `texts` (else `""`: `write_pretty` reads the texts a window at a time).
+    pub(crate) fn replies_from(&self, texts: bool) -> impl Iterator<Item = (u32, ReplyRef<'_>, TextRef)> + '_ {
         let in_turns = self.turn_order.iter().filter_map(move |&i| {
-            let (r, offset) = self.turn_reply(i as usize)?;
-            Some((i, r, offset))
+            let (r, at) = self.turn_reply_from(i as usize, texts)?;
+            Some((i, r, at))
         });
         let loose = self.loose_order().into_iter().map(move |j| {
-            let (r, offset) = self.loose_reply(j as usize);
-            (j | LOOSE, r, offset)
+            let (r, at) = self.loose_reply_from(j as usize, texts);
+            (j | LOOSE, r, at)
         });
         in_turns.chain(loose)
     }
@@ -442,9 +450,13 @@ impl<'a> ReportParts<'a> {
     /// The reply of turn `i` (its index in `Turns::list`), with where its line starts; `None`
     /// when it has none.
     pub(crate) fn turn_reply(&self, i: usize) -> Option<(ReplyRef<'_>, u64)> {
+        self.turn_reply_from(i, self.reply_texts).map(|(r, at)| (r, at.offset))
+    }
+
+    fn turn_reply_from(&self, i: usize, texts: bool) -> Option<(ReplyRef<'_>, TextRef)> {
         let t = &self.a.cx.turns.list[i];
         let r = self.turn_reply_at(i)?;
-        let text = if self.reply_texts { self.texts().of_turn(i).unwrap_or_else(|| self.text(&r)) } else { "" };
+        let text = if texts { self.texts().of_turn(i).unwrap_or_else(|| self.text(&r)) } else { "" };
         Some((
             ReplyRef {
                 session: self.name(t.session),
@@ -454,7 +466,7 @@ impl<'a> ReportParts<'a> {
                 text,
                 at: self.place(r.at),
             },
-            r.offset,
+            r,
         ))
     }
 
@@ -480,16 +492,21 @@ impl<'a> ReportParts<'a> {
     /// The reply outside any turn `j` (its index in `Ctx::loose_replies`), with where its line
     /// starts.
     pub(crate) fn loose_reply(&self, j: usize) -> (ReplyRef<'_>, u64) {
+        let (reply, at) = self.loose_reply_from(j, self.reply_texts);
+        (reply, at.offset)
+    }
+
+    fn loose_reply_from(&self, j: usize, texts: bool) -> (ReplyRef<'_>, TextRef) {
         let r = &self.a.cx.loose_replies[j];
         let reply = ReplyRef {
             session: self.name(r.session),
             root: self.is_root(r.session),
             turn: TurnIdRef::Null,
             run: None,
-            text: if self.reply_texts { self.text(&r.text) } else { "" },
+            text: if texts { self.text(&r.text) } else { "" },
             at: self.place(r.text.at),
         };
-        (reply, r.text.offset)
+        (reply, r.text)
     }
 
     pub fn waits(&self) -> impl Iterator<Item = WaitRef<'_>> + '_ {
