@@ -19,9 +19,31 @@ pub struct UsageBook {
     /// By session and model (a model symbol of `models`).
     by_model: HashMap<(Sym, Sym), Usage>,
     models: Interner,
-    /// By record: the tokens of a model call whose log gives it a line of its own (Codex), with
-    /// its model, for the transcript's row of that line (`add_call`).
-    calls: HashMap<u32, (Usage, Sym)>,
+    /// By record: the tokens of a model call whose log gives it a line of its own (Codex,
+    /// OpenCode), for the transcript's row of that line (`add_call`). Those added in record
+    /// order (a log's, as it is read) are a list, ascending, a third of the bytes a map of
+    /// `Usage`s took (a Codex log has a call in four lines); the others (OpenCode's, added
+    /// session by session when the store is settled) are a map.
+    calls: Vec<Call>,
+    late_calls: HashMap<u32, Call>,
+}
+
+/// A model call's tokens, as `add_call` was given them (a log's usage has no `unpriced` part:
+/// that is made when the report prices it), and its model.
+#[derive(Debug, Clone)]
+struct Call {
+    record: u32,
+    model: Sym,
+    tokens: [u64; 4],
+    cost: Option<f64>,
+    unpriced: Option<Box<crate::report::Unpriced>>,
+}
+
+impl Call {
+    fn usage(&self) -> Usage {
+        let [input, output, cache_read, cache_write] = self.tokens;
+        Usage { input, output, cache_read, cache_write, cost: self.cost, unpriced: self.unpriced.as_deref().cloned() }
+    }
 }
 
 impl UsageBook {
@@ -57,14 +79,34 @@ impl UsageBook {
     pub fn add_call(&mut self, record: u32, session: Sym, turn: Option<usize>, model: Option<&str>, usage: Usage) {
         self.add(session, turn, model, usage.clone());
         let m = self.models.intern(model.filter(|m| !m.is_empty()).unwrap_or(UNKNOWN_MODEL));
-        self.calls.insert(record, (usage, m));
+        let call = Call {
+            record,
+            model: m,
+            tokens: [usage.input, usage.output, usage.cache_read, usage.cache_write],
+            cost: usage.cost,
+            unpriced: usage.unpriced.map(Box::new),
+        };
+        // As a map's insert: a record's later call replaces its earlier one. A record before
+        // the list's last is never after it later: the two hold no record twice.
+        match self.calls.last() {
+            Some(last) if last.record >= record => match self.calls.binary_search_by_key(&record, |c| c.record) {
+                Ok(i) => self.calls[i] = call,
+                Err(_) => {
+                    self.late_calls.insert(record, call);
+                }
+            },
+            _ => self.calls.push(call),
+        }
     }
 
     /// The tokens a model call's line `record` counted, and the model when the log names it.
     pub fn call(&self, record: u32) -> Option<(Usage, Option<&str>)> {
-        let (u, m) = self.calls.get(&record)?;
-        let name = self.models.name(*m);
-        Some((u.clone(), (name != UNKNOWN_MODEL).then_some(name)))
+        let c = match self.calls.binary_search_by_key(&record, |c| c.record) {
+            Ok(i) => &self.calls[i],
+            Err(_) => self.late_calls.get(&record)?,
+        };
+        let name = self.models.name(c.model);
+        Some((c.usage(), (name != UNKNOWN_MODEL).then_some(name)))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -102,3 +144,39 @@ const MIXED: Sym = Sym(u32::MAX);
 
 /// What a count whose log names no model is filed under.
 pub const UNKNOWN_MODEL: &str = "(unknown model)";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(n: u64) -> Usage {
+        Usage {
+            input: n,
+            output: 2 * n,
+            cache_read: 3 * n,
+            cache_write: 4 * n,
+            cost: Some(n as f64 / 8.0),
+            unpriced: None,
+        }
+    }
+
+    /// A call is found by its record whatever order the records came in, a record's later call
+    /// replaces its earlier one (as a map's insert does), and a record with no call has none.
+    #[test]
+    fn calls_are_found_by_record_in_any_order() {
+        let mut book = UsageBook::default();
+        let s = Sym(0);
+        for (record, n) in [(10, 1), (20, 2), (15, 3), (5, 4), (20, 5), (30, 6)] {
+            book.add_call(record, s, None, if n % 2 == 0 { Some("m-even") } else { None }, tokens(n));
+        }
+        assert_eq!(book.call(5), Some((tokens(4), Some("m-even"))));
+        assert_eq!(book.call(10), Some((tokens(1), None)));
+        assert_eq!(book.call(15), Some((tokens(3), None)));
+        assert_eq!(book.call(20), Some((tokens(5), None)));
+        assert_eq!(book.call(30), Some((tokens(6), Some("m-even"))));
+        assert_eq!(book.call(11), None);
+        assert_eq!(book.call(0), None);
+        // Each call counted once in the session, the replaced one too (as `add` was called).
+        assert_eq!(book.session(s).map(|u| u.input), Some(1 + 2 + 3 + 4 + 5 + 6));
+    }
+}
