@@ -5,7 +5,8 @@
 mod common;
 
 use arbor_core::formats::{
-    claude_code_line_readings, codex_line_readings, gemini_cli_line_readings, opencode_row_readings,
+    claude_code_line_readings, codex_line_readings, gemini_cli_line_readings, gemini_cli_received_readings,
+    opencode_row_readings,
 };
 use arbor_core::text::scan::{parse_line, parse_line_in};
 use arbor_core::wire::parse_line_serde;
@@ -31,6 +32,9 @@ fn same(bytes: &[u8]) {
         assert_eq!(got, want, "the Codex reader, on {text:?}");
         let (got, want) = gemini_cli_line_readings(text);
         assert_eq!(got, want, "the Gemini CLI reader, on {text:?}");
+        // What a parent received from a sub-agent, read back by the scanner.
+        let (got, want) = gemini_cli_received_readings(text);
+        assert_eq!(got, want, "what a Gemini CLI call received, on {text:?}");
     }
 }
 
@@ -246,6 +250,14 @@ fn the_edges_of_json_and_of_the_shapes_read_as_the_reference_reads_them() {
         r#"{"id":"m","type":"gemini","tokens":{"input":1e400}}"#.into(),
         r#"{"id":"m","type":"gemini","toolCalls":[{"id":"c","name":"invoke_agent","status":"success","agentId":"a","displayName":"d","result":[{"functionResponse":{"response":{"output":"r"}}}],"args":{"x":1}},2,{"name":"a","name":"b"}],"thoughts":[{"subject":"s"},1e400]}"#.into(),
         r#"{"id":"m","type":"gemini","thoughts":"x","thoughts":[]}"#.into(),
+        // What a call received (a sub-agent's answer), each way a result can hold it: output,
+        // error, neither (written as JSON), a response that is no object, text parts, a plain
+        // string, keys twice, `resultDisplay` alone, values serde_json does not read.
+        r#"{"id":"m","type":"gemini","toolCalls":[{"id":"a","result":[{"functionResponse":{"id":"a","response":{"output":"one \"q\" \n two"}}},{"text":"t"}]},{"id":"b","result":{"functionResponse":{"response":{"error":"bad","output":7}}}},{"id":"c","result":[{"functionResponse":{"response":{"error":"e"}}},{"functionResponse":{"response":{"z":[1,{"b":2,"a":1.5}],"y":null}}}]}]}"#.into(),
+        r#"{"id":"m","type":"gemini","toolCalls":[{"id":"a","result":"plain","resultDisplay":"d"},{"id":"b","result":[],"resultDisplay":"shown"},{"id":"c","result":[1,"x",null],"resultDisplay":5},{"id":"d","resultDisplay":"only"},{"id":"e","result":{"functionResponse":{"response":"str"}}}]}"#.into(),
+        r#"{"id":"m","type":"gemini","toolCalls":[{"id":"a","result":{"functionResponse":{"response":{"output":"x"}},"functionResponse":2,"text":"t"}},{"id":"b","result":{"functionResponse":{"nothing":1},"text":"u","text":"v"}},{"id":"c","result":[{"text":7},{"text":"w"}],"result":[{"text":"last"}]}]}"#.into(),
+        r#"{"id":"m","type":"gemini","toolCalls":[{"id":"a","result":[{"text":"ok"},1e400]},{"id":"b","result":{"text":"\ud800"}},{"id":"c","result":[{"text":"ok"}],"resultDisplay":1e400},{"id":"d","result":[{"\ud800":1,"text":"k"}]},{"id":"e","result":[{"functionResponse":{"response":{"output":"o","\ud800":0}}}]}]}"#.into(),
+        r#"{"id":"m","type":"gemini","toolCalls":[{"id":"a","result":[{"functionResponse":{"response":{"output":null,"error":"e"}}}]},{"id":1,"result":"n"},{"id":"c","id":"d","result":"dup id"},"x",{"id":"e","result":[{"functionResponse":{"response":{"output":"\u00e9\ud83d\ude00"}}}]}]}"#.into(),
         r#"{"id":"m","type":"gemini","thoughts":{"\ud800":1}}"#.into(),
         r#"{"$set":{"messages":[{"id":"a"}],"summary":"s","messages":[]}}"#.into(),
         r#"{"$set":{"summary":"s","lastUpdated":"t"},"$rewindTo":"m"}"#.into(),

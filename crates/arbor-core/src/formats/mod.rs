@@ -45,6 +45,7 @@ pub use codex::line_readings as codex_line_readings;
 /// A Codex rollout's links to other threads, read without analysing it (the library's grouping).
 pub use codex::{thread_body_line, thread_head, ThreadBody, ThreadHead, THREAD_BODY_MARKERS, THREAD_REVIEW_WINDOW_MS};
 pub use gemini_cli::line_readings as gemini_cli_line_readings;
+pub use gemini_cli::received_readings as gemini_cli_received_readings;
 /// OpenCode's placeholder title (a session no model named yet).
 pub use opencode::is_default_title as opencode_default_title;
 pub use opencode::row_readings as opencode_row_readings;

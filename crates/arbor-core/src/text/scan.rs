@@ -103,6 +103,18 @@ impl<'a> Scanner<'a> {
         p.i == p.b.len()
     }
 
+    /// Reads `text` as one JSON value of any kind with `read` (called at its first byte): whether
+    /// it read, with nothing but whitespace after it.
+    pub(crate) fn value(text: &'a str, read: impl FnOnce(&mut Scanner<'a>) -> R<()>) -> bool {
+        let mut p = Scanner { s: text, b: text.as_bytes(), i: 0, depth: 0, arena: None, pending: None };
+        p.ws();
+        if p.peek().is_none() || read(&mut p).is_err() {
+            return false;
+        }
+        p.ws();
+        p.i == p.b.len()
+    }
+
     /// Reads the JSON object `text` starts with (after whitespace) with `read`, whatever follows
     /// it (a message read back at its offset inside a document): whether it read.
     pub(crate) fn first(text: &'a str, read: impl FnOnce(&mut Scanner<'a>) -> R<()>) -> bool {

@@ -37,6 +37,30 @@ pub fn line_readings(text: &str) -> (String, String) {
     (format!("{:?}", lines::parse(text)), format!("{:?}", lines::parse_serde(text)))
 }
 
+/// What a message line's calls returned, read by the scanner and by the `Value` reference
+/// (`transcript::received` and `received_by_value`; each raw `result` by `raw_response_texts` and
+/// as a `Value`), for the differential tests.
+pub fn received_readings(text: &str) -> (String, String) {
+    let bytes = text.as_bytes();
+    let results = transcript::raw_results(bytes);
+    let keys = std::iter::once(None).chain(results.iter().map(|(id, _)| id.as_deref()));
+    let (mut got, mut want) = (Vec::new(), Vec::new());
+    for key in keys {
+        got.push(transcript::received(bytes, key));
+        want.push(transcript::received_by_value(bytes, key));
+    }
+    let mut got = format!("{got:?}");
+    let mut want = format!("{want:?}");
+    for (_, raw) in &results {
+        let by_value = |raw: &str| {
+            serde_json::from_str::<serde_json::Value>(raw).ok().map(|v| transcript::response_texts(&v))
+        };
+        got.push_str(&format!(" {:?}", raw.and_then(transcript::raw_response_texts)));
+        want.push_str(&format!(" {:?}", raw.and_then(by_value)));
+    }
+    (got, want)
+}
+
 pub const FORMAT: FormatInfo = FormatInfo {
     id: "gemini-cli",
     description: "Gemini CLI sessions (~/.gemini/tmp/*/chats)",

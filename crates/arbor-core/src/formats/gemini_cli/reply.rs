@@ -40,8 +40,7 @@ pub(super) fn unwrapped(text: &str) -> &str {
 /// The loose hash of what a call that ran a sub-agent received (its raw `result`), the
 /// producer's lines aside; `None` when the result holds no text.
 pub(super) fn received_hash(raw: &str) -> Option<u64> {
-    let result: Value = serde_json::from_str(raw).ok()?;
-    let (texts, _) = super::transcript::response_texts(&result);
+    let (texts, _) = super::transcript::raw_response_texts(raw)?;
     if texts.is_empty() {
         return None;
     }

@@ -65,6 +65,94 @@ pub(super) fn response_texts(result: &Value) -> (Vec<String>, bool) {
     (out, json)
 }
 
+/// `response_texts` of a result read by the scanner where the scanner stands (at the value),
+/// without a `Value`: `Ok(None)` when a response has no text to give (the `Value` path writes it
+/// as JSON, in `Value`'s key order), `Err` when the value is not one serde_json reads (the
+/// scanner's `typed` reading: numbers in range, strings and keys decoded, the nesting limit).
+/// A key given twice counts at its last, as in a `Value`.
+fn scan_response_texts(p: &mut Scanner<'_>) -> R<Option<Vec<String>>> {
+    /// A part's `functionResponse.response`: its text, or one that needs its JSON.
+    enum Response {
+        Text(String),
+        Json,
+    }
+    fn string_or_none(p: &mut Scanner<'_>) -> R<Option<String>> {
+        if p.peek() != Some(b'"') {
+            return p.typed().map(|()| None);
+        }
+        let (text, escaped) = p.string()?;
+        Ok(Some(p.decoded(text, escaped)?.into_owned()))
+    }
+    fn response(p: &mut Scanner<'_>) -> R<Response> {
+        if p.peek() != Some(b'{') {
+            return p.typed().map(|()| Response::Json);
+        }
+        let (mut output, mut error) = (None, None);
+        p.object(|p, k| match k {
+            "output" => string_or_none(p).map(|t| output = Some(t)),
+            "error" => string_or_none(p).map(|t| error = Some(t)),
+            _ => p.typed(),
+        })?;
+        // `output`, when there is one, else `error`: a string, or the response as JSON.
+        Ok(match output.or(error) {
+            Some(Some(t)) => Response::Text(t),
+            _ => Response::Json,
+        })
+    }
+    // A part: its `functionResponse.response` when it has one, else its `text`.
+    let part = |p: &mut Scanner<'_>, out: &mut Vec<String>| -> R<bool> {
+        let (mut answer, mut text) = (None, None);
+        p.object(|p, k| match k {
+            "functionResponse" if p.peek() == Some(b'{') => {
+                let mut r = None;
+                p.object(|p, k| if k == "response" { response(p).map(|x| r = Some(x)) } else { p.typed() })?;
+                answer = Some(r);
+                Ok(())
+            }
+            "functionResponse" => p.typed().map(|()| answer = Some(None)),
+            "text" => string_or_none(p).map(|t| text = Some(t)),
+            _ => p.typed(),
+        })?;
+        match (answer.flatten(), text.flatten()) {
+            (Some(Response::Text(t)), _) => out.push(t),
+            (Some(Response::Json), _) => return Ok(false),
+            (None, Some(t)) => out.push(t),
+            (None, None) => {}
+        }
+        Ok(true)
+    };
+    let mut out = Vec::new();
+    let mut plain = true;
+    match p.peek() {
+        Some(b'"') => out.extend(string_or_none(p)?),
+        Some(b'[') => p.array(|p| {
+            if p.peek() == Some(b'{') {
+                plain &= part(p, &mut out)?;
+                Ok(())
+            } else {
+                p.typed()
+            }
+        })?,
+        Some(b'{') => plain = part(p, &mut out)?,
+        _ => p.typed()?,
+    }
+    Ok(plain.then_some(out))
+}
+
+/// `response_texts` of a raw `result`, read by the scanner where it can say the same (a
+/// response without a text output is written as `Value` writes it); `None` when the raw text is
+/// not one serde_json reads as a value.
+pub(super) fn raw_response_texts(raw: &str) -> Option<(Vec<String>, bool)> {
+    let mut scanned = None;
+    if !Scanner::value(raw, |p| scan_response_texts(p).map(|t| scanned = Some(t))) {
+        return None;
+    }
+    match scanned.flatten() {
+        Some(texts) => Some((texts, false)),
+        None => serde_json::from_str::<Value>(raw).ok().map(|v| response_texts(&v)),
+    }
+}
+
 /// The parts of one message line.
 pub(super) fn line(bytes: &[u8], out: &mut Vec<Draft>) {
     let Some(m) = first_value::<Value>(bytes) else { return };
@@ -196,11 +284,12 @@ pub(super) fn reply(bytes: &[u8]) -> String {
 /// A call's fields `received` reads, in this order.
 const CALL_FIELDS: [&str; 3] = ["id", "result", "resultDisplay"];
 
-/// What the call `key` of a `gemini` message returned (a sub-agent's answer to its parent).
-pub(super) fn received(bytes: &[u8], key: Option<&str>) -> String {
-    let Ok(text) = std::str::from_utf8(bytes) else { return String::new() };
-    // The message's last `toolCalls` (as a `Value` keeps it), when it is a list: each call's
-    // `CALL_FIELDS` raw, `None` for an element that is no object.
+/// The `result` and `resultDisplay` (raw) of the call `key` of a message line (its first call
+/// when `None`), in its last `toolCalls` as a `Value` keeps it; `None` when the line is not an
+/// object, has no such call, or the call is no object.
+fn found_call<'a>(bytes: &'a [u8], key: Option<&str>) -> Option<(Option<&'a str>, Option<&'a str>)> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    // Each call's `CALL_FIELDS` raw, `None` for an element that is no object.
     type Call<'a> = Option<[Option<&'a str>; 3]>;
     let mut calls: Option<Vec<Call>> = None;
     let read = Scanner::first(text, |p| {
@@ -226,21 +315,75 @@ pub(super) fn received(bytes: &[u8], key: Option<&str>) -> String {
         })
     });
     if !read {
-        return String::new();
+        return None;
     }
     let id_of = |c: &Call| c.and_then(|[id, ..]| value_of(id));
-    let Some(Some([_, result, display])) =
-        calls.into_iter().flatten().find(|c| key.is_none() || id_of(c).as_ref().and_then(Value::as_str) == key)
-    else {
-        return String::new();
-    };
-    let call: Option<Value> = serde_json::from_str(&format!(
-        "{{\"result\":{},\"resultDisplay\":{}}}",
-        result.unwrap_or("null"),
-        display.unwrap_or("null")
-    ))
-    .ok();
+    let [_, result, display] =
+        calls.into_iter().flatten().find(|c| key.is_none() || id_of(c).as_ref().and_then(Value::as_str) == key)??;
+    Some((result, display))
+}
+
+/// The document of a call's two fields that `received` reads.
+fn call_doc(result: Option<&str>, display: Option<&str>) -> String {
+    format!("{{\"result\":{},\"resultDisplay\":{}}}", result.unwrap_or("null"), display.unwrap_or("null"))
+}
+
+/// What the call `key` of a `gemini` message returned (a sub-agent's answer to its parent).
+pub(super) fn received(bytes: &[u8], key: Option<&str>) -> String {
+    let Some((result, display)) = found_call(bytes, key) else { return String::new() };
+    // The call's two fields as one document, read as a `Value` of it reads them (a value serde
+    // cannot read fails the whole call): by the scanner, or as a `Value` when a response has to
+    // be written as JSON.
+    let doc = call_doc(result, display);
+    let (mut texts, mut shown) = (Some(Vec::new()), None);
+    let read = Scanner::whole(&doc, None, |p| {
+        p.object(|p, k| match k {
+            "result" => scan_response_texts(p).map(|t| texts = t),
+            _ if p.peek() == Some(b'"') => {
+                let (text, escaped) = p.string()?;
+                shown = Some(p.decoded(text, escaped)?.into_owned());
+                Ok(())
+            }
+            _ => p.typed().map(|()| shown = None),
+        })
+    });
+    match (read, texts) {
+        (false, _) => String::new(),
+        (true, Some(texts)) if texts.is_empty() => shown.unwrap_or_default(),
+        (true, Some(texts)) => texts.join("\n\n"),
+        (true, None) => serde_json::from_str::<Value>(&doc).ok().map(|c| result_text(&c).0).unwrap_or_default(),
+    }
+}
+
+/// `received` as it was read before the scanner read it: the call's fields made one document and
+/// parsed as a `Value`. The reference the differential tests hold `received` to.
+pub(super) fn received_by_value(bytes: &[u8], key: Option<&str>) -> String {
+    let Some((result, display)) = found_call(bytes, key) else { return String::new() };
+    let call: Option<Value> = serde_json::from_str(&call_doc(result, display)).ok();
     call.map(|c| result_text(&c).0).unwrap_or_default()
+}
+
+/// Each call's raw `result` in a message line (for the differential tests).
+pub(super) fn raw_results(bytes: &[u8]) -> Vec<(Option<String>, Option<&str>)> {
+    let Ok(text) = std::str::from_utf8(bytes) else { return Vec::new() };
+    let mut out = Vec::new();
+    Scanner::first(text, |p| {
+        p.object(|p, k| {
+            if k != "toolCalls" || p.peek() != Some(b'[') {
+                return p.skip();
+            }
+            out.clear();
+            p.array(|p| {
+                if p.peek() != Some(b'{') {
+                    return p.skip();
+                }
+                let [id, result, _] = raw_of(p, CALL_FIELDS)?;
+                out.push((value_of(id).and_then(|v| v.as_str().map(str::to_owned)), result));
+                Ok(())
+            })
+        })
+    });
+    out
 }
 
 /// A prompt's text for a title (SPEC 6.1), or the session's summary.
