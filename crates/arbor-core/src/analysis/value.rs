@@ -190,7 +190,7 @@ impl Analysis {
                 // Where routing saw the text's string, just that is read and decoded; the rest
                 // are read as whole lines and parsed again. Spans and replies are both in offset
                 // order: one walk pairs them.
-                let mut spans = cx.text_spans_of(part[0].at.file).skip_while(|s| s.0 < part[0].offset).peekable();
+                let mut spans = cx.text_spans_from(part[0].at.file, part[0].offset).peekable();
                 let pieces: Vec<(u64, reader::Piece)> = part
                     .iter()
                     .map(|r| {

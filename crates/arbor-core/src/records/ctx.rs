@@ -486,13 +486,18 @@ impl Ctx {
         Some(TextRef { at: self.loc_of(index)?, offset: r.offset() })
     }
 
-    /// Where the texts of `file`'s replies are in their lines, as routing saw them: (byte offset
-    /// of the line, start and length of the text's JSON string, quotes included), ascending.
-    pub fn text_spans_of(&self, file: u32) -> impl Iterator<Item = (u64, (u32, u32))> + '_ {
+    /// Where the texts of `file`'s replies are in their lines, as routing saw them, from the
+    /// line at byte offset `from` on: (byte offset of the line, start and length of the text's
+    /// JSON string, quotes included), ascending. Found by a binary search in each run of the
+    /// file's records, where the reply texts of a gigabyte log read back a window at a time
+    /// walked past every span before the window's first (`Analysis::texts_of`).
+    pub fn text_spans_from(&self, file: u32, from: u64) -> impl Iterator<Item = (u64, (u32, u32))> + '_ {
         self.records_of(file).flat_map(move |range| {
-            let from = self.text_spans.partition_point(|&(r, _)| (r as usize) < range.start);
-            let to = self.text_spans.partition_point(|&(r, _)| (r as usize) < range.end);
-            self.text_spans[from..to].iter().map(|&(r, span)| (self.records[r as usize].offset(), span))
+            let start = self.text_spans.partition_point(|&(r, _)| (r as usize) < range.start);
+            let end = self.text_spans.partition_point(|&(r, _)| (r as usize) < range.end);
+            let spans = &self.text_spans[start..end];
+            let skip = spans.partition_point(|&(r, _)| self.records[r as usize].offset() < from);
+            spans[skip..].iter().map(|&(r, span)| (self.records[r as usize].offset(), span))
         })
     }
 
