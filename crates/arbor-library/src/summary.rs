@@ -386,7 +386,7 @@ fn group_usage(analysis: &Analysis, groups: &Groups, g: usize) -> (Usage, Vec<Bo
     let mut models: std::collections::BTreeMap<&str, Usage> = std::collections::BTreeMap::new();
     for (s, model, u) in analysis.cx.usage.by_model() {
         if groups.sym(s.0).unwrap_or(0) == g {
-            models.entry(model).or_default().add(u);
+            models.entry(model).or_default().add(&u);
         }
     }
     let prices = match &analysis.prices {

@@ -226,7 +226,7 @@ impl<'a> ReportParts<'a> {
         }
         let mut models: std::collections::BTreeMap<&str, Usage> = std::collections::BTreeMap::new();
         for (_, model, u) in self.a.cx.usage.by_model() {
-            models.entry(model).or_default().add(u);
+            models.entry(model).or_default().add(&u);
         }
         let mut total = Usage::default();
         let models: Vec<report::ModelUsage> = models
@@ -666,13 +666,13 @@ fn subtree_usage(
 fn own_usage(a: &Analysis, prices: &crate::prices::PriceTable) -> HashMap<Sym, Usage> {
     // One list sorted by session, then model name (a list for each session cost an allocation
     // each, for a quarter million sessions).
-    let mut rows: Vec<(Sym, &str, &Usage)> = a.cx.usage.by_model().collect();
+    let mut rows: Vec<(Sym, &str, Usage)> = a.cx.usage.by_model().collect();
     rows.sort_unstable_by(|x, y| x.0.cmp(&y.0).then_with(|| x.1.cmp(y.1)));
     let mut out: HashMap<Sym, Usage> = HashMap::default();
     out.reserve(rows.len());
     for group in rows.chunk_by(|x, y| x.0 == y.0) {
         let mut total = Usage::default();
-        for &(_, m, u) in group {
+        for (_, m, u) in group {
             total.add_costed(&prices.costed(m, u.clone()));
         }
         out.insert(group[0].0, total);

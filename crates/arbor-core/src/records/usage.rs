@@ -11,13 +11,13 @@ use crate::report::Usage;
 
 #[derive(Debug, Default, Clone)]
 pub struct UsageBook {
-    by_session: HashMap<Sym, Usage>,
+    by_session: HashMap<Sym, Tally>,
     /// By turn index (`Turns::list`), with the turn's model (`MIXED` when it used several).
-    by_turn: HashMap<u32, (Usage, Sym)>,
+    by_turn: HashMap<u32, (Tally, Sym)>,
     /// The turns that used several models: each model's share, so each is priced at its own.
-    mixed: HashMap<u32, Vec<(Sym, Usage)>>,
+    mixed: HashMap<u32, Vec<(Sym, Tally)>>,
     /// By session and model (a model symbol of `models`).
-    by_model: HashMap<(Sym, Sym), Usage>,
+    by_model: HashMap<(Sym, Sym), Tally>,
     models: Interner,
     /// By record: the tokens of a model call whose log gives it a line of its own (Codex,
     /// OpenCode), for the transcript's row of that line (`add_call`). Those added in record
@@ -26,6 +26,48 @@ pub struct UsageBook {
     /// session by session when the store is settled) are a map.
     calls: Vec<Call>,
     late_calls: HashMap<u32, Call>,
+}
+
+/// A sum of `Usage`s as `Usage::add_costed` makes it, in 48 bytes where a `Usage` takes 80: a
+/// book holds one a session, one a turn and one a session and model (a Gemini CLI tree of 20,000
+/// sessions held 19 MB of them). A cost the logs never gave is NaN: a JSON number is never NaN,
+/// and a sum of them is NaN only when costs beyond ±1.8e308 of both signs overflow to both
+/// infinities (such a sum, written as JSON, is `null` either way). An unpriced part (a log's
+/// usage has none) is boxed.
+#[derive(Debug, Clone)]
+struct Tally {
+    tokens: [u64; 4],
+    cost: f64,
+    unpriced: Option<Box<crate::report::Unpriced>>,
+}
+
+impl Default for Tally {
+    fn default() -> Self {
+        Tally { tokens: [0; 4], cost: f64::NAN, unpriced: None }
+    }
+}
+
+impl Tally {
+    fn of(u: Usage) -> Tally {
+        Tally {
+            tokens: [u.input, u.output, u.cache_read, u.cache_write],
+            cost: u.cost.unwrap_or(f64::NAN),
+            unpriced: u.unpriced.map(Box::new),
+        }
+    }
+
+    /// `Usage::add_costed`, on the tally.
+    fn add(&mut self, u: &Usage) {
+        let mut sum = self.usage();
+        sum.add_costed(u);
+        *self = Tally::of(sum);
+    }
+
+    fn usage(&self) -> Usage {
+        let [input, output, cache_read, cache_write] = self.tokens;
+        let cost = (!self.cost.is_nan()).then_some(self.cost);
+        Usage { input, output, cache_read, cache_write, cost, unpriced: self.unpriced.as_deref().cloned() }
+    }
 }
 
 /// A model call's tokens, as `add_call` was given them (a log's usage has no `unpriced` part:
@@ -53,25 +95,29 @@ impl UsageBook {
         if usage.is_zero() {
             return;
         }
-        self.by_session.entry(session).or_default().add_costed(&usage);
+        self.by_session.entry(session).or_default().add(&usage);
         let m = self.models.intern(model.filter(|m| !m.is_empty()).unwrap_or(UNKNOWN_MODEL));
         if let Some(t) = turn.and_then(|t| u32::try_from(t).ok()) {
-            let e = self.by_turn.entry(t).or_insert((Usage::default(), m));
+            let e = self.by_turn.entry(t).or_insert((Tally::default(), m));
             if e.1 != m && e.1 != MIXED {
                 // What the turn counted so far was all its first model's.
                 self.mixed.insert(t, vec![(e.1, e.0.clone())]);
                 e.1 = MIXED;
             }
-            e.0.add_costed(&usage);
+            e.0.add(&usage);
             if e.1 == MIXED {
                 let shares = self.mixed.entry(t).or_default();
                 match shares.iter_mut().find(|(s, _)| *s == m) {
-                    Some((_, u)) => u.add_costed(&usage),
-                    None => shares.push((m, usage.clone())),
+                    Some((_, u)) => u.add(&usage),
+                    None => {
+                        let mut share = Tally::default();
+                        share.add(&usage);
+                        shares.push((m, share));
+                    }
                 }
             }
         }
-        self.by_model.entry((session, m)).or_default().add_costed(&usage);
+        self.by_model.entry((session, m)).or_default().add(&usage);
     }
 
     /// `add`, for a model call whose tokens are the line `record` of their own: the transcript
@@ -114,19 +160,19 @@ impl UsageBook {
     }
 
     pub fn session(&self, s: Sym) -> Option<Usage> {
-        self.by_session.get(&s).cloned()
+        self.by_session.get(&s).map(Tally::usage)
     }
 
     pub fn turn(&self, turn: usize) -> Option<Usage> {
-        self.by_turn.get(&u32::try_from(turn).ok()?).map(|e| e.0.clone())
+        self.by_turn.get(&u32::try_from(turn).ok()?).map(|e| e.0.usage())
     }
 
     /// A turn's tokens by model, each model once, in name order (to be priced each at its own).
     pub fn turn_models(&self, turn: usize) -> Vec<(&str, Usage)> {
         let Some(t) = u32::try_from(turn).ok() else { return Vec::new() };
         let mut out: Vec<(&str, Usage)> = match (self.by_turn.get(&t), self.mixed.get(&t)) {
-            (Some((u, m)), _) if *m != MIXED => vec![(self.models.name(*m), u.clone())],
-            (_, Some(shares)) => shares.iter().map(|(m, u)| (self.models.name(*m), u.clone())).collect(),
+            (Some((u, m)), _) if *m != MIXED => vec![(self.models.name(*m), u.usage())],
+            (_, Some(shares)) => shares.iter().map(|(m, u)| (self.models.name(*m), u.usage())).collect(),
             _ => Vec::new(),
         };
         out.sort_by(|a, b| a.0.cmp(b.0));
@@ -134,8 +180,8 @@ impl UsageBook {
     }
 
     /// Every (session, model, usage), in no order.
-    pub fn by_model(&self) -> impl Iterator<Item = (Sym, &str, &Usage)> + '_ {
-        self.by_model.iter().map(|(&(s, m), u)| (s, self.models.name(m), u))
+    pub fn by_model(&self) -> impl Iterator<Item = (Sym, &str, Usage)> + '_ {
+        self.by_model.iter().map(|(&(s, m), u)| (s, self.models.name(m), u.usage()))
     }
 }
 
