@@ -468,18 +468,21 @@ impl ReportParts<'_> {
     /// threads and written in order (see `write_section`). Formatting is most of the cost of
     /// writing; memory stays bounded by two batches per thread.
     pub fn write_pretty<W: std::io::Write>(&self, out: W, threads: usize) -> serde_json::Result<()> {
-        self.write_pretty_in(out, threads, BATCH)
+        self.write_pretty_in(out, threads, BATCH, TEXT_WINDOW)
     }
 
+    /// `write_pretty` with batches of at most `batch` items and reply texts read back `window`
+    /// replies at a time.
     pub(crate) fn write_pretty_in<W: std::io::Write>(
         &self,
         mut out: W,
         threads: usize,
         batch: usize,
+        window: usize,
     ) -> serde_json::Result<()> {
         // The reply texts are read back on a thread of their own while the sections before the
         // replies are written (either alone leaves part of the cores idle), a window of
-        // `TEXT_WINDOW` replies at a time, at most two windows ahead of the replies written: a
+        // `window` replies at a time (`TEXT_WINDOW`), at most two windows ahead of the replies written: a
         // gigabyte log's texts are tens of megabytes, never all held. With no threads
         // (`Threads::Caller`), everything is done here, each window when the replies need it.
         // Texts already read (`texts` set) are used as they are.
@@ -496,10 +499,14 @@ impl ReportParts<'_> {
             write_section(&mut out, self.waits(), threads, batch)?;
         } else {
             let refs: Vec<TextRef> = self.replies_from(false).map(|(_, _, at)| at).collect();
-            let n_windows = refs.len().div_ceil(TEXT_WINDOW);
+            // A decoded stream (a zstd file, an OpenCode store's rendering) is read from its start
+            // for each read of it: its texts are read in one window (a 1 GiB store read back for
+            // each of 69 windows took four times as long as its analysis).
+            let size = if self.a.files.iter().any(|f| f.zstd) { refs.len().max(1) } else { window.max(1) };
+            let n_windows = refs.len().div_ceil(size);
             let window_at = &|n: usize| {
-                let start = n * TEXT_WINDOW;
-                self.a.texts_at(refs[start.min(refs.len())..(start + TEXT_WINDOW).min(refs.len())].iter().copied())
+                let start = n * size;
+                self.a.texts_at(refs[start.min(refs.len())..(start + size).min(refs.len())].iter().copied())
             };
             std::thread::scope(|scope| {
                 let (ahead, windows_read) = std::sync::mpsc::sync_channel(1);
@@ -530,10 +537,10 @@ impl ReportParts<'_> {
                 let mut from_thread = reading.is_some();
                 let mut window: Option<ReplyTexts> = None;
                 let replies = self.replies_from(false).enumerate().map(|(k, (_, r, at))| {
-                    if k % TEXT_WINDOW == 0 {
+                    if k % size == 0 {
                         let next = if from_thread { windows_read.recv().ok() } else { None };
                         from_thread &= next.is_some();
-                        window = Some(next.unwrap_or_else(|| window_at(k / TEXT_WINDOW)));
+                        window = Some(next.unwrap_or_else(|| window_at(k / size)));
                     }
                     let text = window.as_ref().map_or("", |w| w.get(&at)).to_owned();
                     ReplyWithText(r, text)

@@ -819,24 +819,41 @@ impl Analysis {
 mod tests {
     use super::*;
 
-    /// Every batch size and thread count writes the bytes serde_json's own pretty writer does for
-    /// the owned report, for a report with every section filled and for one with every section
-    /// empty.
+    /// Every batch size, reply-text window and thread count writes the bytes serde_json's own
+    /// pretty writer does for the owned report, for a report with every section filled (from a
+    /// plain file, and from a zstd one whose texts are read in one window), and for one with
+    /// every section empty; and so do parts whose texts were read before.
     #[test]
     fn batched_parallel_writing_gives_the_pretty_writers_bytes() {
         let dir = tempfile::tempdir().unwrap();
         let sample = crate::sample::write_to(dir.path()).unwrap();
         let empty = dir.path().join("empty.jsonl");
         std::fs::write(&empty, "").unwrap();
-        for paths in [vec![sample], vec![empty]] {
+        // The sample's files, each compressed, in a folder of their own.
+        let zst = dir.path().join("zst");
+        std::fs::create_dir(&zst).unwrap();
+        for f in std::fs::read_dir(&sample).unwrap() {
+            let f = f.unwrap().path();
+            let name = format!("{}.zst", f.file_name().unwrap().to_string_lossy());
+            std::fs::write(zst.join(name), zstd::encode_all(&std::fs::read(&f).unwrap()[..], 3).unwrap()).unwrap();
+        }
+        for paths in [vec![sample], vec![zst], vec![empty]] {
             let a = crate::analyze(&paths, &mut ());
-            let parts = ReportParts::new(&a);
-            let want = serde_json::to_vec_pretty(&parts.to_report()).unwrap();
-            for threads in 1..=3 {
-                for batch in [1, 2, 3, 5, 1000] {
+            let read = ReportParts::new(&a);
+            let want = serde_json::to_vec_pretty(&read.to_report()).unwrap();
+            assert!(
+                a.cx.turns.list.len() > 3 || paths[0].ends_with("empty.jsonl"),
+                "windows of 1-3 replies part the sample's"
+            );
+            for threads in 0..=3 {
+                for (batch, window) in [(1, 1), (2, 2), (3, 3), (5, 1), (1000, 4096)] {
                     let mut got = Vec::new();
-                    parts.write_pretty_in(&mut got, threads, batch).unwrap();
-                    assert_eq!(String::from_utf8(got).unwrap(), String::from_utf8_lossy(&want), "{threads} {batch}");
+                    ReportParts::new(&a).write_pretty_in(&mut got, threads, batch, window).unwrap();
+                    let got = String::from_utf8(got).unwrap();
+                    assert_eq!(got, String::from_utf8_lossy(&want), "{threads} {batch} {window}");
+                    let mut again = Vec::new();
+                    read.write_pretty_in(&mut again, threads, batch, window).unwrap();
+                    assert_eq!(String::from_utf8(again).unwrap(), got, "texts read before: {threads} {batch}");
                 }
             }
         }
@@ -869,7 +886,7 @@ mod tests {
         let report = parts.to_report();
         let want = serde_json::to_vec_pretty(&report).unwrap();
         let mut got = Vec::new();
-        parts.write_pretty_in(&mut got, 2, 3).unwrap();
+        parts.write_pretty_in(&mut got, 2, 3, 2).unwrap();
         assert_eq!(String::from_utf8(got).unwrap(), String::from_utf8(want).unwrap());
         let of = |name: &str| report.sessions.iter().find(|s| s.id == name).unwrap();
         assert_eq!(of("fact-checker").usage.as_ref().map(|u| u.input), Some(6));
