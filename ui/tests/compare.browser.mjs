@@ -9,7 +9,7 @@
 // usage: node tests/compare.browser.mjs   (from ui/; needs /usr/bin/chromium or $CHROMIUM)
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { browserTest, mockIpc, UI } from "./browser.mjs";
@@ -19,6 +19,7 @@ const ROOT = resolve(UI, "..");
 const SHOTS = resolve(ROOT, "docs/screenshots");
 const ARBOR = process.env.ARBOR_CLI ?? resolve(ROOT, process.env.CARGO_TARGET_DIR ?? "target", "debug/arbor");
 const OUT = mkdtempSync(join(tmpdir(), "arbor-compare-"));
+process.on("exit", () => rmSync(OUT, { recursive: true, force: true }));
 const MARKUP = '<img src=x onerror="window.__pwned=1">Search the repo';
 
 function arbor(ok, ...args) {

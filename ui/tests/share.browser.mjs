@@ -9,7 +9,7 @@
 // usage: node tests/share.browser.mjs   (from ui/; needs /usr/bin/chromium or $CHROMIUM)
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -20,6 +20,7 @@ const ROOT = resolve(UI, "..");
 const SHOTS = resolve(ROOT, "docs/screenshots");
 const ARBOR = process.env.ARBOR_CLI ?? resolve(ROOT, process.env.CARGO_TARGET_DIR ?? "target", "debug/arbor");
 const OUT = mkdtempSync(join(tmpdir(), "arbor-share-"));
+process.on("exit", () => rmSync(OUT, { recursive: true, force: true }));
 
 function arbor(...args) {
   const r = spawnSync(ARBOR, args, { encoding: "utf8" });
