@@ -107,51 +107,65 @@ pub(super) fn settle(cx: &mut Ctx) {
     st.compact();
     // What is received already (a settle again after more was read): each call once.
     let mut received: HashSet<(Sym, Option<Box<str>>)> = cx.received.iter().map(|r| (r.session, r.key.clone())).collect();
-    let by_name: HashMap<String, usize> =
-        st.list.iter().enumerate().map(|(i, f)| (cx.ids.name(f.session).to_owned(), i)).collect();
-    // agentId → (the session whose call ran it, the call).
-    let mut ran: HashMap<&str, (usize, &Call)> = HashMap::default();
-    for (i, f) in st.list.iter().enumerate() {
-        for c in &f.calls {
-            if let Some(a) = c.agent.as_deref() {
-                ran.entry(a).or_insert((i, c));
-            }
-        }
-    }
+    // Which file links to which, and the calls whose sub-agent's file is not loaded: each call as
+    // (its file, its place in the file's calls), made into a `Call` one at a time below (the
+    // links of a tree of 200,000 sub-agents held a copy of every call that ran one at once).
     let mut links = Vec::new();
-    let mut missing = Vec::new();
-    for (i, f) in st.list.iter().enumerate() {
-        let name = cx.ids.name(f.session).to_owned();
-        let call = ran.get(name.as_str()).filter(|(p, _)| *p != i).copied();
-        let folder_root = f.folder.as_deref().and_then(|d| by_name.get(d)).copied().filter(|&r| r != i);
-        if call.is_none() && !f.subagent && folder_root.is_none() {
-            continue;
-        }
-        let (parent, link) = match (call, folder_root) {
-            (Some((p, _)), _) => (Some(p), Link::ToolCall),
-            (None, Some(r)) => (Some(r), Link::Folder),
-            (None, None) => {
-                // A flat sub-agent file: the main session running when it started, if one is.
-                let t = f.start;
-                let host = st.list.iter().position(|m| {
-                    !m.subagent && m.session != f.session && t.is_some_and(|t| m.start.is_some_and(|s| s <= t) && m.end.is_some_and(|e| t <= e))
-                });
-                (host, Link::Inferred)
+    let mut missing: Vec<(usize, usize)> = Vec::new();
+    {
+        let by_name: HashMap<&str, usize> =
+            st.list.iter().enumerate().map(|(i, f)| (cx.ids.name(f.session), i)).collect();
+        // agentId → (the file whose call ran it, the call).
+        let mut ran: HashMap<&str, (usize, usize)> = HashMap::default();
+        for (i, f) in st.list.iter().enumerate() {
+            for (k, c) in f.calls.iter().enumerate() {
+                if let Some(a) = c.agent.as_deref() {
+                    ran.entry(a).or_insert((i, k));
+                }
             }
-        };
-        links.push((i, parent, link, call.map(|(_, c)| c.clone()), folder_root));
-    }
-    for (i, f) in st.list.iter().enumerate() {
-        for c in &f.calls {
-            if let Some(a) = c.agent.as_deref() {
-                if !by_name.contains_key(a) {
-                    missing.push((i, c.clone(), a.to_owned()));
+        }
+        for (i, f) in st.list.iter().enumerate() {
+            let call = ran.get(cx.ids.name(f.session)).filter(|(p, _)| *p != i).copied();
+            let folder_root = f.folder.as_deref().and_then(|d| by_name.get(d)).copied().filter(|&r| r != i);
+            if call.is_none() && !f.subagent && folder_root.is_none() {
+                continue;
+            }
+            let (parent, link) = match (call, folder_root) {
+                (Some((p, _)), _) => (Some(p), Link::ToolCall),
+                (None, Some(r)) => (Some(r), Link::Folder),
+                (None, None) => {
+                    // A flat sub-agent file: the main session running when it started, if one is.
+                    let t = f.start;
+                    let host = st.list.iter().position(|m| {
+                        !m.subagent
+                            && m.session != f.session
+                            && t.is_some_and(|t| m.start.is_some_and(|s| s <= t) && m.end.is_some_and(|e| t <= e))
+                    });
+                    (host, Link::Inferred)
+                }
+            };
+            links.push((i, parent, link, call, folder_root));
+        }
+        for (i, f) in st.list.iter().enumerate() {
+            for (k, c) in f.calls.iter().enumerate() {
+                if c.agent.as_deref().is_some_and(|a| !by_name.contains_key(a)) {
+                    missing.push((i, k));
                 }
             }
         }
     }
+    /// What the linking below reads of a file's facts (a copy of them all was made for each).
+    struct Linked {
+        session: Sym,
+        first: Option<Loc>,
+        last: Option<Loc>,
+        outcome: Option<Outcome>,
+        reply: Option<u64>,
+    }
     for (i, parent, link, call, folder_root) in links {
-        let f = st.list[i].clone();
+        let f = &st.list[i];
+        let f = Linked { session: f.session, first: f.first, last: f.last, outcome: f.outcome, reply: f.reply };
+        let call = call.map(|(p, k)| st.list[p].calls[k].clone());
         let parent_sym = parent.map(|p| st.list[p].session);
         let run = match st.linked.get(&f.session) {
             Some(&(p, l, run)) if p == parent_sym && l == link => run,
@@ -213,8 +227,10 @@ pub(super) fn settle(cx: &mut Ctx) {
             _ => {}
         }
     }
-    for (i, c, a) in missing {
+    for (i, k) in missing {
         let s = st.list[i].session;
+        let c = st.list[i].calls[k].clone();
+        let a = c.agent.as_deref().unwrap_or_default();
         let msg = format!("`{}` ran sub-agent `{a}` (call `{}`), whose session file is not loaded", cx.ids.name(s), c.name);
         st.tell(cx, Code::SubagentTranscriptMissing, c.at, s, msg);
     }
