@@ -471,6 +471,16 @@ impl ReportParts<'_> {
         self.write_pretty_in(out, threads, BATCH, TEXT_WINDOW)
     }
 
+    /// The report's opening and its sections before the replies: inputs, sessions, turns.
+    fn write_head<W: std::io::Write>(&self, out: &mut W, threads: usize, batch: usize) -> serde_json::Result<()> {
+        out.write_all(b"{\n  \"report_version\": 1,\n  \"inputs\": ").map_err(serde_json::Error::io)?;
+        write_section(out, self.inputs(), threads, batch)?;
+        out.write_all(b",\n  \"sessions\": ").map_err(serde_json::Error::io)?;
+        write_section(out, self.sessions(), threads, batch)?;
+        out.write_all(b",\n  \"turns\": ").map_err(serde_json::Error::io)?;
+        write_section(out, self.turns(), threads, batch)
+    }
+
     /// `write_pretty` with batches of at most `batch` items and reply texts read back `window`
     /// replies at a time.
     pub(crate) fn write_pretty_in<W: std::io::Write>(
@@ -481,18 +491,13 @@ impl ReportParts<'_> {
         window: usize,
     ) -> serde_json::Result<()> {
         // The reply texts are read back on a thread of their own while the sections before the
-        // replies are written (either alone leaves part of the cores idle), a window of
-        // `window` replies at a time (`TEXT_WINDOW`), at most two windows ahead of the replies written: a
-        // gigabyte log's texts are tens of megabytes, never all held. With no threads
+        // replies are written (either alone leaves part of the cores idle), `window` replies at
+        // a time (`TEXT_WINDOW`), at most two windows ahead of the replies written: a gigabyte
+        // log's texts are tens of megabytes, never all held. With no threads
         // (`Threads::Caller`), everything is done here, each window when the replies need it.
         // Texts already read (`texts` set) are used as they are.
         if self.texts.get().is_some() {
-            out.write_all(b"{\n  \"report_version\": 1,\n  \"inputs\": ").map_err(serde_json::Error::io)?;
-            write_section(&mut out, self.inputs(), threads, batch)?;
-            out.write_all(b",\n  \"sessions\": ").map_err(serde_json::Error::io)?;
-            write_section(&mut out, self.sessions(), threads, batch)?;
-            out.write_all(b",\n  \"turns\": ").map_err(serde_json::Error::io)?;
-            write_section(&mut out, self.turns(), threads, batch)?;
+            self.write_head(&mut out, threads, batch)?;
             out.write_all(b",\n  \"replies\": ").map_err(serde_json::Error::io)?;
             write_section(&mut out, self.replies(), threads, batch)?;
             out.write_all(b",\n  \"waits\": ").map_err(serde_json::Error::io)?;
@@ -526,12 +531,7 @@ impl ReportParts<'_> {
                             .ok()
                     })
                     .flatten();
-                out.write_all(b"{\n  \"report_version\": 1,\n  \"inputs\": ").map_err(serde_json::Error::io)?;
-                write_section(&mut out, self.inputs(), threads, batch)?;
-                out.write_all(b",\n  \"sessions\": ").map_err(serde_json::Error::io)?;
-                write_section(&mut out, self.sessions(), threads, batch)?;
-                out.write_all(b",\n  \"turns\": ").map_err(serde_json::Error::io)?;
-                write_section(&mut out, self.turns(), threads, batch)?;
+                self.write_head(&mut out, threads, batch)?;
                 // Each window from the reading thread, or read here when it has none (no thread,
                 // or one that ended early): the windows come in order, one per `TEXT_WINDOW`.
                 let mut from_thread = reading.is_some();
