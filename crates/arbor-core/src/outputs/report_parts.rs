@@ -152,8 +152,8 @@ pub(crate) const LOOSE: u32 = 1 << 31;
 /// and every session's root and depth.
 pub struct ReportParts<'a> {
     pub(crate) a: &'a Analysis,
-    /// Read back at the first reply asked for, or (`write_pretty`) while the sections before the
-    /// replies are written.
+    /// Read back whole at the first reply asked for (`replies`, `waits`, the view's parts);
+    /// `write_pretty` reads its texts a window at a time instead and leaves this unset.
     pub(crate) texts: std::sync::OnceLock<ReplyTexts>,
     /// Whether `replies()` carries the replies' texts (else only the waits' are read back:
     /// `for_view`).
