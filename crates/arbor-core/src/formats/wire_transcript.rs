@@ -245,12 +245,31 @@ mod fast {
         s.as_str().map(str::to_owned)
     }
 
-    /// A tool call's arguments as `json_text` says them.
-    fn arguments(raw: Option<Raw>) -> Option<(String, bool)> {
-        match raw {
-            None => Some(json_text(None)),
-            Some(Raw(r)) => serde_json::from_str::<serde_json::Value>(r).ok().map(|v| json_text(Some(&v))),
-        }
+    /// A tool call's arguments as `json_text` says them, with their print: the value's
+    /// (`crate::vocab::print::json`) without reading the pretty text back.
+    fn arguments(raw: Option<Raw>) -> Option<(String, bool, u64)> {
+        use crate::vocab::print;
+        let v = match raw {
+            None => return Some((String::new(), false, print::folded(""))),
+            Some(Raw(r)) => serde_json::from_str::<serde_json::Value>(r).ok()?,
+        };
+        let (text, json) = json_text(Some(&v));
+        let p = match &v {
+            _ if !json => print::folded(&text),
+            serde_json::Value::String(s) => match serde_json::from_str::<serde_json::Value>(s) {
+                Ok(inner) => print::json(&inner),
+                Err(_) => print::text(&text, true),
+            },
+            other => print::json(other),
+        };
+        Some((text, json, p))
+    }
+
+    /// A reply's part, its text left out: a comparison takes only its print.
+    fn reply(text: &str) -> Draft {
+        let mut d = Draft::new(PartKind::Text, "");
+        d.print = Some(crate::vocab::print::folded(text));
+        d
     }
 
     /// `transcript`'s parts of the line, or `None` for a line it says otherwise of.
@@ -295,7 +314,7 @@ mod fast {
                 if let Blocks::List(blocks) = data.content() {
                     for b in blocks {
                         match b.kind.as_str() {
-                            Some("text") => out.push(Draft::new(PartKind::Text, b.text.as_str().unwrap_or_default())),
+                            Some("text") => out.push(reply(b.text.as_str().unwrap_or_default())),
                             // Not compared: its place only.
                             Some("reasoning") => out.push(Draft::new(PartKind::Reasoning, "")),
                             _ => {}
@@ -303,13 +322,14 @@ mod fast {
                     }
                 }
                 if out.is_empty() {
-                    out.push(Draft::new(PartKind::Text, ""));
+                    out.push(reply(""));
                 }
             }
             "tool/call" | "tool.execution_start" => {
-                let (text, json) = arguments(data.arguments)?;
+                let (text, json, print) = arguments(data.arguments)?;
                 let mut d = Draft::new(PartKind::ToolCall, text);
                 d.json = json;
+                d.print = Some(print);
                 let (tool, call) = if kind == "tool/call" {
                     (&data.name, &data.call_id)
                 } else {
@@ -320,7 +340,10 @@ mod fast {
                 out.push(d);
             }
             "user.message" => out.push(Draft::new(PartKind::Prompt, data.content.text())),
-            "assistant.message" => out.push(Draft::new(PartKind::Text, data.content.text())),
+            "assistant.message" => out.push(match &data.content {
+                Blocks::Text(s) => reply(s.as_str().unwrap_or_default()),
+                other => reply(&other.text()),
+            }),
             // Boundaries, bookkeeping and the like: `transcript` says nothing of them either.
             k if !super::says_something(k) => {}
             _ => return None,
@@ -541,18 +564,20 @@ fn event(ev: &Value, out: &mut Vec<Draft>) {
 mod tests {
     use super::*;
 
-    /// What a comparison takes of a line's parts: every part's kind in order, and the text,
-    /// tool, call id, child and JSON flag of those it compares.
-    /// A compared part's text, tool, call id, child and JSON flag.
-    type Said = (String, Option<String>, Option<String>, Option<String>, bool);
+    /// What a comparison takes of a line's parts: every part's kind in order, and the print,
+    /// tool, call id and child of those it compares, with the text (and its JSON flag) of all
+    /// but replies (a comparison takes only a reply's print; a reading may leave its text out).
+    type Said = (u64, Option<String>, Option<String>, Option<String>, Option<(String, bool)>);
 
     fn compared_view(parts: Vec<Draft>) -> Vec<(PartKind, Option<Said>)> {
         parts
             .into_iter()
             .map(|d| {
                 let kind = d.kind.unwrap();
+                let print = d.print.unwrap_or_else(|| crate::vocab::print::text(&d.text, d.json));
+                let text = (kind != PartKind::Text).then_some((d.text, d.json));
                 let said = matches!(kind, PartKind::Prompt | PartKind::Text | PartKind::ToolCall | PartKind::Spawn)
-                    .then_some((d.text, d.tool, d.call_id, d.child, d.json));
+                    .then_some((print, d.tool, d.call_id, d.child, text));
                 (kind, said)
             })
             .collect()

@@ -5,5 +5,6 @@
 pub mod explain;
 pub mod finding;
 pub mod intern;
+pub mod print;
 pub mod report;
 pub mod transcript;

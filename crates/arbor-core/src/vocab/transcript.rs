@@ -98,6 +98,9 @@ pub struct Draft {
     /// An image part's data as a `data:` URL, when it is inline: kept out of pages, read back
     /// one part at a time when the part is shown.
     pub data_url: Option<String>,
+    /// What a comparison fingerprints of the part (`crate::print`), when its reader made it as
+    /// it read the line: the text may then be left out (a comparison's reading of a reply).
+    pub print: Option<u64>,
 }
 
 impl Draft {
