@@ -196,6 +196,51 @@ const TESTS = [
     },
   },
   {
+    name: "Compare with… compares the open run with the chosen log: the pairs, where they part, both transcripts",
+    get args() {
+      // The two-level case, and a copy whose grandchild replied otherwise.
+      const src = readFileSync(caseInput("dsh-rpc-two-level", "run.jsonl"), "utf8");
+      const reply = '"text":"grand answer"}]}}}}}';
+      if (!src.includes(reply)) throw new Error("the case changed: pick another text");
+      writeFileSync(join(OUT, "compare-b.jsonl"), src.replace(reply, '"text":"grand answer, revised"}]}}}}}'));
+      const a = join(OUT, "compare-a.jsonl");
+      writeFileSync(a, src);
+      return [a];
+    },
+    async run(s) {
+      await s.waitForText(["compare-a.jsonl", "grand"]);
+      await s.click('[data-testid="compare-with"]');
+      const win = await waitFor("the Open dialog", () => {
+        try {
+          return execFileSync("xdotool", ["search", "--name", "^Open log files$"], { encoding: "utf8", timeout: 5_000 }).split("\n")[0];
+        } catch {
+          return null;
+        }
+      }, 15_000);
+      const xdo = (...args) => execFileSync("xdotool", args, { timeout: 10_000 });
+      xdo("windowfocus", "--sync", win);
+      xdo("key", "--window", win, "ctrl+l");
+      await sleep(300);
+      xdo("type", "--window", win, "--delay", "5", join(OUT, "compare-b.jsonl"));
+      await sleep(700); // a completion popup swallows an early Return
+      xdo("key", "--window", win, "Return");
+      // The engine's comparison through the app's own command: the grandchild's pair is where
+      // the runs part, its two replies side by side.
+      await s.waitForText(["Where they part:", "the replies differ", "grand answer, revised"]);
+      const [marks, names] = await s.call("POST", "/execute/sync", {
+        script:
+          "const rows = [...document.querySelectorAll('[data-testid=compare-pair]')];" +
+          " return [rows.map((r) => r.dataset.mark).join(''), rows.map((r) => r.querySelector('.who').textContent.slice(2).trim()).join(',')];",
+        args: [],
+      });
+      // A pair whose agent has no label and whose spawn gave no task is named by its session.
+      if (marks !== "==~" || names !== "root,kid,grand") {
+        throw new Error(`the aligned pairs: ${names} marked ${marks}, not root and kid the same and grand differing`);
+      }
+      await s.screenshot("compare");
+    },
+  },
+  {
     name: "markup in a log is shown as text, never run or rendered",
     get args() {
       // The sample's delegation log with a label and a reply that are HTML.

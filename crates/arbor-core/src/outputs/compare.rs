@@ -294,8 +294,10 @@ fn seen_in(a: &Analysis, chunk: &[(u32, u32, u32)]) -> Vec<Seen> {
                 part: k as u16,
             };
             let task = matches!(kind, PartKind::Prompt | PartKind::Spawn).then(|| task_text(&p.text));
-            let tool_name = matches!(kind, PartKind::ToolCall | PartKind::Spawn)
-                .then(|| p.tool.unwrap_or_else(|| "(unnamed)".to_owned()));
+            // A spawn without a tool is the harness saying a child started (dsh's
+            // `subagent.started`), beside the call that started it: not a call of its own.
+            let called = kind == PartKind::ToolCall || (kind == PartKind::Spawn && p.tool.is_some());
+            let tool_name = called.then(|| p.tool.unwrap_or_else(|| "(unnamed)".to_owned()));
             out.push(Seen {
                 facts: i,
                 print,
@@ -880,7 +882,9 @@ impl Analysis {
                 }),
                 _ => None,
             };
-            let label = fx.or(fy).and_then(|f| f.label.clone().or_else(|| f.task.as_ref().map(|t| excerpt(t, 80))));
+            // An empty task (a spawn that gave none) says nothing of the agent.
+            let task = |f: &Facts| f.task.as_deref().filter(|t| !t.is_empty()).map(|t| excerpt(t, 80));
+            let label = fx.or(fy).and_then(|f| f.label.clone().or_else(|| task(f)));
             let sums = (fx.map(Sum::of), fy.map(Sum::of));
             let d = delta(sums.0.as_ref(), sums.1.as_ref(), div.is_some(), &ignored);
             pairs.push(ComparedPair {
@@ -1042,6 +1046,22 @@ mod tests {
         for t in &texts {
             assert_eq!(task_text(t), old(t), "{t:?}");
         }
+    }
+
+    /// dsh-rpc writes a spawn twice: the parent's `tool/call` and the harness's
+    /// `subagent.started`. One call is counted, and a pair whose spawn gave no task is not
+    /// labelled with an empty one (a view names it by its session).
+    #[test]
+    fn a_dsh_spawn_is_one_tool_call_and_an_empty_task_no_label() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/conformance/cases");
+        let a = crate::analyze(&[root.join("dsh-rpc-two-level/input/run.jsonl")], &mut ());
+        let c = a.compare("root", &a, "root", &[]).unwrap();
+        assert!(c.same && c.divergence.is_none());
+        let ids: Vec<_> = c.pairs.iter().map(|p| (p.a.as_deref(), p.label.as_deref())).collect();
+        assert_eq!(ids, [(Some("root"), None), (Some("kid"), None), (Some("grand"), None)]);
+        let calls = |d: &PairDelta| d.tool_calls.iter().map(|(k, v)| (k.clone(), v.a)).collect::<Vec<_>>();
+        assert_eq!(calls(&c.pairs[0].delta), [("subagent".to_owned(), Some(1))]);
+        assert_eq!(calls(&c.totals), [("subagent".to_owned(), Some(2))]);
     }
 
     #[test]
