@@ -34,6 +34,27 @@ const MARKUP =
   "<a href=javascript:document.title=3>go</a>\u001b[31mred\u001b[0m\u001b]0;pwned\u0007";
 
 /**
+ * Chooses `path` in the app's Open dialog ("Open log files"): a native GTK window, found by its
+ * title, the path typed into it.
+ */
+async function chooseInDialog(path) {
+  const win = await waitFor("the Open dialog", () => {
+    try {
+      return execFileSync("xdotool", ["search", "--name", "^Open log files$"], { encoding: "utf8", timeout: 5_000 }).split("\n")[0];
+    } catch {
+      return null;
+    }
+  }, 15_000);
+  const xdo = (...args) => execFileSync("xdotool", args, { timeout: 10_000 });
+  xdo("windowfocus", "--sync", win);
+  xdo("key", "--window", win, "ctrl+l");
+  await sleep(300);
+  xdo("type", "--window", win, "--delay", "5", path);
+  await sleep(700); // a completion popup swallows an early Return
+  xdo("key", "--window", win, "Return");
+}
+
+/**
  * A log of about `lines` lines: the two-level case repeated with fresh session ids (the root,
  * kid and grand of copy k are root-k, kid-k and grand-k), written under OUT.
  */
@@ -173,21 +194,7 @@ const TESTS = [
       await s.waitForText(["built-in sample"]);
       await s.click('[data-testid="open-files"]');
       const file = caseInput("dsh-rpc-reused-child-id", "run.jsonl");
-      // The GTK dialog is a native window: find it by its title and type the path into it.
-      const win = await waitFor("the Open dialog", () => {
-        try {
-          return execFileSync("xdotool", ["search", "--name", "^Open log files$"], { encoding: "utf8", timeout: 5_000 }).split("\n")[0];
-        } catch {
-          return null;
-        }
-      }, 15_000);
-      const xdo = (...args) => execFileSync("xdotool", args, { timeout: 10_000 });
-      xdo("windowfocus", "--sync", win);
-      xdo("key", "--window", win, "ctrl+l");
-      await sleep(300);
-      xdo("type", "--window", win, "--delay", "5", file);
-      await sleep(700); // a completion popup swallows an early Return
-      xdo("key", "--window", win, "Return");
+      await chooseInDialog(file);
       await s.waitForText(["run.jsonl", "child-id-reused"]);
       // The previous test chose Dark in another app process: settings persist in settings.json.
       const theme = await s.call("POST", "/execute/sync", { script: "return document.documentElement.dataset.theme;", args: [] });
@@ -210,20 +217,7 @@ const TESTS = [
     async run(s) {
       await s.waitForText(["compare-a.jsonl", "grand"]);
       await s.click('[data-testid="compare-with"]');
-      const win = await waitFor("the Open dialog", () => {
-        try {
-          return execFileSync("xdotool", ["search", "--name", "^Open log files$"], { encoding: "utf8", timeout: 5_000 }).split("\n")[0];
-        } catch {
-          return null;
-        }
-      }, 15_000);
-      const xdo = (...args) => execFileSync("xdotool", args, { timeout: 10_000 });
-      xdo("windowfocus", "--sync", win);
-      xdo("key", "--window", win, "ctrl+l");
-      await sleep(300);
-      xdo("type", "--window", win, "--delay", "5", join(OUT, "compare-b.jsonl"));
-      await sleep(700); // a completion popup swallows an early Return
-      xdo("key", "--window", win, "Return");
+      await chooseInDialog(join(OUT, "compare-b.jsonl"));
       // The engine's comparison through the app's own command: the grandchild's pair is where
       // the runs part, its two replies side by side.
       await s.waitForText(["Where they part:", "the replies differ", "grand answer, revised"]);
