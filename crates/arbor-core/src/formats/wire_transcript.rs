@@ -65,7 +65,7 @@ pub(crate) fn compared(line: &[u8], out: &mut Vec<Draft>) {
 /// field of another type reads as absent). A known key written twice, where `Value` keeps the
 /// last, makes the reading fail: such a line goes to `transcript`.
 mod fast {
-    use super::{json_text, Draft, PartKind};
+    use super::{json_shown, Draft, PartKind};
     use crate::scan::{field, FieldBit, Scanner, R};
     use crate::wire::{Obj, Raw, Str};
 
@@ -245,24 +245,17 @@ mod fast {
         s.as_str().map(str::to_owned)
     }
 
-    /// A tool call's arguments as `json_text` says them, with their print: the value's
-    /// (`crate::vocab::print::json`) without reading the pretty text back.
+    /// A tool call's arguments as `json_text` says them, with their print: the value the text
+    /// shows (`crate::vocab::print::json`) without reading the pretty text back, else the text's
+    /// words.
     fn arguments(raw: Option<Raw>) -> Option<(String, bool, u64)> {
-        use crate::vocab::print;
         let v = match raw {
-            None => return Some((String::new(), false, print::folded(""))),
-            Some(Raw(r)) => serde_json::from_str::<serde_json::Value>(r).ok()?,
+            None => None,
+            Some(Raw(r)) => Some(serde_json::from_str::<serde_json::Value>(r).ok()?),
         };
-        let (text, json) = json_text(Some(&v));
-        let p = match &v {
-            _ if !json => print::folded(&text),
-            serde_json::Value::String(s) => match serde_json::from_str::<serde_json::Value>(s) {
-                Ok(inner) => print::json(&inner),
-                Err(_) => print::text(&text, true),
-            },
-            other => print::json(other),
-        };
-        Some((text, json, p))
+        let (text, shown) = json_shown(v.as_ref());
+        let print = shown.as_deref().map_or_else(|| crate::vocab::print::folded(&text), crate::vocab::print::json);
+        Some((text, shown.is_some(), print))
     }
 
     /// A reply's part, its text left out: a comparison takes only its print.
@@ -372,15 +365,23 @@ fn blocks_text(content: Option<&Value>) -> String {
 /// A JSON value as text: a string holding an object or array as pretty JSON, any other string as
 /// it is, anything else as pretty JSON (`true` for JSON). Codex's transcript uses it too.
 pub(super) fn json_text(v: Option<&Value>) -> (String, bool) {
+    let (text, shown) = json_shown(v);
+    (text, shown.is_some())
+}
+
+/// `json_text`'s text, with the JSON value it shows (`None` when the text is not JSON): a
+/// string's object or array parsed once for both.
+fn json_shown(v: Option<&Value>) -> (String, Option<std::borrow::Cow<'_, Value>>) {
+    use std::borrow::Cow;
     match v {
-        None | Some(Value::Null) => (String::new(), false),
+        None | Some(Value::Null) => (String::new(), None),
         Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
             Ok(parsed @ (Value::Object(_) | Value::Array(_))) => {
-                (serde_json::to_string_pretty(&parsed).unwrap_or_else(|_| s.clone()), true)
+                (serde_json::to_string_pretty(&parsed).unwrap_or_else(|_| s.clone()), Some(Cow::Owned(parsed)))
             }
-            _ => (s.clone(), false),
+            _ => (s.clone(), None),
         },
-        Some(other) => (serde_json::to_string_pretty(other).unwrap_or_default(), true),
+        Some(other) => (serde_json::to_string_pretty(other).unwrap_or_default(), Some(Cow::Borrowed(other))),
     }
 }
 

@@ -381,13 +381,15 @@ impl<'a> Side<'a> {
         use crate::intern::Sym;
         let parts = crate::outputs::report_parts::ReportParts::for_view(analysis);
         let (cx, g) = (&analysis.cx, &analysis.cx.graph);
-        let order: Vec<Sym> = parts.session_order().iter().copied().filter(|&s| g.get(s).is_some()).collect();
-        let by_sym: HashMap<Sym, usize> = order.iter().enumerate().map(|(i, &s)| (s, i)).collect();
-        let root_ix = order.iter().position(|&s| cx.ids.name(s) == root)?;
+        // The report's sessions (those in the graph), in its order.
+        let order: Vec<(Sym, &crate::graph::SessionNode)> =
+            parts.session_order().iter().filter_map(|&s| Some((s, g.get(s)?))).collect();
+        let by_sym: HashMap<Sym, usize> = order.iter().enumerate().map(|(i, &(s, _))| (s, i)).collect();
+        let root_ix = order.iter().position(|&(s, _)| cx.ids.name(s) == root)?;
         // The root's subtree, each session once, in report order.
         let mut kids: HashMap<usize, Vec<usize>> = HashMap::default();
-        for (i, &s) in order.iter().enumerate() {
-            if let Some(&p) = g.get(s).and_then(|n| n.parent).and_then(|p| by_sym.get(&p)) {
+        for (i, (_, n)) in order.iter().enumerate() {
+            if let Some(&p) = n.parent.and_then(|p| by_sym.get(&p)) {
                 if p != i {
                     kids.entry(p).or_default().push(i);
                 }
@@ -409,9 +411,8 @@ impl<'a> Side<'a> {
         }
         let mut facts: Vec<Facts> = tree
             .iter()
-            .filter_map(|&(s, parent)| {
-                let sym = order[s];
-                let n = g.get(sym)?;
+            .map(|&(s, parent)| {
+                let (sym, n) = order[s];
                 let mut f = Facts {
                     id: cx.ids.name(sym).to_owned(),
                     parent,
@@ -429,7 +430,7 @@ impl<'a> Side<'a> {
                     f.cost = u.cost.filter(|_| u.unpriced.is_none());
                     f.usage = u;
                 }
-                Some(f)
+                f
             })
             .collect();
         let children: Vec<(usize, usize)> =
@@ -437,7 +438,7 @@ impl<'a> Side<'a> {
         for (p, i) in children {
             facts[p].children.push(i);
         }
-        let ix: HashMap<Sym, usize> = tree.iter().enumerate().map(|(i, &(s, _))| (order[s], i)).collect();
+        let ix: HashMap<Sym, usize> = tree.iter().enumerate().map(|(i, &(s, _))| (order[s].0, i)).collect();
         for &t in parts.turn_order() {
             let t = &cx.turns.list[t as usize];
             if let Some(&i) = ix.get(&t.session) {

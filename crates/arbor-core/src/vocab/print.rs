@@ -13,7 +13,7 @@ use std::sync::LazyLock;
 static SEED: LazyLock<ahash::RandomState> = LazyLock::new(ahash::RandomState::new);
 
 /// A hasher of this process' prints.
-pub fn hasher() -> ahash::AHasher {
+fn hasher() -> ahash::AHasher {
     SEED.build_hasher()
 }
 
@@ -64,25 +64,15 @@ fn fold_into(text: &str, out: &mut Vec<u8>) {
     // Written up to `w`, read up to `r`: `w <= r`, as a run of whitespace becomes one space.
     let (mut w, mut r, mut gap) = (0, 0, false);
     while r < b.len() {
+        // ASCII first, without `space_at`'s checks: most of a reply is.
         let c = b[r];
-        let n = if c < 0x80 {
-            if ASCII_SPACE[c as usize] {
-                gap = true;
-                r += 1;
-                continue;
-            }
-            1
-        } else {
-            match text.get(r..).and_then(|t| t.chars().next()) {
-                Some(ch) if ch.is_whitespace() => {
-                    gap = true;
-                    r += ch.len_utf8();
-                    continue;
-                }
-                Some(ch) => ch.len_utf8(),
-                None => break,
-            }
-        };
+        let space = if c < 0x80 { usize::from(ASCII_SPACE[c as usize]) } else { space_at(text, r) };
+        if space > 0 {
+            gap = true;
+            r += space;
+            continue;
+        }
+        let n = char_len(c);
         if gap && w > 0 {
             b[w] = b' ';
             w += 1;
@@ -102,42 +92,47 @@ fn fold_into(text: &str, out: &mut Vec<u8>) {
 /// The words of a text, as `str::split_whitespace` gives them (whitespace as Unicode says it),
 /// a byte at a time where the text is ASCII: a comparison folds every reply of both runs.
 pub fn words(text: &str) -> impl Iterator<Item = &str> + '_ {
-    let b = text.as_bytes();
     let mut i = 0;
-    // The length of the whitespace character at `i`, or 0.
-    let space = move |i: usize| -> usize {
-        match b[i] {
-            b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r' => 1,
-            c if c < 0x80 => 0,
-            _ => match text[i..].chars().next() {
-                Some(c) if c.is_whitespace() => c.len_utf8(),
-                _ => 0,
-            },
-        }
-    };
     std::iter::from_fn(move || {
-        while i < b.len() {
-            match space(i) {
+        while i < text.len() {
+            match space_at(text, i) {
                 0 => break,
                 n => i += n,
             }
         }
-        if i == b.len() {
+        if i == text.len() {
             return None;
         }
         let start = i;
-        while i < b.len() && space(i) == 0 {
-            // A character's length from its first byte: a word is cut only where a character
-            // starts.
-            i += match b[i] {
-                c if c < 0x80 => 1,
-                c if c >= 0xf0 => 4,
-                c if c >= 0xe0 => 3,
-                _ => 2,
-            };
+        while i < text.len() && space_at(text, i) == 0 {
+            i += char_len(text.as_bytes()[i]);
         }
         Some(&text[start..i])
     })
+}
+
+/// The length of the whitespace character at byte `i` of `text` (a character's start), or 0 when
+/// it is not whitespace (`char::is_whitespace`).
+#[inline]
+fn space_at(text: &str, i: usize) -> usize {
+    match text.as_bytes()[i] {
+        c if c < 0x80 => usize::from(ASCII_SPACE[c as usize]),
+        _ => match text.get(i..).and_then(|t| t.chars().next()) {
+            Some(c) if c.is_whitespace() => c.len_utf8(),
+            _ => 0,
+        },
+    }
+}
+
+/// A character's length in UTF-8 from its first byte.
+#[inline]
+fn char_len(first: u8) -> usize {
+    match first {
+        c if c < 0x80 => 1,
+        c if c >= 0xf0 => 4,
+        c if c >= 0xe0 => 3,
+        _ => 2,
+    }
 }
 
 /// The print of a JSON value, its objects' keys in order whatever order the log wrote them in.
