@@ -63,7 +63,7 @@ pub fn written_within(paths: &[PathBuf], recent: std::time::Duration) -> bool {
     let (inputs, _) = arbor_core::reader::expand(paths);
     let now = std::time::SystemTime::now();
     inputs.iter().any(|f| {
-        std::fs::metadata(&f.path)
+        std::fs::metadata(arbor_core::bytes::rows::file_of(&f.path))
             .and_then(|m| m.modified())
             .is_ok_and(|t| now.duration_since(t).unwrap_or_default() <= recent)
     })

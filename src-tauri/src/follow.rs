@@ -114,7 +114,10 @@ pub struct Shared {
 
 /// Seconds since the newest of `paths` was written.
 pub fn modified_ago(paths: &[PathBuf]) -> Option<f64> {
-    let newest = paths.iter().filter_map(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok()).max()?;
+    let newest = paths
+        .iter()
+        .filter_map(|p| std::fs::metadata(arbor_core::bytes::rows::file_of(p)).and_then(|m| m.modified()).ok())
+        .max()?;
     Some(SystemTime::now().duration_since(newest).unwrap_or_default().as_secs_f64())
 }
 

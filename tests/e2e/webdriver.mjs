@@ -188,6 +188,30 @@ const TESTS = [
     },
   },
   {
+    name: "a session of an OpenCode store opens from the Library as its own tree, not the whole store",
+    args: [],
+    async run(s) {
+      await s.waitForText(["built-in sample"]);
+      await s.click('[data-testid="sessions"]');
+      await s.click('[data-testid="library-open"]');
+      await s.waitForText(["Fix the build", "opencode"]);
+      const clicked = await waitFor("the store's session in the Library", () =>
+        s.run("const row = [...document.querySelectorAll('[data-testid=library-row]')].find((r) => r.textContent.includes('Fix the build')); row?.click(); return !!row || null;"),
+      );
+      if (!clicked) throw new Error("no Library row of the store's session");
+      // The row's own tree (`<store>/<root id>`): its five sessions, not the store's other root.
+      const text = await s.waitForText(["opencode.db/ses_root", "5 sessions"]);
+      if (text.includes("ses_orphan")) throw new Error("the store's other root was read too");
+      const ids = await waitFor("the tree's rows", async () => {
+        const got = await s.attributes("[data-session]", "data-session");
+        return got.length ? got : null;
+      });
+      const want = ["ses_root", "ses_a", "ses_b", "ses_c", "ses_p"];
+      if (want.some((id) => !ids.includes(id)) || ids.length !== want.length) throw new Error(`the tree's sessions: ${ids}`);
+      await s.screenshot("opencode-tree");
+    },
+  },
+  {
     name: "Open files… shows the native dialog and opens the chosen log; settings persist",
     args: [],
     async run(s) {

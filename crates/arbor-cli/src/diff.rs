@@ -44,7 +44,7 @@ fn root_of(analysis: &Analysis, named: Option<&str>, side: &str, path: &Path) ->
 
 pub fn run(args: Args) -> ExitCode {
     crate::tune_allocator();
-    if !args.a.exists() {
+    if !arbor_core::reader::exists(args.a) {
         return crate::fail(&format!("no such file or folder: {}", args.a.display()));
     }
     // The two inputs read at once, each on a core of its own (reading one routes its lines on

@@ -75,7 +75,7 @@ fn report(summary: &Summary, to: &str) {
 pub fn run(paths: &[PathBuf], e: Export) -> ExitCode {
     crate::tune_allocator();
     for p in paths {
-        if !p.exists() {
+        if !arbor_core::reader::exists(p) {
             return crate::fail(&format!("no such file or folder: {}", p.display()));
         }
     }

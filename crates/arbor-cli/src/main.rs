@@ -567,7 +567,7 @@ fn read_prices(path: &std::path::Path) -> Result<std::sync::Arc<arbor_core::pric
 fn run(paths: &[PathBuf], output: Output, prices: Option<std::sync::Arc<arbor_core::prices::PriceTable>>) -> ExitCode {
     tune_allocator();
     for p in paths {
-        if !p.exists() {
+        if !arbor_core::reader::exists(p) {
             return fail(&format!("no such file or folder: {}", p.display()));
         }
     }
@@ -732,7 +732,7 @@ fn severities(r: &arbor_core::Report) -> (usize, usize, usize) {
 fn run_each(paths: &[PathBuf], output: Output, jobs: Option<usize>) -> ExitCode {
     tune_allocator();
     for p in paths {
-        if !p.exists() {
+        if !arbor_core::reader::exists(p) {
             return fail(&format!("no such file or folder: {}", p.display()));
         }
     }

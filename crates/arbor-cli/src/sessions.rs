@@ -63,7 +63,7 @@ fn library(paths: &[PathBuf]) -> Result<Library, ExitCode> {
         (lib, entries)
     } else {
         for p in paths {
-            if !p.exists() {
+            if !arbor_core::reader::exists(p) {
                 return Err(crate::fail(&format!("no such file or folder: {}", p.display())));
             }
         }

@@ -26,7 +26,7 @@ pub fn read_for(paths: &[PathBuf], session: Option<&str>) -> Result<arbor_core::
 /// on a thread of its own, and prints their failures in order.
 pub fn analyzed(paths: &[PathBuf], session: Option<&str>) -> Result<arbor_core::Analysis, String> {
     for p in paths {
-        if !p.exists() {
+        if !arbor_core::reader::exists(p) {
             return Err(format!("no such file or folder: {}", p.display()));
         }
     }

@@ -75,7 +75,7 @@ impl Printed {
 pub fn run(paths: &[PathBuf], json: bool, idle: Option<Duration>, fail_on: FailOn) -> ExitCode {
     crate::tune_allocator();
     for p in paths {
-        if !p.exists() {
+        if !arbor_core::reader::exists(p) {
             return crate::fail(&format!("no such file or folder: {}", p.display()));
         }
     }

@@ -140,3 +140,96 @@ fn a_database_that_cannot_be_read_is_a_finding() {
     assert!(errors.iter().any(|m| m.contains("locked") || m.contains("busy")), "{:?}", r.diagnostics);
     w.execute_batch("ROLLBACK").unwrap();
 }
+
+/// The report without its places (a tree's rendering numbers its lines apart from the whole
+/// store's).
+fn placeless(v: &serde_json::Value) -> serde_json::Value {
+    match v {
+        serde_json::Value::Object(m) => m
+            .iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "at" | "file" | "line"))
+            .map(|(k, v)| (k.clone(), placeless(v)))
+            .collect(),
+        serde_json::Value::Array(a) => a.iter().map(placeless).collect(),
+        v => v.clone(),
+    }
+}
+
+fn of_sessions(v: &serde_json::Value, key: &str, ids: &[&str]) -> Vec<serde_json::Value> {
+    v[key]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| ids.contains(&x["session"].as_str().or(x["id"].as_str()).unwrap_or("")))
+        .map(placeless)
+        .collect()
+}
+
+/// A path `<store>/<session id>` opens that session's whole delegation tree and nothing else of
+/// the store: a grandchild's path opens its root's tree; what it reports of each of the tree's
+/// sessions is what the whole store's reading reports; a transcript reads back from it; a
+/// session the store does not have is a finding.
+#[test]
+fn a_session_of_a_store_opens_as_its_own_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = store("opencode-subagents", dir.path());
+    let whole = arbor_core::analyze(std::slice::from_ref(&db), &mut ());
+    let tree_path = db.join("ses_b");
+    assert!(arbor_core::reader::exists(&tree_path));
+    let tree = arbor_core::analyze(std::slice::from_ref(&tree_path), &mut ());
+    let (w, t) = (json(&whole), json(&tree));
+    let mut ids: Vec<&str> = t["sessions"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap()).collect();
+    ids.sort();
+    assert_eq!(ids, ["ses_a", "ses_b", "ses_c", "ses_p", "ses_root"], "the tree of ses_b's root, not ses_orphan");
+    for key in ["sessions", "turns", "replies", "diagnostics"] {
+        assert_eq!(of_sessions(&t, key, &ids), of_sessions(&w, key, &ids), "{key}");
+    }
+    assert!(t["diagnostics"].as_array().unwrap().iter().all(|d| d["session"] != "ses_orphan"));
+    let page = |a: &arbor_core::Analysis| {
+        let p = a.transcript_page(&a.transcript_index("ses_a").unwrap(), 0, 100, 1000);
+        p.rows.iter().flat_map(|r| &r.parts).map(|p| (p.kind, p.text.clone())).collect::<Vec<_>>()
+    };
+    assert!(!page(&tree).is_empty());
+    assert_eq!(page(&tree), page(&whole), "read back from the tree's rendering");
+
+    let missing = common::report(&[db.join("ses_nope")]);
+    assert!(
+        missing.diagnostics.iter().any(|d| d.message.contains("no session")),
+        "a session the store lacks: {:?}",
+        missing.diagnostics
+    );
+    assert!(!arbor_core::reader::exists(&dir.path().join("elsewhere/ses_a")));
+}
+
+/// A followed tree of a store that OpenCode writes reads the store's changes to it; a change
+/// to another tree leaves its report as a fresh reading of it gives it.
+#[test]
+fn a_followed_tree_of_a_store_reads_its_own_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = store("opencode-subagents", dir.path());
+    let w = rusqlite::Connection::open(&db).unwrap();
+    w.execute_batch("PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0;").unwrap();
+    let tree = db.join("ses_root");
+    let mut live = Live::open(std::slice::from_ref(&tree), &mut ());
+    let sessions = |v: &serde_json::Value| v["sessions"].as_array().unwrap().len();
+    let before = json(&live.snapshot());
+    assert_eq!(sessions(&before), 5);
+    w.execute_batch(
+        r#"INSERT INTO message VALUES ('msg_o9', 'ses_orphan', 2100, 2100, '{"role":"user","time":{"created":2100},"agent":"build","model":{"providerID":"anthropic","modelID":"claude-sonnet-4-5"}}');
+           INSERT INTO part VALUES ('prt_o9', 'msg_o9', 'ses_orphan', 2100, 2100, '{"type":"text","text":"elsewhere"}');
+           INSERT INTO message VALUES ('msg_r9', 'ses_root', 2200, 2200, '{"role":"user","time":{"created":2200},"agent":"build","model":{"providerID":"anthropic","modelID":"claude-sonnet-4-5"}}');
+           INSERT INTO part VALUES ('prt_r9', 'msg_r9', 'ses_root', 2200, 2200, '{"type":"text","text":"one more thing"}');"#,
+    )
+    .unwrap();
+    assert!(!live.update(&mut ()).is_empty(), "a write to the store's -wal is a change of the tree");
+    let followed = json(&live.snapshot());
+    let fresh = json(&arbor_core::analyze(std::slice::from_ref(&tree), &mut ()));
+    for key in ["sessions", "turns", "replies", "diagnostics"] {
+        assert_eq!(followed[key], fresh[key], "{key}");
+    }
+    assert_eq!(sessions(&followed), 5, "the other tree's rows are not read");
+    let root_turns =
+        |v: &serde_json::Value| v["turns"].as_array().unwrap().iter().filter(|t| t["session"] == "ses_root").count();
+    assert_eq!(root_turns(&followed), root_turns(&before) + 1, "the root's new prompt is a turn");
+    drop(w);
+}

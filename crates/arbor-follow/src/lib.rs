@@ -91,6 +91,8 @@ fn watch_set(paths: &[PathBuf]) -> Vec<(PathBuf, RecursiveMode)> {
         let entry = if p.is_dir() {
             (p.clone(), RecursiveMode::Recursive)
         } else {
+            // One tree of a store (`<store>/<session id>`): the store, and its `-wal` beside it.
+            let p = arbor_core::bytes::rows::file_of(p);
             let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
             (dir.to_path_buf(), RecursiveMode::NonRecursive)
         };

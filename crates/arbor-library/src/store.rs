@@ -1074,7 +1074,17 @@ impl Library {
                 paths: r.get::<_, Option<String>>(8)?.and_then(|p| serde_json::from_str(&p).ok()).unwrap_or_default(),
             })
         })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        let mut hits: Vec<Hit> = rows.collect::<Result<_, _>>()?;
+        for h in &mut hits {
+            // A hit in a store's session opens the whole store, as it was indexed: its line is a
+            // line of the whole store's rendering, not of the session's tree (`<store>/<id>`).
+            if let [p] = &h.paths[..] {
+                if Path::new(p).parent() == Some(Path::new(&h.path)) {
+                    h.paths.clear();
+                }
+            }
+        }
+        Ok(hits)
     }
 }
 

@@ -342,6 +342,11 @@ fn summarize_group(
         }
     }
     let path_text = arbor_core::reader::path_text(open);
+    // A session of a store opens as its own tree (`<store>/<session id>`): only its rows are
+    // read, not every session the store holds.
+    let tree = root
+        .filter(|_| arbor_core::bytes::rows::is_sqlite(&first))
+        .map(|r| arbor_core::reader::path_text(&first.join(&r.id)));
     let summary = Summary {
         key: match root {
             // Several roots in one file (a database): each is its own entry.
@@ -349,7 +354,7 @@ fn summarize_group(
             _ => path_text.clone(),
         },
         path: path_text,
-        paths: Vec::new(),
+        paths: tree.into_iter().collect(),
         session: root.map(|r| r.id.clone()),
         title: row_title.as_deref().and_then(arbor_core::formats::about_line).or_else(|| {
             title(open, &first, root_file.or(files.first().copied()).and_then(|f| analysis.files[f].format))

@@ -633,6 +633,42 @@ fn an_opencode_placeholder_title_gives_way_to_the_first_prompt() {
     assert_eq!(title(&lib), ["Rename foo to bar"], "the first text the user typed, not a synthetic part");
 }
 
+/// A session of an OpenCode store opens as its own tree (`<store>/<root id>`), not the whole
+/// store: its summary's paths say so, and reading them reads that tree only. A search hit in it
+/// opens the store, whose lines the hit's line is of.
+#[test]
+fn an_opencode_store_session_opens_as_its_own_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let sql = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/conformance/cases/opencode-subagents/input/opencode.sql");
+    let db = dir.path().join("opencode.db");
+    let c = rusqlite::Connection::open(&db).unwrap();
+    c.execute_batch(&fs::read_to_string(sql).unwrap()).unwrap();
+    drop(c);
+    let mut lib = Library::in_memory().unwrap();
+    lib.update(&[Entry::one(db.clone(), "opencode".into())], 1).unwrap();
+    let mut got: Vec<(Option<String>, Vec<String>)> =
+        lib.summaries().unwrap().into_iter().map(|s| (s.session, s.paths)).collect();
+    got.sort();
+    let tree = |id: &str| arbor_core::reader::path_text(&db.join(id));
+    assert_eq!(
+        got,
+        [(Some("ses_orphan".into()), vec![tree("ses_orphan")]), (Some("ses_root".into()), vec![tree("ses_root")])]
+    );
+    let a = arbor_core::analyze(&[PathBuf::from(tree("ses_root"))], &mut ());
+    let report = a.report();
+    let ids: Vec<&str> = report.sessions.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(ids.len(), 5, "{ids:?}");
+    assert!(!ids.contains(&"ses_orphan"));
+    lib.index(1).unwrap();
+    let hits = lib.search("deepest", 50).unwrap();
+    assert!(!hits.is_empty());
+    for h in hits {
+        assert!(h.paths.is_empty(), "a hit opens the store its line is of: {:?}", h.paths);
+        assert_eq!(h.path, arbor_core::reader::path_text(&db));
+    }
+}
+
 /// An OpenCode `storage/` tree's session is titled and placed by its own session file, as a
 /// store's session is by its row.
 #[test]

@@ -81,7 +81,7 @@ fn read(side: &CompareSide, opened: &Opened) -> Reading {
         return Reading::Now(Ok(Held::Open(open)));
     }
     Reading::Files(tauri::async_runtime::spawn_blocking(move || {
-        if let Some(p) = paths.iter().find(|p| !p.exists()) {
+        if let Some(p) = paths.iter().find(|p| !arbor_core::reader::exists(p)) {
             return Err(CommandError::new("not-found", format!("no such file or folder: {}", p.display())));
         }
         match crate::engine::load(&paths, &mut ()) {

@@ -36,6 +36,9 @@ struct Seen {
 }
 
 fn seen(path: &Path) -> Option<Seen> {
+    // One tree of a store (`<store>/<session id>`) is its store's file.
+    let decoded = reader::is_decoded(path);
+    let path = crate::bytes::rows::file_of(path);
     let m = std::fs::metadata(path).ok()?;
     #[cfg(unix)]
     let id = {
@@ -59,7 +62,7 @@ fn seen(path: &Path) -> Option<Seen> {
             .ok()
             .map_or((0, std::time::UNIX_EPOCH), |w| (w.len(), w.modified().unwrap_or(std::time::UNIX_EPOCH)))
     });
-    Some(Seen { len: m.len(), id, compressed: reader::is_decoded(path), wal })
+    Some(Seen { len: m.len(), id, compressed: decoded, wal })
 }
 
 /// What one `update` did.
@@ -324,7 +327,8 @@ impl Live {
         if !appeared.is_empty() {
             for planned in appeared {
                 let display = planned.input.display.clone();
-                change.bytes += std::fs::metadata(&planned.input.path).map_or(0, |m| m.len());
+                change.bytes +=
+                    std::fs::metadata(crate::bytes::rows::file_of(&planned.input.path)).map_or(0, |m| m.len());
                 crate::analysis::read_one(&mut self.cx, &mut self.files, &mut self.kept, planned, observer);
                 let i = self.files.len() - 1;
                 self.seen.push(seen(&self.files[i].path));

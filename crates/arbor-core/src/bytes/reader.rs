@@ -113,6 +113,12 @@ pub fn is_store_name(name: &str) -> bool {
     lower == "opencode.db" || (lower.starts_with("opencode-") && lower.ends_with(".db"))
 }
 
+/// Whether a path is there to read: a file or folder, or one tree of a store
+/// (`<store>/<session id>`, `rows::scoped`).
+pub fn exists(path: &Path) -> bool {
+    path.exists() || rows::scoped(path).is_some()
+}
+
 /// Expand the paths a user opened into the files to read, in a stable order: paths in the order
 /// given, a folder's files sorted by their relative path. Folders are walked without following
 /// symbolic links to folders, so a link loop cannot trap the walk.
@@ -134,6 +140,10 @@ pub fn expand(paths: &[PathBuf]) -> (Vec<InputFile>, Vec<Unreadable>) {
                 walk(p, prefix.as_deref().unwrap_or(""), &mut files, &mut bad)
             }
             Ok(_) => files.push(InputFile { path: p.clone(), display: display_of(p), from_folder: false }),
+            // One tree of a store (`<store>/<session id>`): read as a file.
+            Err(_) if rows::scoped(p).is_some() => {
+                files.push(InputFile { path: p.clone(), display: display_of(p), from_folder: false })
+            }
             Err(e) => bad.push(Unreadable { display: display_of(p), reason: e.to_string() }),
         }
     }
@@ -215,18 +225,43 @@ pub struct Opened {
 
 /// `open_unbuffered`, saying whether the file is zstd and how large it is, with one `open`.
 pub fn open_stream(path: &Path) -> io::Result<Opened> {
-    let mut f = File::open(path)?;
+    let (raw, len) = open_raw(path)?;
+    Ok(match raw {
+        Raw::Plain(f) => Opened { stream: Box::new(f), zstd: false, len },
+        Raw::Zstd(f) => Opened { stream: Box::new(zstd::stream::read::Decoder::new(f)?), zstd: true, len },
+        Raw::Rows(r) => Opened { stream: Box::new(r), zstd: true, len },
+    })
+}
+
+/// A file opened as what its first bytes say it is: its own bytes, zstd-compressed, or a SQLite
+/// database rendered as lines; or a path naming one tree of a store (`rows::scoped`), rendered.
+enum Raw {
+    Plain(File),
+    Zstd(File),
+    Rows(rows::Rows),
+}
+
+/// `Raw` at its start, and the size of the file on disk (a tree's: its store's).
+fn open_raw(path: &Path) -> io::Result<(Raw, u64)> {
+    let mut f = match File::open(path) {
+        Ok(f) => f,
+        Err(e) => {
+            let Some((store, session)) = rows::scoped(path) else { return Err(e) };
+            let len = std::fs::metadata(store).map_or(u64::MAX, |m| m.len());
+            return Ok((Raw::Rows(rows::open_tree(store, session)?), len));
+        }
+    };
     let len = f.metadata().map_or(u64::MAX, |m| m.len());
     let mut magic = [0u8; 16];
     let n = read_up_to(&mut f, &mut magic)?;
     f.seek(SeekFrom::Start(0))?;
     if n >= 4 && magic[..4] == ZSTD_MAGIC {
-        Ok(Opened { stream: Box::new(zstd::stream::read::Decoder::new(f)?), zstd: true, len })
+        Ok((Raw::Zstd(f), len))
     } else if rows::is_sqlite_head(&magic[..n]) {
         drop(f);
-        Ok(Opened { stream: Box::new(rows::open(path)?), zstd: true, len })
+        Ok((Raw::Rows(rows::open(path)?), len))
     } else {
-        Ok(Opened { stream: Box::new(f), zstd: false, len })
+        Ok((Raw::Plain(f), len))
     }
 }
 
@@ -868,23 +903,18 @@ fn read_piece(r: &mut dyn BufRead, what: Piece, buf: &mut Vec<u8>) -> io::Result
 
 /// Read back the line that starts at `offset` of the (decompressed) file.
 pub fn raw_line_at(path: &Path, offset: u64) -> io::Result<Vec<u8>> {
-    let mut f = File::open(path)?;
-    let mut magic = [0u8; 16];
-    let n = read_up_to(&mut f, &mut magic)?;
     let mut out = Vec::new();
-    if n >= 4 && magic[..4] == ZSTD_MAGIC {
-        f.seek(SeekFrom::Start(0))?;
-        let mut dec = BufReader::new(zstd::stream::read::Decoder::new(f)?);
-        io::copy(&mut (&mut dec).take(offset), &mut io::sink())?;
-        read_piece(&mut dec, Piece::Line, &mut out)?;
-    } else if rows::is_sqlite_head(&magic[..n]) {
-        let mut dec = BufReader::new(rows::open(path)?);
-        io::copy(&mut (&mut dec).take(offset), &mut io::sink())?;
-        read_piece(&mut dec, Piece::Line, &mut out)?;
-    } else {
-        f.seek(SeekFrom::Start(offset))?;
-        read_piece(&mut BufReader::new(f), Piece::Line, &mut out)?;
-    }
+    let mut dec: Box<dyn BufRead> = match open_raw(path)?.0 {
+        Raw::Plain(mut f) => {
+            f.seek(SeekFrom::Start(offset))?;
+            read_piece(&mut BufReader::new(f), Piece::Line, &mut out)?;
+            return Ok(out);
+        }
+        Raw::Zstd(f) => Box::new(BufReader::new(zstd::stream::read::Decoder::new(f)?)),
+        Raw::Rows(r) => Box::new(BufReader::new(r)),
+    };
+    io::copy(&mut (&mut dec).take(offset), &mut io::sink())?;
+    read_piece(&mut dec, Piece::Line, &mut out)?;
     Ok(out)
 }
 
@@ -899,9 +929,11 @@ pub fn is_zstd(path: &Path) -> bool {
 /// what it says may change without the file growing.
 pub fn is_decoded(path: &Path) -> bool {
     let mut magic = [0u8; 16];
-    File::open(path)
-        .and_then(|mut f| read_up_to(&mut f, &mut magic))
-        .is_ok_and(|n| (n >= 4 && magic[..4] == ZSTD_MAGIC) || rows::is_sqlite_head(&magic[..n]))
+    match File::open(path) {
+        Ok(mut f) => read_up_to(&mut f, &mut magic)
+            .is_ok_and(|n| (n >= 4 && magic[..4] == ZSTD_MAGIC) || rows::is_sqlite_head(&magic[..n])),
+        Err(_) => rows::scoped(path).is_some(),
+    }
 }
 
 /// What to read back at an offset: the line that starts there (without its line end, cut at
@@ -928,53 +960,46 @@ pub fn each_piece_at(
     pieces: &[(u64, Piece)],
     mut each: impl FnMut(usize, Option<&[u8]>),
 ) -> io::Result<()> {
-    let mut f = File::open(path)?;
-    let mut magic = [0u8; 16];
-    let n = read_up_to(&mut f, &mut magic)?;
-    f.seek(SeekFrom::Start(0))?;
+    let (raw, len) = open_raw(path)?;
     let mut piece = Vec::new();
-    let zstd = n >= 4 && magic[..4] == ZSTD_MAGIC;
-    if zstd || rows::is_sqlite_head(&magic[..n]) {
-        let mut dec: Box<dyn BufRead> = if zstd {
-            Box::new(BufReader::new(zstd::stream::read::Decoder::new(f)?))
-        } else {
-            drop(f);
-            Box::new(BufReader::new(rows::open(path)?))
-        };
-        let mut pos = 0u64;
-        for (i, &(o, what)) in pieces.iter().enumerate() {
-            if o < pos {
-                each(i, None);
-                continue;
+    let mut dec: Box<dyn BufRead> = match raw {
+        Raw::Plain(f) => {
+            // A read takes the pieces that follow one another closely (a forward seek within the
+            // buffer costs no system call) and stops before a wide gap: a system call costs about
+            // as much as copying `JOIN` bytes. Copilot's replies are a few kilobytes apart, a
+            // dsh-rpc log's tens of kilobytes: reading the whole file back cost them the same.
+            // No larger than the file: a folder of small files read back one buffer each.
+            let mut r = AlignedReader::new(f, usize::try_from(len).unwrap_or(usize::MAX).clamp(PAGE, 256 << 10));
+            let until = read_windows(pieces);
+            for (i, &(o, what)) in pieces.iter().enumerate() {
+                piece.clear();
+                let took = r.seek_to(o, until[i]).and_then(|()| read_piece(&mut r, what, &mut piece)).ok();
+                each(i, took.map(|_| &piece[..]));
             }
-            io::copy(&mut (&mut dec).take(o - pos), &mut io::sink())?;
-            piece.clear();
-            match read_piece(&mut dec, what, &mut piece) {
-                Ok(k) => {
-                    pos = o + k as u64;
-                    each(i, Some(&piece));
-                }
-                // The stream ended inside the piece: so are the pieces after it.
-                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
-                    pos = u64::MAX;
-                    each(i, None);
-                }
-                Err(e) => return Err(e),
-            }
+            return Ok(());
         }
-    } else {
-        // A read takes the pieces that follow one another closely (a forward seek within the
-        // buffer costs no system call) and stops before a wide gap: a system call costs about
-        // as much as copying `JOIN` bytes. Copilot's replies are a few kilobytes apart, a
-        // dsh-rpc log's tens of kilobytes: reading the whole file back cost them the same.
-        // No larger than the file: a folder of small files read back one buffer each.
-        let len = f.metadata().map_or(u64::MAX, |m| m.len());
-        let mut r = AlignedReader::new(f, usize::try_from(len).unwrap_or(usize::MAX).clamp(PAGE, 256 << 10));
-        let until = read_windows(pieces);
-        for (i, &(o, what)) in pieces.iter().enumerate() {
-            piece.clear();
-            let took = r.seek_to(o, until[i]).and_then(|()| read_piece(&mut r, what, &mut piece)).ok();
-            each(i, took.map(|_| &piece[..]));
+        Raw::Zstd(f) => Box::new(BufReader::new(zstd::stream::read::Decoder::new(f)?)),
+        Raw::Rows(r) => Box::new(BufReader::new(r)),
+    };
+    let mut pos = 0u64;
+    for (i, &(o, what)) in pieces.iter().enumerate() {
+        if o < pos {
+            each(i, None);
+            continue;
+        }
+        io::copy(&mut (&mut dec).take(o - pos), &mut io::sink())?;
+        piece.clear();
+        match read_piece(&mut dec, what, &mut piece) {
+            Ok(k) => {
+                pos = o + k as u64;
+                each(i, Some(&piece));
+            }
+            // The stream ended inside the piece: so are the pieces after it.
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+                pos = u64::MAX;
+                each(i, None);
+            }
+            Err(e) => return Err(e),
         }
     }
     Ok(())

@@ -13,6 +13,14 @@
 //! numbers are numbers, a blob is `{"$blob":<its length>}`. Tables without a rowid are named in
 //! the header and not rendered.
 //!
+//! A path `<store>/<session id>` names one delegation tree of a store of sessions (OpenCode's):
+//! no file has such a path, a database being a file. Its rendering is the whole store's with only
+//! the tree's rows: the header (naming the tree's root as `"tree"`), then the `session` rows of the
+//! root the session is under and of every session below it (by `parent_id`), the rows of every
+//! table with a `session_id` column that name one of them, and every other table whole (a
+//! project's row, the migrations); each table's rows in `rowid` order as before, found by the
+//! store's own indexes. A session of a store of ten gigabytes opens in the time of its own rows.
+//!
 //! The database is opened read-only (`SQLITE_OPEN_READ_ONLY`, and `query_only`), never copied or
 //! written; the whole rendering is one read transaction, so it is one consistent state of a store
 //! that is being written (WAL mode lets the writer go on meanwhile). A database that is locked,
@@ -60,6 +68,10 @@ struct Table {
     name: String,
     columns: Vec<String>,
     rowid: bool,
+    /// Only these rows (ascending rowids), when the rendering is of one tree and this table says
+    /// whose rows they are; `next` is the first not yet rendered.
+    only: Option<Vec<i64>>,
+    next: usize,
     /// What every row of it starts with (`{"$table":"part","$rowid":`), and each column's key
     /// (`,"data":`), rendered once.
     start: Vec<u8>,
@@ -80,7 +92,7 @@ impl Table {
                 k
             })
             .collect();
-        Table { name, columns, rowid, start, keys }
+        Table { name, columns, rowid, only: None, next: 0, start, keys }
     }
 }
 
@@ -112,7 +124,78 @@ pub fn open(path: &Path) -> io::Result<Rows> {
     let conn = connect(path)?;
     // One read transaction for the whole rendering: one state of a store being written.
     conn.execute_batch("BEGIN").map_err(io_error)?;
-    render(conn)
+    render(conn, None)
+}
+
+/// Open a path to render its rows: a database, or one tree of a store (`<store>/<session id>`,
+/// `scoped`).
+pub fn open_path(path: &Path) -> io::Result<Rows> {
+    match scoped(path) {
+        Some((store, session)) => open_tree(store, session),
+        None => open(path),
+    }
+}
+
+/// Open a store to render the rows of one delegation tree: the root `session` is under, and every
+/// session below that root. Fails as `open` does, and when the store has no such session or no
+/// `session` table with `id` and `parent_id`.
+pub fn open_tree(store: &Path, session: &str) -> io::Result<Rows> {
+    let conn = connect(store)?;
+    conn.execute_batch("BEGIN").map_err(io_error)?;
+    render(conn, Some(session))
+}
+
+/// The store and session a path `<store>/<session id>` names, when it names one: it is no file,
+/// its folder is a SQLite database, and its name is a session id (any UTF-8 name: whether the
+/// store has that session is for `open_tree` to say).
+pub fn scoped(path: &Path) -> Option<(&Path, &str)> {
+    let store = path.parent().filter(|p| !p.as_os_str().is_empty())?;
+    let session = path.file_name()?.to_str().filter(|s| !s.is_empty())?;
+    if std::fs::symlink_metadata(path).is_ok() {
+        return None;
+    }
+    is_sqlite(store).then_some((store, session))
+}
+
+/// The file to watch and stamp for a path: the store of a tree path (`scoped`), else the path.
+pub fn file_of(path: &Path) -> &Path {
+    scoped(path).map_or(path, |(store, _)| store)
+}
+
+/// Every session of the tree `session` is in: its root first (found up the `parent_id`s), then
+/// every session below it; `None` when the store has no such session.
+fn tree(conn: &Connection, session: &str) -> rusqlite::Result<Option<(String, Vec<String>)>> {
+    let mut parent = conn.prepare("SELECT parent_id FROM session WHERE id = ?1")?;
+    let up = |id: &str, parent: &mut rusqlite::Statement<'_>| -> rusqlite::Result<Option<Option<String>>> {
+        let mut rows = parent.query([id])?;
+        match rows.next()? {
+            Some(r) => Ok(Some(r.get::<_, Option<String>>(0)?.filter(|p| !p.is_empty()))),
+            None => Ok(None),
+        }
+    };
+    let Some(mut above) = up(session, &mut parent)? else { return Ok(None) };
+    let mut root = session.to_string();
+    let mut seen = vec![root.clone()];
+    // Up to the root: a session whose parent is not in the store is one (its parent's rows are
+    // not there to render); a loop of parents stops where it closes.
+    while let Some(p) = above {
+        if seen.contains(&p) {
+            break;
+        }
+        match up(&p, &mut parent)? {
+            Some(next) => {
+                seen.push(p.clone());
+                root = p;
+                above = next;
+            }
+            None => break,
+        }
+    }
+    let mut st = conn.prepare(
+        "WITH RECURSIVE tree(id) AS (SELECT ?1 UNION SELECT s.id FROM session s JOIN tree t ON s.parent_id = t.id) SELECT id FROM tree",
+    )?;
+    let ids = st.query_map([&root], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(Some((root, ids)))
 }
 
 /// A read-only connection to a database, made as the rendering makes it (so that other readers,
@@ -135,7 +218,7 @@ pub fn connect(path: &Path) -> io::Result<Connection> {
     Ok(conn)
 }
 
-fn render(conn: Connection) -> io::Result<Rows> {
+fn render(conn: Connection, session: Option<&str>) -> io::Result<Rows> {
     let names: Vec<(String, String)> = {
         let mut st = conn
             .prepare("SELECT name, coalesce(sql, '') FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid")
@@ -155,9 +238,46 @@ fn render(conn: Connection) -> io::Result<Rows> {
         tables.push(Table::new(name, columns, rowid));
     }
     let user_version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(io_error)?;
+    let root = match session {
+        Some(session) => Some(only_tree(&conn, &mut tables, session)?),
+        None => None,
+    };
     let mut out = Vec::new();
-    header(&mut out, user_version, &tables);
+    header(&mut out, user_version, &tables, root.as_deref());
     Ok(Rows { conn, tables, table: 0, after: None, out, pos: 0, done: false })
+}
+
+/// Keep only the rows of `session`'s tree (`open_tree`): each table's rowids that are the tree's.
+/// Returns the tree's root.
+fn only_tree(conn: &Connection, tables: &mut [Table], session: &str) -> io::Result<String> {
+    let has = |t: &Table, c: &str| t.columns.iter().any(|x| x == c);
+    let sessions = tables.iter().find(|t| t.name == "session" && t.rowid && has(t, "id") && has(t, "parent_id"));
+    if sessions.is_none() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "the database is no store of sessions: it has no session table with id and parent_id",
+        ));
+    }
+    let Some((root, ids)) = tree(conn, session).map_err(io_error)? else {
+        return Err(io::Error::new(io::ErrorKind::NotFound, format!("the store has no session {session:?}")));
+    };
+    let ids = serde_json::to_string(&ids).map_err(io::Error::other)?;
+    for t in tables.iter_mut().filter(|t| t.rowid) {
+        let column = match t.name.as_str() {
+            "session" => "id",
+            _ if has(t, "session_id") => "session_id",
+            _ => continue,
+        };
+        let sql = format!(
+            "SELECT rowid FROM {} WHERE {} IN (SELECT value FROM json_each(?1)) ORDER BY rowid",
+            quoted(&t.name),
+            quoted(column)
+        );
+        let mut st = conn.prepare(&sql).map_err(io_error)?;
+        let rowids = st.query_map([&ids], |r| r.get::<_, i64>(0)).map_err(io_error)?;
+        t.only = Some(rowids.collect::<Result<_, _>>().map_err(io_error)?);
+    }
+    Ok(root)
 }
 
 /// Whether a database is in WAL mode (its header's read and write versions, bytes 18 and 19, are
@@ -189,7 +309,7 @@ fn immutable_uri(path: &Path) -> String {
 }
 
 /// Line 1: the tables and their columns.
-fn header(out: &mut Vec<u8>, user_version: i64, tables: &[Table]) {
+fn header(out: &mut Vec<u8>, user_version: i64, tables: &[Table], root: Option<&str>) {
     out.extend_from_slice(b"{\"$db\":\"sqlite\",\"user_version\":");
     out.extend_from_slice(user_version.to_string().as_bytes());
     out.extend_from_slice(b",\"tables\":{");
@@ -218,6 +338,10 @@ fn header(out: &mut Vec<u8>, user_version: i64, tables: &[Table]) {
             string(out, &t.name);
         }
         out.push(b']');
+    }
+    if let Some(root) = root {
+        out.extend_from_slice(b",\"tree\":");
+        string(out, root);
     }
     out.extend_from_slice(b"}\n");
 }
@@ -284,6 +408,28 @@ impl Rows {
                 self.after = None;
                 continue;
             }
+            if let Some(only) = &t.only {
+                // One tree's rows: each by its rowid, a batch at a time.
+                let batch = &only[t.next..only.len().min(t.next + BATCH)];
+                let sql = format!("SELECT rowid, * FROM {} WHERE rowid = ?1", quoted(&t.name));
+                let mut st = self.conn.prepare_cached(&sql).map_err(io_error)?;
+                for &rowid in batch {
+                    let mut rows = st.query([rowid]).map_err(io_error)?;
+                    if let Some(r) = rows.next().map_err(io_error)? {
+                        row(&mut self.out, t, rowid, r)?;
+                    }
+                }
+                let (n, total) = (batch.len(), only.len());
+                let t = &mut self.tables[self.table];
+                t.next += n;
+                if t.next >= total {
+                    self.table += 1;
+                }
+                if n > 0 {
+                    return Ok(true);
+                }
+                continue;
+            }
             let sql = format!("SELECT rowid, * FROM {} WHERE rowid > ?1 ORDER BY rowid LIMIT {BATCH}", quoted(&t.name));
             let mut st = self.conn.prepare_cached(&sql).map_err(io_error)?;
             let mut rows = st.query([self.after.unwrap_or(i64::MIN)]).map_err(io_error)?;
@@ -292,13 +438,7 @@ impl Rows {
                 n += 1;
                 let rowid: i64 = r.get(0).map_err(io_error)?;
                 self.after = Some(rowid);
-                self.out.extend_from_slice(&t.start);
-                integer(&mut self.out, rowid);
-                for (k, key) in t.keys.iter().enumerate() {
-                    self.out.extend_from_slice(key);
-                    value(&mut self.out, r.get_ref(k + 1).map_err(io_error)?);
-                }
-                self.out.extend_from_slice(b"}\n");
+                row(&mut self.out, t, rowid, r)?;
             }
             if n < BATCH {
                 self.table += 1;
@@ -310,6 +450,18 @@ impl Rows {
         }
         Ok(false)
     }
+}
+
+/// One row's line.
+fn row(out: &mut Vec<u8>, t: &Table, rowid: i64, r: &rusqlite::Row<'_>) -> io::Result<()> {
+    out.extend_from_slice(&t.start);
+    integer(out, rowid);
+    for (k, key) in t.keys.iter().enumerate() {
+        out.extend_from_slice(key);
+        value(out, r.get_ref(k + 1).map_err(io_error)?);
+    }
+    out.extend_from_slice(b"}\n");
+    Ok(())
 }
 
 impl Read for Rows {
@@ -427,6 +579,48 @@ mod tests {
         assert_eq!(rendered(&db).lines().count(), 3, "the row in the -wal is read");
         assert_eq!((stamp(&db), stamp(&wal)), (db_before, wal_before), "the database and its -wal are as they were");
         drop(w);
+    }
+
+    /// `<store>/<session id>` renders that session's root's tree: the sessions under it by
+    /// `parent_id`, the rows that name one of them, other tables whole, each in rowid order.
+    #[test]
+    fn a_tree_of_a_store_renders_its_own_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("s.db");
+        let c = Connection::open(&db).unwrap();
+        c.execute_batch(
+            "CREATE TABLE project (id TEXT);
+             CREATE TABLE session (id TEXT PRIMARY KEY, parent_id TEXT);
+             CREATE TABLE message (id TEXT, session_id TEXT);
+             CREATE INDEX message_session_idx ON message (session_id);
+             INSERT INTO project VALUES ('p');
+             INSERT INTO session VALUES ('other', NULL), ('kid', 'root'), ('root', ''), ('grand', 'kid'), ('loop1', 'loop2'), ('loop2', 'loop1');
+             INSERT INTO message VALUES ('m1', 'grand'), ('m2', 'other'), ('m3', 'root'), ('m4', 'kid'), ('m5', 'loop2');",
+        )
+        .unwrap();
+        drop(c);
+        let text = |p: &Path| {
+            let mut s = String::new();
+            open_path(p).and_then(|mut r| r.read_to_string(&mut s)).map(|_| s)
+        };
+        let ids = |t: &str| -> Vec<String> {
+            t.lines()
+                .skip(1)
+                .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].as_str().unwrap().to_string())
+                .collect()
+        };
+        let tree = text(&db.join("grand")).unwrap();
+        assert!(tree.lines().next().unwrap().ends_with(r#","tree":"root"}"#), "{tree}");
+        assert_eq!(ids(&tree), ["p", "kid", "root", "grand", "m1", "m3", "m4"]);
+        assert_eq!(ids(&text(&db.join("other")).unwrap()), ["p", "other", "m2"]);
+        assert_eq!(ids(&text(&db.join("loop1")).unwrap()), ["p", "loop1", "loop2", "m5"], "a loop of parents ends");
+        assert_eq!(text(&db.join("nobody")).unwrap_err().kind(), io::ErrorKind::NotFound);
+        assert_eq!(text(&db).unwrap().lines().count(), 1 + 1 + 6 + 5, "the store itself is whole");
+        assert_eq!(scoped(&db.join("kid")), Some((db.as_path(), "kid")));
+        assert_eq!(scoped(&db), None, "a file is itself");
+        std::fs::write(dir.path().join("plain"), "{}\n").unwrap();
+        assert_eq!(scoped(&dir.path().join("plain/kid")), None, "in no database");
+        assert_eq!(file_of(&db.join("kid")), db.as_path());
     }
 
     #[test]
