@@ -209,6 +209,18 @@ const TESTS = [
       const want = ["ses_root", "ses_a", "ses_b", "ses_c", "ses_p"];
       if (want.some((id) => !ids.includes(id)) || ids.length !== want.length) throw new Error(`the tree's sessions: ${ids}`);
       await s.screenshot("opencode-tree");
+      // A search hit in the store opens the same tree, at the hit: the grandchild's prompt.
+      await s.click('[data-testid="sessions"]');
+      await s.click('[data-testid="library-open"]');
+      await s.type('input[aria-label="Search every transcript"]', "deepest\uE007");
+      await s.click('[data-testid="library-hit"]');
+      await s.waitForText(["opencode.db/ses_root", "5 sessions", "go deepest"]);
+      const selected = await waitFor("the hit's session selected", async () => {
+        const got = await s.attributes('[role="treeitem"][aria-selected="true"]', "data-session");
+        return got.length ? got : null;
+      });
+      if (selected[0] !== "ses_c") throw new Error(`the hit's session is not selected: ${selected}`);
+      await s.screenshot("opencode-tree-hit");
     },
   },
   {

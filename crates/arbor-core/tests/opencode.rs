@@ -192,6 +192,27 @@ fn a_session_of_a_store_opens_as_its_own_tree() {
     assert!(!page(&tree).is_empty());
     assert_eq!(page(&tree), page(&whole), "read back from the tree's rendering");
 
+    // Read back again after the store changed (a rollback-journal write that keeps its size):
+    // the store as it is now, not the rendering kept from before.
+    let mut rendered = String::new();
+    std::io::Read::read_to_string(&mut arbor_core::bytes::rows::open_path(&tree_path).unwrap(), &mut rendered).unwrap();
+    let line_of = |needle: &str| {
+        let at = rendered.find(needle).unwrap();
+        rendered[..at].rfind('\n').map_or(0, |i| i + 1) as u64
+    };
+    let at = line_of("test_x fails");
+    let line = |p: &Path| String::from_utf8(arbor_core::reader::raw_line_at(p, at).unwrap()).unwrap();
+    assert!(line(&tree_path).contains("test_x fails"));
+    assert!(line(&tree_path).contains("test_x fails"), "read back again, from what was kept");
+    let w = rusqlite::Connection::open(&db).unwrap();
+    w.execute(
+        "UPDATE part SET data = replace(data, 'test_x fails', 'test_x FAILS') WHERE data LIKE '%test_x fails%'",
+        [],
+    )
+    .unwrap();
+    drop(w);
+    assert!(line(&tree_path).contains("test_x FAILS"), "the store changed: {}", line(&tree_path));
+
     let missing = common::report(&[db.join("ses_nope")]);
     assert!(
         missing.diagnostics.iter().any(|d| d.message.contains("no session")),

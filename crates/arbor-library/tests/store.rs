@@ -635,7 +635,7 @@ fn an_opencode_placeholder_title_gives_way_to_the_first_prompt() {
 
 /// A session of an OpenCode store opens as its own tree (`<store>/<root id>`), not the whole
 /// store: its summary's paths say so, and reading them reads that tree only. A search hit in it
-/// opens the store, whose lines the hit's line is of.
+/// opens the tree too, at the hit's place there.
 #[test]
 fn an_opencode_store_session_opens_as_its_own_tree() {
     let dir = tempfile::tempdir().unwrap();
@@ -663,9 +663,17 @@ fn an_opencode_store_session_opens_as_its_own_tree() {
     lib.index(1).unwrap();
     let hits = lib.search("deepest", 50).unwrap();
     assert!(!hits.is_empty());
+    // A hit opens the tree, at its place there: the same text at the same line of the tree's
+    // reading as in the store's.
+    let opened = arbor_core::analyze(&[PathBuf::from(tree("ses_root"))], &mut ());
     for h in hits {
-        assert!(h.paths.is_empty(), "a hit opens the store its line is of: {:?}", h.paths);
-        assert_eq!(h.path, arbor_core::reader::path_text(&db));
+        assert_eq!(h.paths, [tree("ses_root")], "a hit opens its session's tree");
+        assert_eq!(h.file, tree("ses_root"));
+        let index = opened.transcript_index(&h.session).unwrap();
+        let page = opened.transcript_page(&index, h.item, 1, 10_000);
+        let row = &page.rows[0];
+        assert_eq!((row.at.file.as_str(), row.at.line), (h.file.as_str(), h.line), "the item's place in the tree");
+        assert!(row.parts.iter().any(|p| p.text.contains("deepest")), "{:?}", row.parts);
     }
 }
 

@@ -230,6 +230,7 @@ pub fn open_stream(path: &Path) -> io::Result<Opened> {
         Raw::Plain(f) => Opened { stream: Box::new(f), zstd: false, len },
         Raw::Zstd(f) => Opened { stream: Box::new(zstd::stream::read::Decoder::new(f)?), zstd: true, len },
         Raw::Rows(r) => Opened { stream: Box::new(r), zstd: true, len },
+        Raw::Kept(bytes) => Opened { stream: Box::new(io::Cursor::new(bytes)), zstd: true, len },
     })
 }
 
@@ -239,6 +240,8 @@ enum Raw {
     Plain(File),
     Zstd(File),
     Rows(rows::Rows),
+    /// A tree's rendering kept from its last read-back (`DECODED`).
+    Kept(std::sync::Arc<[u8]>),
 }
 
 /// `Raw` at its start, and the size of the file on disk (a tree's: its store's).
@@ -904,18 +907,113 @@ fn read_piece(r: &mut dyn BufRead, what: Piece, buf: &mut Vec<u8>) -> io::Result
 /// Read back the line that starts at `offset` of the (decompressed) file.
 pub fn raw_line_at(path: &Path, offset: u64) -> io::Result<Vec<u8>> {
     let mut out = Vec::new();
-    let mut dec: Box<dyn BufRead> = match open_raw(path)?.0 {
+    let raw = match kept(path) {
+        Some(bytes) => Raw::Kept(bytes),
+        None => open_raw(path)?.0,
+    };
+    let mut dec: Box<dyn BufRead> = match raw {
+        Raw::Kept(bytes) => {
+            let mut c = io::Cursor::new(&bytes[..]);
+            c.set_position(offset.min(bytes.len() as u64));
+            read_piece(&mut c, Piece::Line, &mut out)?;
+            return Ok(out);
+        }
         Raw::Plain(mut f) => {
             f.seek(SeekFrom::Start(offset))?;
             read_piece(&mut BufReader::new(f), Piece::Line, &mut out)?;
             return Ok(out);
         }
         Raw::Zstd(f) => Box::new(BufReader::new(zstd::stream::read::Decoder::new(f)?)),
-        Raw::Rows(r) => Box::new(BufReader::new(r)),
+        Raw::Rows(r) => match decoded(path, r)? {
+            Back::Whole(bytes) => {
+                let mut c = io::Cursor::new(&bytes[..]);
+                c.set_position(offset.min(bytes.len() as u64));
+                read_piece(&mut c, Piece::Line, &mut out)?;
+                return Ok(out);
+            }
+            Back::Stream(s) => s,
+        },
     };
     io::copy(&mut (&mut dec).take(offset), &mut io::sink())?;
     read_piece(&mut dec, Piece::Line, &mut out)?;
     Ok(out)
+}
+
+/// A tree of a store (`rows::scoped`) rendered whole, kept for the next read-back of it while
+/// its store is as it was: a rendering cannot be sought, so each read-back made it again from
+/// its start, and a tree's transcripts read back a page at a time (the Library indexing one)
+/// rendered it once a page. One kept at a time, of at most `KEEP_DECODED` bytes; a larger one
+/// is read as a stream, as a whole store's is (its report reads its texts back in one pass).
+static DECODED: std::sync::Mutex<Option<Decoded>> = std::sync::Mutex::new(None);
+
+/// The most bytes of a tree's rendering kept (`DECODED`).
+const KEEP_DECODED: usize = 64 << 20;
+
+struct Decoded {
+    path: PathBuf,
+    stamp: Stamp,
+    bytes: std::sync::Arc<[u8]>,
+}
+
+/// A rendering read back: whole, or as a stream.
+enum Back {
+    Whole(std::sync::Arc<[u8]>),
+    Stream(Box<dyn BufRead>),
+}
+
+/// What a store's file and its `-wal` are now: a kept rendering is of the store as it was then.
+/// With the database's file change counter (its header's bytes 24 to 27, which every write
+/// transaction outside WAL mode changes): a write may keep the file's size and land within the
+/// same tick of its modification time.
+fn store_stamp(path: &Path) -> Stamp {
+    let file = rows::file_of(path);
+    let [wal, _] = rows::companions(file);
+    let of = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.len(), m.modified().unwrap_or(std::time::UNIX_EPOCH)));
+    let mut head = [0u8; 28];
+    let counter = File::open(file)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .ok()
+        .map(|()| u32::from_be_bytes([head[24], head[25], head[26], head[27]]));
+    (of(file), of(&wal), counter)
+}
+
+type Stamp = (Option<(u64, std::time::SystemTime)>, Option<(u64, std::time::SystemTime)>, Option<u32>);
+
+/// The rendering of `path` kept from its last read-back, when its store is as it was.
+fn kept(path: &Path) -> Option<std::sync::Arc<[u8]>> {
+    let kept = DECODED.lock().unwrap_or_else(|e| e.into_inner());
+    let d = kept.as_ref().filter(|d| d.path == path)?;
+    (d.stamp == store_stamp(path)).then(|| d.bytes.clone())
+}
+
+/// Each piece read from a rendering held whole.
+fn each_in(bytes: &[u8], pieces: &[(u64, Piece)], piece: &mut Vec<u8>, each: &mut impl FnMut(usize, Option<&[u8]>)) {
+    for (i, &(o, what)) in pieces.iter().enumerate() {
+        piece.clear();
+        let mut c = io::Cursor::new(bytes);
+        c.set_position(o.min(bytes.len() as u64));
+        let took = (o < bytes.len() as u64).then(|| read_piece(&mut c, what, piece).ok()).flatten();
+        each(i, took.map(|_| &piece[..]));
+    }
+}
+
+/// `r`, the rendering of `path`, to read back from: read whole and kept when it is a tree's and
+/// small enough, else a stream.
+fn decoded(path: &Path, r: rows::Rows) -> io::Result<Back> {
+    if rows::scoped(path).is_none() {
+        return Ok(Back::Stream(Box::new(BufReader::new(r))));
+    }
+    let stamp = store_stamp(path);
+    let mut r = r;
+    let mut bytes = Vec::new();
+    (&mut r).take(KEEP_DECODED as u64 + 1).read_to_end(&mut bytes)?;
+    if bytes.len() > KEEP_DECODED {
+        return Ok(Back::Stream(Box::new(BufReader::new(io::Cursor::new(bytes).chain(r)))));
+    }
+    let bytes: std::sync::Arc<[u8]> = bytes.into();
+    *DECODED.lock().unwrap_or_else(|e| e.into_inner()) =
+        Some(Decoded { path: path.to_path_buf(), stamp, bytes: bytes.clone() });
+    Ok(Back::Whole(bytes))
 }
 
 /// Whether a file is zstd-compressed (by its magic bytes); `false` when it cannot be read.
@@ -960,9 +1058,16 @@ pub fn each_piece_at(
     pieces: &[(u64, Piece)],
     mut each: impl FnMut(usize, Option<&[u8]>),
 ) -> io::Result<()> {
-    let (raw, len) = open_raw(path)?;
+    let (raw, len) = match kept(path) {
+        Some(bytes) => (Raw::Kept(bytes), 0),
+        None => open_raw(path)?,
+    };
     let mut piece = Vec::new();
     let mut dec: Box<dyn BufRead> = match raw {
+        Raw::Kept(bytes) => {
+            each_in(&bytes, pieces, &mut piece, &mut each);
+            return Ok(());
+        }
         Raw::Plain(f) => {
             // A read takes the pieces that follow one another closely (a forward seek within the
             // buffer costs no system call) and stops before a wide gap: a system call costs about
@@ -979,7 +1084,13 @@ pub fn each_piece_at(
             return Ok(());
         }
         Raw::Zstd(f) => Box::new(BufReader::new(zstd::stream::read::Decoder::new(f)?)),
-        Raw::Rows(r) => Box::new(BufReader::new(r)),
+        Raw::Rows(r) => match decoded(path, r)? {
+            Back::Whole(bytes) => {
+                each_in(&bytes, pieces, &mut piece, &mut each);
+                return Ok(());
+            }
+            Back::Stream(s) => s,
+        },
     };
     let mut pos = 0u64;
     for (i, &(o, what)) in pieces.iter().enumerate() {

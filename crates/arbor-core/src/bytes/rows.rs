@@ -28,6 +28,7 @@
 
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
+use std::collections::HashMap;
 use std::io::{self, Read};
 use std::path::Path;
 
@@ -166,36 +167,73 @@ pub fn file_of(path: &Path) -> &Path {
 /// every session below it; `None` when the store has no such session.
 fn tree(conn: &Connection, session: &str) -> rusqlite::Result<Option<(String, Vec<String>)>> {
     let mut parent = conn.prepare("SELECT parent_id FROM session WHERE id = ?1")?;
-    let up = |id: &str, parent: &mut rusqlite::Statement<'_>| -> rusqlite::Result<Option<Option<String>>> {
+    let mut up = |id: &str| -> rusqlite::Result<Option<Option<String>>> {
         let mut rows = parent.query([id])?;
         match rows.next()? {
             Some(r) => Ok(Some(r.get::<_, Option<String>>(0)?.filter(|p| !p.is_empty()))),
             None => Ok(None),
         }
     };
-    let Some(mut above) = up(session, &mut parent)? else { return Ok(None) };
-    let mut root = session.to_string();
-    let mut seen = vec![root.clone()];
-    // Up to the root: a session whose parent is not in the store is one (its parent's rows are
-    // not there to render); a loop of parents stops where it closes.
-    while let Some(p) = above {
-        if seen.contains(&p) {
-            break;
-        }
-        match up(&p, &mut parent)? {
-            Some(next) => {
-                seen.push(p.clone());
-                root = p;
-                above = next;
-            }
-            None => break,
-        }
-    }
+    let Some(root) = root_of(session, &mut up)? else { return Ok(None) };
     let mut st = conn.prepare(
         "WITH RECURSIVE tree(id) AS (SELECT ?1 UNION SELECT s.id FROM session s JOIN tree t ON s.parent_id = t.id) SELECT id FROM tree",
     )?;
     let ids = st.query_map([&root], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(Some((root, ids)))
+}
+
+/// The root of `session`'s tree, up the parents `up` gives (`None`: no such session; `Some(None)`:
+/// it has no parent): a session whose parent is not in the store is one (its parent's rows are
+/// not there to render); in a loop of parents, the loop's least id. `None` when there is no
+/// `session`.
+fn root_of<E>(
+    session: &str,
+    up: &mut impl FnMut(&str) -> Result<Option<Option<String>>, E>,
+) -> Result<Option<String>, E> {
+    let Some(mut above) = up(session)? else { return Ok(None) };
+    let mut seen = vec![session.to_string()];
+    while let Some(p) = above {
+        if let Some(k) = seen.iter().position(|s| *s == p) {
+            // A loop of parents: its least id is the root, wherever the loop is entered from.
+            return Ok(seen[k..].iter().min().cloned());
+        }
+        match up(&p)? {
+            Some(next) => {
+                seen.push(p);
+                above = next;
+            }
+            None => break,
+        }
+    }
+    Ok(seen.pop())
+}
+
+/// The root of every tree of a store (what `open_tree` renders for any of its sessions), each
+/// once, in id order; none when it is no store of sessions.
+pub fn roots(store: &Path) -> io::Result<Vec<String>> {
+    let conn = connect(store)?;
+    conn.execute_batch("BEGIN").map_err(io_error)?;
+    let ok = conn.prepare("SELECT id, parent_id FROM session LIMIT 0").is_ok();
+    if !ok {
+        return Ok(Vec::new());
+    }
+    let parents: HashMap<String, Option<String>> = {
+        let mut st = conn.prepare("SELECT id, parent_id FROM session").map_err(io_error)?;
+        let got = st
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?.filter(|p| !p.is_empty()))))
+            .map_err(io_error)?;
+        got.collect::<Result<_, _>>().map_err(io_error)?
+    };
+    let mut out: Vec<String> = Vec::new();
+    for id in parents.keys() {
+        let mut up = |s: &str| -> Result<Option<Option<String>>, ()> { Ok(parents.get(s).cloned()) };
+        if let Ok(Some(r)) = root_of(id, &mut up) {
+            out.push(r);
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
 }
 
 /// A read-only connection to a database, made as the rendering makes it (so that other readers,
@@ -621,6 +659,8 @@ mod tests {
         std::fs::write(dir.path().join("plain"), "{}\n").unwrap();
         assert_eq!(scoped(&dir.path().join("plain/kid")), None, "in no database");
         assert_eq!(file_of(&db.join("kid")), db.as_path());
+
+        assert_eq!(roots(&db).unwrap(), ["loop1", "other", "root"]);
     }
 
     #[test]
