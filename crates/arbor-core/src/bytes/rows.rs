@@ -17,7 +17,8 @@
 //! no file has such a path, a database being a file. Its rendering is the whole store's with only
 //! the tree's rows: the header (naming the tree's root as `"tree"`), then the `session` rows of the
 //! root the session is under and of every session below it (by `parent_id`), the rows of every
-//! table with a `session_id` column that name one of them, and every other table whole (a
+//! table with a `session_id` column (else an `aggregate_id`: the event-sourced store's events)
+//! that name one of them, and every other table whole (a
 //! project's row, the migrations); each table's rows in `rowid` order as before, found by the
 //! store's own indexes. A session of a store of ten gigabytes opens in the time of its own rows.
 //!
@@ -301,9 +302,12 @@ fn only_tree(conn: &Connection, tables: &mut [Table], session: &str) -> io::Resu
     };
     let ids = serde_json::to_string(&ids).map_err(io::Error::other)?;
     for t in tables.iter_mut().filter(|t| t.rowid) {
+        // A table's rows are a session's by its `session_id`; the event-sourced store's
+        // `event` and `event_sequence` (opencode 1.16) by their `aggregate_id`, a session's id.
         let column = match t.name.as_str() {
             "session" => "id",
             _ if has(t, "session_id") => "session_id",
+            _ if has(t, "aggregate_id") => "aggregate_id",
             _ => continue,
         };
         let sql = format!(
@@ -631,6 +635,8 @@ mod tests {
              CREATE TABLE session (id TEXT PRIMARY KEY, parent_id TEXT);
              CREATE TABLE message (id TEXT, session_id TEXT);
              CREATE INDEX message_session_idx ON message (session_id);
+             CREATE TABLE event (id TEXT, aggregate_id TEXT);
+             INSERT INTO event VALUES ('e1', 'other'), ('e2', 'kid');
              INSERT INTO project VALUES ('p');
              INSERT INTO session VALUES ('other', NULL), ('kid', 'root'), ('root', ''), ('grand', 'kid'), ('loop1', 'loop2'), ('loop2', 'loop1');
              INSERT INTO message VALUES ('m1', 'grand'), ('m2', 'other'), ('m3', 'root'), ('m4', 'kid'), ('m5', 'loop2');",
@@ -649,11 +655,11 @@ mod tests {
         };
         let tree = text(&db.join("grand")).unwrap();
         assert!(tree.lines().next().unwrap().ends_with(r#","tree":"root"}"#), "{tree}");
-        assert_eq!(ids(&tree), ["p", "kid", "root", "grand", "m1", "m3", "m4"]);
-        assert_eq!(ids(&text(&db.join("other")).unwrap()), ["p", "other", "m2"]);
+        assert_eq!(ids(&tree), ["p", "kid", "root", "grand", "m1", "m3", "m4", "e2"]);
+        assert_eq!(ids(&text(&db.join("other")).unwrap()), ["p", "other", "m2", "e1"]);
         assert_eq!(ids(&text(&db.join("loop1")).unwrap()), ["p", "loop1", "loop2", "m5"], "a loop of parents ends");
         assert_eq!(text(&db.join("nobody")).unwrap_err().kind(), io::ErrorKind::NotFound);
-        assert_eq!(text(&db).unwrap().lines().count(), 1 + 1 + 6 + 5, "the store itself is whole");
+        assert_eq!(text(&db).unwrap().lines().count(), 1 + 1 + 6 + 5 + 2, "the store itself is whole");
         assert_eq!(scoped(&db.join("kid")), Some((db.as_path(), "kid")));
         assert_eq!(scoped(&db), None, "a file is itself");
         std::fs::write(dir.path().join("plain"), "{}\n").unwrap();
