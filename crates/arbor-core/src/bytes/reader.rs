@@ -241,7 +241,7 @@ enum Raw {
     Zstd(File),
     Rows(rows::Rows),
     /// A tree's rendering kept from its last read-back (`DECODED`).
-    Kept(std::sync::Arc<[u8]>),
+    Kept(Held),
 }
 
 /// `Raw` at its start, and the size of the file on disk (a tree's: its store's).
@@ -949,15 +949,34 @@ static DECODED: std::sync::Mutex<Option<Decoded>> = std::sync::Mutex::new(None);
 /// The most bytes of a tree's rendering kept (`DECODED`).
 const KEEP_DECODED: usize = 64 << 20;
 
+/// A rendering held whole, shared by the read-backs that use it.
+#[derive(Clone)]
+struct Held(std::sync::Arc<Vec<u8>>);
+
+impl AsRef<[u8]> for Held {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Held {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
 struct Decoded {
     path: PathBuf,
     stamp: Stamp,
-    bytes: std::sync::Arc<[u8]>,
+    /// None until it is read back a second time as it is: a one-shot reading (`arbor analyze`
+    /// reads its texts back in one pass) holds nothing.
+    bytes: Option<Held>,
 }
 
 /// A rendering read back: whole, or as a stream.
 enum Back {
-    Whole(std::sync::Arc<[u8]>),
+    Whole(Held),
     Stream(Box<dyn BufRead>),
 }
 
@@ -980,10 +999,11 @@ fn store_stamp(path: &Path) -> Stamp {
 type Stamp = (Option<(u64, std::time::SystemTime)>, Option<(u64, std::time::SystemTime)>, Option<u32>);
 
 /// The rendering of `path` kept from its last read-back, when its store is as it was.
-fn kept(path: &Path) -> Option<std::sync::Arc<[u8]>> {
+fn kept(path: &Path) -> Option<Held> {
     let kept = DECODED.lock().unwrap_or_else(|e| e.into_inner());
     let d = kept.as_ref().filter(|d| d.path == path)?;
-    (d.stamp == store_stamp(path)).then(|| d.bytes.clone())
+    let bytes = d.bytes.clone()?;
+    (d.stamp == store_stamp(path)).then_some(bytes)
 }
 
 /// Each piece read from a rendering held whole.
@@ -997,22 +1017,30 @@ fn each_in(bytes: &[u8], pieces: &[(u64, Piece)], piece: &mut Vec<u8>, each: &mu
     }
 }
 
-/// `r`, the rendering of `path`, to read back from: read whole and kept when it is a tree's and
-/// small enough, else a stream.
+/// `r`, the rendering of `path`, to read back from: a stream the first time; read whole and kept
+/// when it is read back again as it was, a tree's and small enough.
 fn decoded(path: &Path, r: rows::Rows) -> io::Result<Back> {
     if rows::scoped(path).is_none() {
         return Ok(Back::Stream(Box::new(BufReader::new(r))));
     }
     let stamp = store_stamp(path);
+    let mut kept = DECODED.lock().unwrap_or_else(|e| e.into_inner());
+    let again = kept.as_ref().is_some_and(|d| d.path == path && d.stamp == stamp);
+    if !again {
+        *kept = Some(Decoded { path: path.to_path_buf(), stamp, bytes: None });
+        return Ok(Back::Stream(Box::new(BufReader::new(r))));
+    }
+    drop(kept);
     let mut r = r;
     let mut bytes = Vec::new();
     (&mut r).take(KEEP_DECODED as u64 + 1).read_to_end(&mut bytes)?;
     if bytes.len() > KEEP_DECODED {
         return Ok(Back::Stream(Box::new(BufReader::new(io::Cursor::new(bytes).chain(r)))));
     }
-    let bytes: std::sync::Arc<[u8]> = bytes.into();
+    bytes.shrink_to_fit();
+    let bytes = Held(std::sync::Arc::new(bytes));
     *DECODED.lock().unwrap_or_else(|e| e.into_inner()) =
-        Some(Decoded { path: path.to_path_buf(), stamp, bytes: bytes.clone() });
+        Some(Decoded { path: path.to_path_buf(), stamp, bytes: Some(bytes.clone()) });
     Ok(Back::Whole(bytes))
 }
 
