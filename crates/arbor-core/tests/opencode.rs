@@ -195,7 +195,7 @@ fn a_session_of_a_store_opens_as_its_own_tree() {
     // Read back again after the store changed (a rollback-journal write that keeps its size):
     // the store as it is now, not the rendering kept from before.
     let mut rendered = String::new();
-    std::io::Read::read_to_string(&mut arbor_core::bytes::rows::open_path(&tree_path).unwrap(), &mut rendered).unwrap();
+    std::io::Read::read_to_string(&mut arbor_core::reader::open(&tree_path).unwrap(), &mut rendered).unwrap();
     let line_of = |needle: &str| {
         let at = rendered.find(needle).unwrap();
         rendered[..at].rfind('\n').map_or(0, |i| i + 1) as u64

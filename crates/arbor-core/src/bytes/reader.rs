@@ -229,8 +229,7 @@ pub fn open_stream(path: &Path) -> io::Result<Opened> {
     Ok(match raw {
         Raw::Plain(f) => Opened { stream: Box::new(f), zstd: false, len },
         Raw::Zstd(f) => Opened { stream: Box::new(zstd::stream::read::Decoder::new(f)?), zstd: true, len },
-        Raw::Rows(r) => Opened { stream: Box::new(r), zstd: true, len },
-        Raw::Kept(bytes) => Opened { stream: Box::new(io::Cursor::new(bytes)), zstd: true, len },
+        Raw::Rows(r) | Raw::Tree(r) => Opened { stream: Box::new(r), zstd: true, len },
     })
 }
 
@@ -240,8 +239,8 @@ enum Raw {
     Plain(File),
     Zstd(File),
     Rows(rows::Rows),
-    /// A tree's rendering kept from its last read-back (`DECODED`).
-    Kept(Held),
+    /// One tree of a store, rendered.
+    Tree(rows::Rows),
 }
 
 /// `Raw` at its start, and the size of the file on disk (a tree's: its store's).
@@ -251,7 +250,7 @@ fn open_raw(path: &Path) -> io::Result<(Raw, u64)> {
         Err(e) => {
             let Some((store, session)) = rows::scoped(path) else { return Err(e) };
             let len = std::fs::metadata(store).map_or(u64::MAX, |m| m.len());
-            return Ok((Raw::Rows(rows::open_tree(store, session)?), len));
+            return Ok((Raw::Tree(rows::open_tree(store, session)?), len));
         }
     };
     let len = f.metadata().map_or(u64::MAX, |m| m.len());
@@ -907,35 +906,21 @@ fn read_piece(r: &mut dyn BufRead, what: Piece, buf: &mut Vec<u8>) -> io::Result
 /// Read back the line that starts at `offset` of the (decompressed) file.
 pub fn raw_line_at(path: &Path, offset: u64) -> io::Result<Vec<u8>> {
     let mut out = Vec::new();
-    let raw = match kept(path) {
-        Some(bytes) => Raw::Kept(bytes),
-        None => open_raw(path)?.0,
-    };
-    let mut dec: Box<dyn BufRead> = match raw {
-        Raw::Kept(bytes) => {
+    match back(path)? {
+        Back::Plain(mut f, _) => {
+            f.seek(SeekFrom::Start(offset))?;
+            read_piece(&mut BufReader::new(f), Piece::Line, &mut out)?;
+        }
+        Back::Whole(bytes) => {
             let mut c = io::Cursor::new(&bytes[..]);
             c.set_position(offset.min(bytes.len() as u64));
             read_piece(&mut c, Piece::Line, &mut out)?;
-            return Ok(out);
         }
-        Raw::Plain(mut f) => {
-            f.seek(SeekFrom::Start(offset))?;
-            read_piece(&mut BufReader::new(f), Piece::Line, &mut out)?;
-            return Ok(out);
+        Back::Stream(mut dec) => {
+            io::copy(&mut (&mut dec).take(offset), &mut io::sink())?;
+            read_piece(&mut dec, Piece::Line, &mut out)?;
         }
-        Raw::Zstd(f) => Box::new(BufReader::new(zstd::stream::read::Decoder::new(f)?)),
-        Raw::Rows(r) => match decoded(path, r)? {
-            Back::Whole(bytes) => {
-                let mut c = io::Cursor::new(&bytes[..]);
-                c.set_position(offset.min(bytes.len() as u64));
-                read_piece(&mut c, Piece::Line, &mut out)?;
-                return Ok(out);
-            }
-            Back::Stream(s) => s,
-        },
-    };
-    io::copy(&mut (&mut dec).take(offset), &mut io::sink())?;
-    read_piece(&mut dec, Piece::Line, &mut out)?;
+    }
     Ok(out)
 }
 
@@ -953,12 +938,6 @@ const KEEP_DECODED: usize = 64 << 20;
 #[derive(Clone)]
 struct Held(std::sync::Arc<Vec<u8>>);
 
-impl AsRef<[u8]> for Held {
-    fn as_ref(&self) -> &[u8] {
-        &self.0
-    }
-}
-
 impl std::ops::Deref for Held {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
@@ -974,10 +953,25 @@ struct Decoded {
     bytes: Option<Held>,
 }
 
-/// A rendering read back: whole, or as a stream.
+/// What a file is read back from: the file itself (and its size), a decoded stream held whole
+/// (`DECODED`), or a decoded stream from its start.
 enum Back {
+    Plain(File, u64),
     Whole(Held),
     Stream(Box<dyn BufRead>),
+}
+
+/// `path` opened to read back from: a tree's rendering kept, else the file as `open_raw` opens it.
+fn back(path: &Path) -> io::Result<Back> {
+    if let Some(bytes) = kept(path) {
+        return Ok(Back::Whole(bytes));
+    }
+    Ok(match open_raw(path)? {
+        (Raw::Plain(f), len) => Back::Plain(f, len),
+        (Raw::Zstd(f), _) => Back::Stream(Box::new(BufReader::new(zstd::stream::read::Decoder::new(f)?))),
+        (Raw::Rows(r), _) => Back::Stream(Box::new(BufReader::new(r))),
+        (Raw::Tree(r), _) => decoded(path, r)?,
+    })
 }
 
 /// What a store's file and its `-wal` are now: a kept rendering is of the store as it was then.
@@ -1017,12 +1011,9 @@ fn each_in(bytes: &[u8], pieces: &[(u64, Piece)], piece: &mut Vec<u8>, each: &mu
     }
 }
 
-/// `r`, the rendering of `path`, to read back from: a stream the first time; read whole and kept
-/// when it is read back again as it was, a tree's and small enough.
+/// `r`, the rendering of the tree `path`, to read back from: a stream the first time; read whole
+/// and kept when it is read back again as it was and small enough.
 fn decoded(path: &Path, r: rows::Rows) -> io::Result<Back> {
-    if rows::scoped(path).is_none() {
-        return Ok(Back::Stream(Box::new(BufReader::new(r))));
-    }
     let stamp = store_stamp(path);
     let mut kept = DECODED.lock().unwrap_or_else(|e| e.into_inner());
     let again = kept.as_ref().is_some_and(|d| d.path == path && d.stamp == stamp);
@@ -1086,17 +1077,13 @@ pub fn each_piece_at(
     pieces: &[(u64, Piece)],
     mut each: impl FnMut(usize, Option<&[u8]>),
 ) -> io::Result<()> {
-    let (raw, len) = match kept(path) {
-        Some(bytes) => (Raw::Kept(bytes), 0),
-        None => open_raw(path)?,
-    };
     let mut piece = Vec::new();
-    let mut dec: Box<dyn BufRead> = match raw {
-        Raw::Kept(bytes) => {
+    let mut dec = match back(path)? {
+        Back::Whole(bytes) => {
             each_in(&bytes, pieces, &mut piece, &mut each);
             return Ok(());
         }
-        Raw::Plain(f) => {
+        Back::Plain(f, len) => {
             // A read takes the pieces that follow one another closely (a forward seek within the
             // buffer costs no system call) and stops before a wide gap: a system call costs about
             // as much as copying `JOIN` bytes. Copilot's replies are a few kilobytes apart, a
@@ -1111,14 +1098,7 @@ pub fn each_piece_at(
             }
             return Ok(());
         }
-        Raw::Zstd(f) => Box::new(BufReader::new(zstd::stream::read::Decoder::new(f)?)),
-        Raw::Rows(r) => match decoded(path, r)? {
-            Back::Whole(bytes) => {
-                each_in(&bytes, pieces, &mut piece, &mut each);
-                return Ok(());
-            }
-            Back::Stream(s) => s,
-        },
+        Back::Stream(dec) => dec,
     };
     let mut pos = 0u64;
     for (i, &(o, what)) in pieces.iter().enumerate() {

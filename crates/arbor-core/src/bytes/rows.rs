@@ -18,9 +18,8 @@
 //! the tree's rows: the header (naming the tree's root as `"tree"`), then the `session` rows of the
 //! root the session is under and of every session below it (by `parent_id`), the rows of every
 //! table with a `session_id` column (else an `aggregate_id`: the event-sourced store's events)
-//! that name one of them, and every other table whole (a
-//! project's row, the migrations); each table's rows in `rowid` order as before, found by the
-//! store's own indexes. A session of a store of ten gigabytes opens in the time of its own rows.
+//! that name one of them, and every other table whole (a project's row, the migrations); each
+//! table's rows in `rowid` order as before, found by the store's own indexes. A session of a store of ten gigabytes opens in the time of its own rows.
 //!
 //! The database is opened read-only (`SQLITE_OPEN_READ_ONLY`, and `query_only`), never copied or
 //! written; the whole rendering is one read transaction, so it is one consistent state of a store
@@ -129,15 +128,6 @@ pub fn open(path: &Path) -> io::Result<Rows> {
     render(conn, None)
 }
 
-/// Open a path to render its rows: a database, or one tree of a store (`<store>/<session id>`,
-/// `scoped`).
-pub fn open_path(path: &Path) -> io::Result<Rows> {
-    match scoped(path) {
-        Some((store, session)) => open_tree(store, session),
-        None => open(path),
-    }
-}
-
 /// Open a store to render the rows of one delegation tree: the root `session` is under, and every
 /// session below that root. Fails as `open` does, and when the store has no such session or no
 /// `session` table with `id` and `parent_id`.
@@ -214,12 +204,9 @@ fn root_of<E>(
 pub fn roots(store: &Path) -> io::Result<Vec<String>> {
     let conn = connect(store)?;
     conn.execute_batch("BEGIN").map_err(io_error)?;
-    let ok = conn.prepare("SELECT id, parent_id FROM session LIMIT 0").is_ok();
-    if !ok {
-        return Ok(Vec::new());
-    }
     let parents: HashMap<String, Option<String>> = {
-        let mut st = conn.prepare("SELECT id, parent_id FROM session").map_err(io_error)?;
+        // No `session` table with these columns: no store of sessions.
+        let Ok(mut st) = conn.prepare("SELECT id, parent_id FROM session") else { return Ok(Vec::new()) };
         let got = st
             .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?.filter(|p| !p.is_empty()))))
             .map_err(io_error)?;
@@ -645,7 +632,11 @@ mod tests {
         drop(c);
         let text = |p: &Path| {
             let mut s = String::new();
-            open_path(p).and_then(|mut r| r.read_to_string(&mut s)).map(|_| s)
+            let rows = match scoped(p) {
+                Some((store, session)) => open_tree(store, session),
+                None => open(p),
+            };
+            rows.and_then(|mut r| r.read_to_string(&mut s)).map(|_| s)
         };
         let ids = |t: &str| -> Vec<String> {
             t.lines()
