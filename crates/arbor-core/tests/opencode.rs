@@ -254,3 +254,30 @@ fn a_followed_tree_of_a_store_reads_its_own_rows() {
     assert_eq!(root_turns(&followed), root_turns(&before) + 1, "the root's new prompt is a turn");
     drop(w);
 }
+
+/// A step-finish part counts only as a part of its message: one whose message is not in the
+/// store (an orphan part) counts no tokens, though its tokens are noted as it is read, and the
+/// transcript shows each counted call's own.
+#[test]
+fn an_orphan_step_finish_counts_no_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = store("opencode-turns-usage", dir.path());
+    let before = json(&arbor_core::analyze(std::slice::from_ref(&db), &mut ()));
+    let w = rusqlite::Connection::open(&db).unwrap();
+    w.execute_batch(
+        r#"INSERT INTO part VALUES ('prt_x1', 'msg_gone', 'ses_u', 4600, 4600, '{"type":"step-finish","reason":"stop","cost":0.5,"tokens":{"input":70000,"output":3,"reasoning":0,"cache":{"read":0,"write":0}}}');"#,
+    )
+    .unwrap();
+    drop(w);
+    let a = arbor_core::analyze(std::slice::from_ref(&db), &mut ());
+    let after = json(&a);
+    assert_eq!(after["usage"], before["usage"], "the orphan's tokens are not counted");
+    assert!(
+        after["diagnostics"].as_array().unwrap().iter().any(|d| d["code"] == "orphan-record"),
+        "the orphan part is a finding"
+    );
+    let page = a.transcript_page(&a.transcript_index("ses_u").unwrap(), 0, 100, 1000);
+    let usage: Vec<u64> =
+        page.rows.iter().flat_map(|r| &r.parts).filter_map(|p| p.usage.as_ref().map(|u| u.input)).collect();
+    assert_eq!(usage, [200, 300, 2000], "each counted call's own tokens, and none on the orphan");
+}

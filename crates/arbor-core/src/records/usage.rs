@@ -20,10 +20,9 @@ pub struct UsageBook {
     by_model: HashMap<(Sym, Sym), Tally>,
     models: Interner,
     /// By record: the tokens of a model call whose log gives it a line of its own (Codex,
-    /// OpenCode), for the transcript's row of that line (`add_call`). Those added in record
-    /// order (a log's, as it is read) are a list, ascending, a third of the bytes a map of
-    /// `Usage`s took (a Codex log has a call in four lines); the others (OpenCode's, added
-    /// session by session when the store is settled) are a map.
+    /// OpenCode), for the transcript's row of that line (`add_call`, `note_call`). Those added
+    /// in record order (a log's, as it is read) are a list, ascending, a third of the bytes a
+    /// map of `Usage`s took (a Codex log has a call in four lines); any other is in a map.
     calls: Vec<Call>,
     late_calls: HashMap<u32, Call>,
 }
@@ -71,20 +70,32 @@ impl Tally {
 }
 
 /// A model call's tokens, as `add_call` was given them (a log's usage has no `unpriced` part:
-/// that is made when the report prices it), and its model.
+/// that is made when the report prices it), and its model; the cost NaN for none, as a
+/// `Tally`'s (56 bytes).
 #[derive(Debug, Clone)]
 struct Call {
     record: u32,
     model: Sym,
     tokens: [u64; 4],
-    cost: Option<f64>,
+    cost: f64,
     unpriced: Option<Box<crate::report::Unpriced>>,
 }
 
 impl Call {
+    fn of(record: u32, model: Sym, usage: Usage) -> Call {
+        Call {
+            record,
+            model,
+            tokens: [usage.input, usage.output, usage.cache_read, usage.cache_write],
+            cost: usage.cost.unwrap_or(f64::NAN),
+            unpriced: usage.unpriced.map(Box::new),
+        }
+    }
+
     fn usage(&self) -> Usage {
         let [input, output, cache_read, cache_write] = self.tokens;
-        Usage { input, output, cache_read, cache_write, cost: self.cost, unpriced: self.unpriced.as_deref().cloned() }
+        let cost = (!self.cost.is_nan()).then_some(self.cost);
+        Usage { input, output, cache_read, cache_write, cost, unpriced: self.unpriced.as_deref().cloned() }
     }
 }
 
@@ -125,13 +136,46 @@ impl UsageBook {
     pub fn add_call(&mut self, record: u32, session: Sym, turn: Option<usize>, model: Option<&str>, usage: Usage) {
         self.add(session, turn, model, usage.clone());
         let m = self.models.intern(model.filter(|m| !m.is_empty()).unwrap_or(UNKNOWN_MODEL));
-        let call = Call {
-            record,
-            model: m,
-            tokens: [usage.input, usage.output, usage.cache_read, usage.cache_write],
-            cost: usage.cost,
-            unpriced: usage.unpriced.map(Box::new),
-        };
+        self.put_call(Call::of(record, m, usage));
+    }
+
+    /// A model call's tokens noted at its line `record` as it is read, before what it counts
+    /// for is known (an OpenCode step-finish part: its session's turn and its message's model
+    /// are known once the store is settled): `count_call` counts it then, `forget_calls` takes
+    /// back those that count for nothing. Held once, here, in record order.
+    pub fn note_call(&mut self, record: u32, usage: Usage) {
+        let m = self.models.intern(UNKNOWN_MODEL);
+        self.put_call(Call::of(record, m, usage));
+    }
+
+    /// `add` of the call noted at `record` (`note_call`), for `model`: as `add_call` would have
+    /// counted it. Its tokens, or `None` when none was noted there.
+    pub fn count_call(&mut self, record: u32, session: Sym, turn: Option<usize>, model: Option<&str>) -> Option<Usage> {
+        let usage = self.call(record)?.0;
+        let m = self.models.intern(model.filter(|m| !m.is_empty()).unwrap_or(UNKNOWN_MODEL));
+        match self.calls.binary_search_by_key(&record, |c| c.record) {
+            Ok(i) => self.calls[i].model = m,
+            Err(_) => {
+                if let Some(c) = self.late_calls.get_mut(&record) {
+                    c.model = m;
+                }
+            }
+        }
+        self.add(session, turn, model, usage.clone());
+        Some(usage)
+    }
+
+    /// Take back the calls noted at `records` (ascending) that were never counted.
+    pub fn forget_calls(&mut self, records: &[u32]) {
+        if records.is_empty() {
+            return;
+        }
+        self.calls.retain(|c| records.binary_search(&c.record).is_err());
+        self.late_calls.retain(|r, _| records.binary_search(r).is_err());
+    }
+
+    fn put_call(&mut self, call: Call) {
+        let record = call.record;
         // As a map's insert: a record's later call replaces its earlier one. A record before
         // the list's last is never after it later: the two hold no record twice.
         match self.calls.last() {
@@ -224,5 +268,31 @@ mod tests {
         assert_eq!(book.call(0), None);
         // Each call counted once in the session, the replaced one too (as `add` was called).
         assert_eq!(book.session(s).map(|u| u.input), Some(1 + 2 + 3 + 4 + 5 + 6));
+    }
+
+    /// A call noted as it is read counts when it is counted, for the model and turn given then,
+    /// as `add_call` would have; one taken back is no call; a record with nothing noted counts
+    /// nothing.
+    #[test]
+    fn noted_calls_count_when_counted() {
+        let mut book = UsageBook::default();
+        let s = Sym(1);
+        for (record, n) in [(3, 1), (7, 2), (9, 3)] {
+            book.note_call(record, tokens(n));
+        }
+        assert_eq!(book.call(7), Some((tokens(2), None)), "noted: its tokens, no model yet");
+        assert!(book.session(s).is_none(), "noted is not counted");
+        assert_eq!(book.count_call(7, s, Some(0), Some("m")), Some(tokens(2)));
+        assert_eq!(book.count_call(3, s, Some(0), None), Some(tokens(1)));
+        assert_eq!(book.count_call(8, s, Some(0), Some("m")), None, "nothing noted there");
+        book.forget_calls(&[9]);
+        assert_eq!(book.call(7), Some((tokens(2), Some("m"))));
+        assert_eq!(book.call(9), None);
+        let mut counted = UsageBook::default();
+        counted.add_call(7, s, Some(0), Some("m"), tokens(2));
+        counted.add_call(3, s, Some(0), None, tokens(1));
+        assert_eq!(book.session(s), counted.session(s));
+        assert_eq!(book.turn(0), counted.turn(0));
+        assert_eq!(book.turn_models(0), counted.turn_models(0));
     }
 }

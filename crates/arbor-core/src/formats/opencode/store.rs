@@ -52,12 +52,19 @@ pub(super) struct Rows {
     sessions: Vec<SessionFacts>,
     messages: Vec<MessageFacts>,
     parts: Vec<PartFacts>,
+    /// The messages' own tokens (`MessageFacts::tokens`); a step-finish part's are noted in the
+    /// usage book where it is read (`UsageBook::note_call`).
+    tokens: Vec<Tok>,
+    /// What `task` tool calls say (`PartFacts::more`).
+    tasks: Vec<TaskFacts>,
+    /// Text parts' texts as loose hashes (`PartFacts::more`).
+    said: Vec<u64>,
     /// Each id and name the facts hold, once: a store's rows repeat their message's and
     /// session's ids, tool names and states.
     names: Names,
     /// The parts' own ids, end to end (`PartFacts::id`): each is said once, so a map to hold it
     /// once would cost more than the text.
-    part_ids: String,
+    part_ids: Vec<u8>,
     settled: bool,
 }
 
@@ -107,12 +114,12 @@ struct SessionFacts {
     parent: Nm,
 }
 
+/// One message's facts (its place is its record's: `Ctx::loc_of`).
 #[derive(Debug, Clone)]
 struct MessageFacts {
     id: Nm,
     session: Nm,
     rec: u32,
-    at: Loc,
     user: bool,
     completed: bool,
     created: f64,
@@ -120,7 +127,30 @@ struct MessageFacts {
     agent: Nm,
     finish: Nm,
     error: Nm,
-    tokens: Option<Box<Usage>>,
+    /// Its own `tokens` (`Rows::tokens`), `NONE` for none.
+    tokens: u32,
+}
+
+/// No entry of `Rows::tokens` or `Rows::tasks`.
+const NONE: u32 = u32::MAX;
+
+/// A call's (or a message's) tokens as `usage_of` counts them: input, output, cache read and
+/// written, and the recorded cost (NaN for none), in 40 bytes where a boxed `Usage` took 96.
+#[derive(Debug, Clone, Copy)]
+struct Tok {
+    tokens: [u64; 4],
+    cost: f64,
+}
+
+impl Tok {
+    fn of(u: &Usage) -> Tok {
+        Tok { tokens: [u.input, u.output, u.cache_read, u.cache_write], cost: u.cost.unwrap_or(f64::NAN) }
+    }
+
+    fn usage(&self) -> Usage {
+        let [input, output, cache_read, cache_write] = self.tokens;
+        Usage { input, output, cache_read, cache_write, cost: (!self.cost.is_nan()).then_some(self.cost), unpriced: None }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,28 +167,31 @@ enum PartKind {
     Other,
 }
 
-/// One part's facts: 56 bytes (a store is mostly parts), what only a `task` call says boxed.
+/// One part's facts: 20 bytes (a store is mostly parts; its place is its record's,
+/// `Ctx::loc_of`, its session its record's), what only a text part or a `task` call says in
+/// `Rows` (`more`), a step-finish's tokens in the usage book.
 #[derive(Debug, Clone)]
 struct PartFacts {
-    /// Its id: where it starts in `Rows::part_ids`, and its length.
-    id_at: usize,
-    id_len: u32,
-    message: Nm,
-    session: Nm,
-    rec: u32,
-    at: Loc,
+    /// Its id: where it starts in `Rows::part_ids`, and its length (the first 65,535 bytes of
+    /// a longer one; none past the first 4 GiB of ids, which then order by their records).
+    id_at: u32,
+    id_len: u16,
     kind: PartKind,
-    /// Text that only the harness wrote (a synthetic or ignored text part).
-    synthetic: bool,
-    has_text: bool,
-    /// Whether `said` holds a text part's text as a loose hash (`reply`).
-    has_said: bool,
-    said: u64,
-    /// A step-finish part's tokens.
-    tokens: Option<Box<Usage>>,
-    /// A `task` tool call's.
-    task: Option<Box<TaskFacts>>,
+    /// `SYNTHETIC`, `HAS_TEXT`, `HAS_SESSION`.
+    flags: u8,
+    message: Nm,
+    rec: u32,
+    /// A text part's hash (`Rows::said`), a `task` tool call's facts (`Rows::tasks`), else
+    /// `NONE`.
+    more: u32,
 }
+
+/// Text that only the harness wrote (a synthetic or ignored text part).
+const SYNTHETIC: u8 = 1;
+/// A text that is not only whitespace.
+const HAS_TEXT: u8 = 2;
+/// Its row named its session (else it takes its message's).
+const HAS_SESSION: u8 = 4;
 
 #[derive(Debug, Clone)]
 struct TaskFacts {
@@ -168,6 +201,8 @@ struct TaskFacts {
     child: Nm,
     /// The child's agent (`state.input.subagent_type`).
     agent: Nm,
+    /// The calling session: its row's, else its message's (`settle`).
+    session: Nm,
     /// When the call ended (`state.time.end`): the child's reply then is what it returned.
     end: Option<f64>,
     /// What a completed call received (its output, the producer's lines aside), as a loose hash.
@@ -184,12 +219,26 @@ enum Status {
 }
 
 impl PartFacts {
-    fn id<'a>(&self, ids: &'a str) -> &'a str {
-        &ids[self.id_at..self.id_at + self.id_len as usize]
+    fn id<'a>(&self, ids: &'a [u8]) -> &'a [u8] {
+        ids.get(self.id_at as usize..self.id_at as usize + self.id_len as usize).unwrap_or_default()
     }
 
-    fn said(&self) -> Option<u64> {
-        self.has_said.then_some(self.said)
+    /// A text part's text, as a loose hash.
+    fn said(&self, said: &[u64]) -> Option<u64> {
+        (self.kind == PartKind::Text).then(|| said.get(self.more as usize).copied()).flatten()
+    }
+
+    fn synthetic(&self) -> bool {
+        self.flags & SYNTHETIC != 0
+    }
+
+    fn has_text(&self) -> bool {
+        self.flags & HAS_TEXT != 0
+    }
+
+    /// A `task` tool call's facts.
+    fn task<'a>(&self, tasks: &'a [TaskFacts]) -> Option<&'a TaskFacts> {
+        (self.kind == PartKind::Tool).then(|| tasks.get(self.more as usize)).flatten()
     }
 }
 
@@ -267,12 +316,15 @@ impl Machine for Reader {
                 let model = doc.model_id.non_empty().or_else(|| doc.model.0.as_ref().and_then(|m| m.model_id.non_empty()));
                 let tokens = doc.tokens.0.as_ref().map(|t| usage_of(t, doc.cost));
                 let rows = cx.ext::<Rows>();
+                let tokens = tokens.map_or(NONE, |u| {
+                    rows.tokens.push(Tok::of(&u));
+                    (rows.tokens.len() - 1) as u32
+                });
                 let n = &mut rows.names;
                 let m = MessageFacts {
                     id: n.put(Some(id)),
                     session: n.put(session),
                     rec,
-                    at,
                     user: doc.role.as_str() == Some("user"),
                     completed: doc.time.0.as_ref().is_some_and(|t| t.completed.get().is_some()),
                     created: created.unwrap_or(f64::NAN),
@@ -280,7 +332,7 @@ impl Machine for Reader {
                     agent: n.put(doc.agent.as_str()),
                     finish: n.put(doc.finish.as_str()),
                     error: doc.error.0.as_ref().map_or(Nm::NONE, |e| n.put(Some(e.name.as_str().unwrap_or("error")))),
-                    tokens: tokens.map(Box::new),
+                    tokens,
                 };
                 rows.messages.push(m);
             }
@@ -303,7 +355,7 @@ impl Machine for Reader {
                     _ => PartKind::Other,
                 };
                 let state = doc.state.0.as_ref();
-                let task = (doc.tool.non_empty() == Some("task")).then_some(state);
+                let task = (kind == PartKind::Tool && doc.tool.non_empty() == Some("task")).then_some(state);
                 let rows = cx.ext::<Rows>();
                 let n = &mut rows.names;
                 let task = task.map(|state| {
@@ -316,7 +368,8 @@ impl Machine for Reader {
                     let child = state.and_then(|st| {
                         st.metadata.0.as_ref().and_then(|m| m.session_id.non_empty()).or_else(|| st.output.as_str().and_then(task_id))
                     });
-                    Box::new(TaskFacts {
+                    TaskFacts {
+                        session: n.put(session),
                         call: n.put(doc.call_id.as_str()),
                         status,
                         child: n.put(child),
@@ -325,33 +378,48 @@ impl Machine for Reader {
                         said: (status == Status::Completed)
                             .then(|| state.and_then(|s| s.output.as_str()).and_then(reply::unwrapped).map(loose::hash))
                             .flatten(),
-                    })
+                    }
                 });
-                let id = row.id().or(doc.id.non_empty()).unwrap_or("");
-                let id_at = rows.part_ids.len();
-                rows.part_ids.push_str(id);
-                let said = match kind {
-                    PartKind::Text => doc.text.as_str().map(loose::hash),
-                    _ => None,
+                let id = row.id().or(doc.id.non_empty()).unwrap_or("").as_bytes();
+                let id = &id[..id.len().min(u16::MAX as usize)];
+                let (id_at, id_len) = match u32::try_from(rows.part_ids.len() + id.len()) {
+                    Ok(_) => {
+                        let at = rows.part_ids.len() as u32;
+                        rows.part_ids.extend_from_slice(id);
+                        (at, id.len() as u16)
+                    }
+                    Err(_) => (0, 0),
                 };
-                let p = PartFacts {
-                    id_at,
-                    id_len: id.len() as u32,
-                    message: n.put(row.message().or(self.folder_message.as_deref())),
-                    session: n.put(session),
-                    rec,
-                    at,
-                    kind,
-                    synthetic: doc.synthetic.0 == Some(true) || doc.ignored.0 == Some(true),
-                    has_text: doc.text.as_str().is_some_and(|t| !t.trim().is_empty()),
-                    has_said: said.is_some(),
-                    said: said.unwrap_or(0),
-                    tokens: (kind == PartKind::StepFinish).then(|| {
-                        Box::new(doc.tokens.0.as_ref().map(|t| usage_of(t, doc.cost)).unwrap_or_default())
-                    }),
-                    task,
+                let mut flags = 0;
+                if doc.synthetic.0 == Some(true) || doc.ignored.0 == Some(true) {
+                    flags |= SYNTHETIC;
+                }
+                if doc.text.as_str().is_some_and(|t| !t.trim().is_empty()) {
+                    flags |= HAS_TEXT;
+                }
+                if session.is_some() {
+                    flags |= HAS_SESSION;
+                }
+                let more = match (kind, task) {
+                    (PartKind::Text, _) => match doc.text.as_str() {
+                        Some(text) => {
+                            rows.said.push(loose::hash(text));
+                            (rows.said.len() - 1) as u32
+                        }
+                        None => NONE,
+                    },
+                    (PartKind::Tool, Some(t)) => {
+                        rows.tasks.push(t);
+                        (rows.tasks.len() - 1) as u32
+                    }
+                    _ => NONE,
                 };
-                rows.parts.push(p);
+                let message = rows.names.put(row.message().or(self.folder_message.as_deref()));
+                rows.parts.push(PartFacts { id_at, id_len, kind, flags, message, rec, more });
+                if kind == PartKind::StepFinish {
+                    let u = doc.tokens.0.as_ref().map(|t| usage_of(t, doc.cost)).unwrap_or_default();
+                    cx.usage.note_call(rec, u);
+                }
             }
             What::Other => cx.record(at, offset, None, Kind::Other, created),
         }
@@ -406,23 +474,38 @@ pub(super) fn settle(cx: &mut Ctx) {
     // The facts are used up here: a settled context is not settled again (`settled`), and a
     // followed store's next snapshot is read afresh, so nothing is kept (a copy of every row's
     // facts was half of the peak memory).
-    let Rows { sessions, messages, mut parts, names, part_ids, .. } = std::mem::take(rows);
+    let Rows { sessions, messages, parts, tokens, mut tasks, said: part_said, names, part_ids, .. } = std::mem::take(rows);
+    // A record's place (the facts do not keep it: 16 bytes a part).
+    let loc = |cx: &Ctx, rec: u32| cx.loc_of(rec).unwrap_or(Loc { file: 0, line: 0 });
 
     // Each session once: the first row that names it.
     let mut seen = HashSet::default();
     let sessions: Vec<SessionFacts> = sessions.into_iter().filter(|s| seen.insert(s.id)).collect();
     let session_of: HashMap<Sym, usize> = sessions.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
 
-    // Messages by id; a part without its session takes its message's.
-    let message_ix: HashMap<Nm, usize> = messages.iter().enumerate().map(|(i, m)| (m.id, i)).collect();
+    // Messages by id (the last message of an id, as a map's insert), by a list indexed by name;
+    // a part without its session takes its message's.
+    let mut message_ix = vec![NONE; names.0.len()];
+    for (i, m) in messages.iter().enumerate() {
+        message_ix[m.id.0 as usize] = i as u32;
+    }
+    let message_of = |p: &PartFacts| -> Option<usize> {
+        let mi = *message_ix.get(p.message.0 as usize).filter(|_| p.message.is_some())?;
+        (mi != NONE).then_some(mi as usize)
+    };
     let mut orphans = (0u64, None::<Loc>, 0u64, None::<Loc>);
-    for p in &mut parts {
-        match p.message.is_some().then(|| message_ix.get(&p.message)).flatten() {
-            Some(&mi) => {
-                if !p.session.is_some() {
-                    p.session = messages[mi].session;
-                    if let Some(id) = names.get(p.session) {
-                        let s = cx.scoped(id, p.at.file);
+    for p in &parts {
+        match message_of(p) {
+            Some(mi) => {
+                if p.flags & HAS_SESSION == 0 {
+                    let session = messages[mi].session;
+                    if p.kind == PartKind::Tool {
+                        if let Some(t) = tasks.get_mut(p.more as usize) {
+                            t.session = session;
+                        }
+                    }
+                    if let Some(id) = names.get(session) {
+                        let s = cx.scoped(id, loc(cx, p.rec).file);
                         if let Some(r) = cx.records.get_mut(p.rec as usize) {
                             r.session = s.0;
                         }
@@ -434,7 +517,7 @@ pub(super) fn settle(cx: &mut Ctx) {
             }
             None => {
                 orphans.0 += 1;
-                orphans.1 = orphans.1.or(Some(p.at));
+                orphans.1 = orphans.1.or(Some(loc(cx, p.rec)));
             }
         }
     }
@@ -442,7 +525,7 @@ pub(super) fn settle(cx: &mut Ctx) {
         let known = names.get(m.session).is_some_and(|id| cx.ids.get(id).is_some_and(|s| session_of.contains_key(&s)));
         if !known {
             orphans.2 += 1;
-            orphans.3 = orphans.3.or(Some(m.at));
+            orphans.3 = orphans.3.or(Some(loc(cx, m.rec)));
         }
     }
     if let Some(at) = orphans.1 {
@@ -464,71 +547,77 @@ pub(super) fn settle(cx: &mut Ctx) {
     // Sessions only messages or parts name are sessions too.
     for m in &messages {
         if let Some(id) = names.get(m.session) {
-            let s = cx.scoped(id, m.at.file);
-            cx.graph.set_place(m.at);
+            let at = loc(cx, m.rec);
+            let s = cx.scoped(id, at.file);
+            cx.graph.set_place(at);
             cx.graph.session(s);
         }
     }
 
-    // Parts by message, in id order; messages by session, by creation time then id.
-    let mut by_message: HashMap<usize, Vec<usize>> = HashMap::default();
-    for (i, p) in parts.iter().enumerate() {
-        if let Some(&mi) = p.message.is_some().then(|| message_ix.get(&p.message)).flatten() {
-            by_message.entry(mi).or_default().push(i);
+    // Parts by message, in id order (`by_message`: each message's parts a range of one list,
+    // where a list a message took 8 bytes a part and a map of lists).
+    let by_message = Groups::of(messages.len(), parts.iter().map(message_of), |list| {
+        list.sort_unstable_by(|&a, &b| {
+            let (x, y) = (&parts[a as usize], &parts[b as usize]);
+            x.id(&part_ids).cmp(y.id(&part_ids)).then(x.rec.cmp(&y.rec))
+        })
+    });
+    drop(message_ix);
+    // The ids were only for that order.
+    drop(part_ids);
+    // Messages by session, by creation time then id (a stable sort of each session's messages
+    // in the order read, as before).
+    let mut session_ix = vec![NONE; names.0.len()];
+    let mut session_nm: Vec<Nm> = Vec::new();
+    for m in &messages {
+        if m.session.is_some() && session_ix[m.session.0 as usize] == NONE {
+            session_ix[m.session.0 as usize] = session_nm.len() as u32;
+            session_nm.push(m.session);
         }
     }
-    for list in by_message.values_mut() {
-        list.sort_by(|&a, &b| parts[a].id(&part_ids).cmp(parts[b].id(&part_ids)).then(parts[a].rec.cmp(&parts[b].rec)));
-    }
-    let mut by_session: HashMap<Nm, Vec<usize>> = HashMap::default();
-    for (i, m) in messages.iter().enumerate() {
-        if m.session.is_some() {
-            by_session.entry(m.session).or_default().push(i);
-        }
-    }
-    for list in by_session.values_mut() {
-        list.sort_by(|&a, &b| {
-            let (x, y) = (&messages[a], &messages[b]);
-            x.created.partial_cmp(&y.created).unwrap_or(std::cmp::Ordering::Equal).then(names.get(x.id).cmp(&names.get(y.id)))
-        });
-    }
+    let by_session = Groups::of(
+        session_nm.len(),
+        messages.iter().map(|m| m.session.is_some().then(|| session_ix[m.session.0 as usize] as usize)),
+        |list| {
+            list.sort_by(|&a, &b| {
+                let (x, y) = (&messages[a as usize], &messages[b as usize]);
+                x.created.partial_cmp(&y.created).unwrap_or(std::cmp::Ordering::Equal).then(names.get(x.id).cmp(&names.get(y.id)))
+            })
+        },
+    );
+    drop(session_ix);
 
     // Turns, steps, replies, kinds and tokens, session by session (in the order sessions were
     // first seen, so that the report's turns are in a stable order).
-    let mut session_ids: Vec<Nm> = by_session.keys().copied().collect();
-    session_ids.sort_by_key(|id| {
-        let list = &by_session[id];
-        list.first().map_or(u32::MAX, |&m| messages[m].rec)
-    });
+    let mut session_ids: Vec<usize> = (0..session_nm.len()).collect();
+    session_ids.sort_by_key(|&g| by_session.get(g).first().map_or(u32::MAX, |&m| messages[m as usize].rec));
     // Per session: its last record, and the outcome of its last assistant message.
-    let mut last_rec: HashMap<Sym, (u32, Loc)> = HashMap::default();
-    let mut first_rec: HashMap<Sym, (u32, Loc)> = HashMap::default();
+    let mut last_rec: HashMap<Sym, u32> = HashMap::default();
+    let mut first_rec: HashMap<Sym, u32> = HashMap::default();
     let mut last_outcome: HashMap<Sym, Outcome> = HashMap::default();
     let mut first_message_agent: HashMap<Sym, Nm> = HashMap::default();
     let mut partial_tokens: HashMap<Sym, (u64, u64, Loc)> = HashMap::default();
     // Per session, each assistant message's reply in order: (its creation time, its hash).
     let mut said: HashMap<Sym, Vec<(f64, Option<u64>)>> = HashMap::default();
-    for sid in &session_ids {
-        let list = &by_session[sid];
-        let Some(first) = list.first() else { continue };
-        let s = cx.scoped(names.get(*sid).unwrap_or_default(), messages[*first].at.file);
+    // The step-finish parts counted (their tokens were noted as they were read): the others
+    // (a part no message of a session has) count for nothing.
+    let mut counted = vec![false; parts.len()];
+    for &g in &session_ids {
+        let list = by_session.get(g);
+        let Some(&first) = list.first() else { continue };
+        let s = cx.scoped(names.get(session_nm[g]).unwrap_or_default(), loc(cx, messages[first as usize].rec).file);
         let mut turn: Option<Open> = None;
         let mut n = 0i64;
         for &mi in list {
+            let mi = mi as usize;
             let m = &messages[mi];
-            let plist = by_message.get(&mi).map_or(&[][..], Vec::as_slice);
-            let first_rec_ix = plist.first().map_or(m.rec, |&p| parts[p].rec);
-            let last = plist.last().map_or(m.rec, |&p| parts[p].rec);
-            let at_last = plist.last().map_or(m.at, |&p| parts[p].at);
-            let e = last_rec.entry(s).or_insert((last, at_last));
-            if last >= e.0 {
-                *e = (last, at_last);
-            }
-            let at_first = plist.first().map_or(m.at, |&p| parts[p].at);
-            let e = first_rec.entry(s).or_insert((first_rec_ix, at_first));
-            if first_rec_ix < e.0 {
-                *e = (first_rec_ix, at_first);
-            }
+            let plist = by_message.get(mi);
+            let first_rec_ix = plist.first().map_or(m.rec, |&p| parts[p as usize].rec);
+            let last = plist.last().map_or(m.rec, |&p| parts[p as usize].rec);
+            let e = last_rec.entry(s).or_insert(last);
+            *e = (*e).max(last);
+            let e = first_rec.entry(s).or_insert(first_rec_ix);
+            *e = (*e).min(first_rec_ix);
             if m.user {
                 if m.agent.is_some() {
                     first_message_agent.entry(s).or_insert(m.agent);
@@ -542,8 +631,9 @@ pub(super) fn settle(cx: &mut Ctx) {
                 cx.turns.list.push(TurnRec::new(s, None, TurnId::Num(n), Some(first_rec_ix), Some(last)));
                 turn = Some(Open { ix: cx.turns.list.len() - 1, step: None, last });
                 for &p in plist {
+                    let p = p as usize;
                     let kind = match parts[p].kind {
-                        PartKind::Text if parts[p].synthetic => Kind::Notice,
+                        PartKind::Text if parts[p].synthetic() => Kind::Notice,
                         PartKind::Text => Kind::UserMessage,
                         PartKind::Compaction => Kind::Compaction,
                         PartKind::Subtask | PartKind::File => Kind::UserMessage,
@@ -562,9 +652,9 @@ pub(super) fn settle(cx: &mut Ctx) {
             let mut reply = None;
             let mut reply_said = None;
             for &p in plist {
-                let part = &parts[p];
+                let part = &parts[p as usize];
                 let kind = match part.kind {
-                    PartKind::Text if part.synthetic => Kind::Notice,
+                    PartKind::Text if part.synthetic() => Kind::Notice,
                     PartKind::Text => Kind::AssistantMessage,
                     PartKind::Reasoning => Kind::Reasoning,
                     PartKind::Tool => Kind::ToolCall,
@@ -576,9 +666,9 @@ pub(super) fn settle(cx: &mut Ctx) {
                     _ => Kind::Other,
                 };
                 cx.set_kind(part.rec, kind);
-                if part.kind == PartKind::Text && !part.synthetic && part.has_text {
+                if part.kind == PartKind::Text && !part.synthetic() && part.has_text() {
                     reply = Some(part.rec);
-                    reply_said = part.said();
+                    reply_said = part.said(&part_said);
                 }
                 match (part.kind, turn.as_mut()) {
                     (PartKind::StepStart, Some(o)) => {
@@ -600,24 +690,27 @@ pub(super) fn settle(cx: &mut Ctx) {
                     }
                     _ => {}
                 }
-                if let Some(u) = &part.tokens {
-                    calls += 1;
-                    summed.add_costed(u);
-                    cx.usage.add_call(part.rec, s, ix, names.get(m.model), (**u).clone());
+                if part.kind == PartKind::StepFinish {
+                    if let Some(u) = cx.usage.count_call(part.rec, s, ix, names.get(m.model)) {
+                        calls += 1;
+                        summed.add_costed(&u);
+                        counted[p as usize] = true;
+                    }
                 }
             }
             // A message with no step-finish part (older versions) counts its own tokens once.
+            let own = tokens.get(m.tokens as usize).map(Tok::usage);
             if calls == 0 {
-                if let Some(u) = &m.tokens {
-                    cx.usage.add(s, ix, names.get(m.model), (**u).clone());
+                if let Some(u) = own {
+                    cx.usage.add(s, ix, names.get(m.model), u);
                 }
             } else if calls > 1 {
                 // Its `tokens` are only its last step's: a reader that adds up messages misses
                 // the others.
-                if let Some(u) = &m.tokens {
+                if let Some(u) = own {
                     let missed = summed.tokens().saturating_sub(u.tokens());
                     if missed > 0 {
-                        let e = partial_tokens.entry(s).or_insert((0, 0, m.at));
+                        let e = partial_tokens.entry(s).or_insert((0, 0, loc(cx, m.rec)));
                         e.0 += 1;
                         e.1 += missed;
                     }
@@ -653,6 +746,11 @@ pub(super) fn settle(cx: &mut Ctx) {
             close(cx, &o);
         }
     }
+    let mut uncounted: Vec<u32> =
+        parts.iter().zip(&counted).filter(|(p, c)| p.kind == PartKind::StepFinish && !**c).map(|(p, _)| p.rec).collect();
+    uncounted.sort_unstable();
+    cx.usage.forget_calls(&uncounted);
+    drop(counted);
     for (s, (count, missed, at)) in partial_tokens {
         let name = cx.ids.name(s).to_owned();
         cx.findings.add(
@@ -668,7 +766,7 @@ pub(super) fn settle(cx: &mut Ctx) {
     // hangs under its `parentID` (`parent-id`).
     let mut calls_of: HashMap<&str, Vec<usize>> = HashMap::default();
     for (i, p) in parts.iter().enumerate() {
-        if let (PartKind::Tool, Some(t)) = (p.kind, &p.task) {
+        if let Some(t) = p.task(&tasks) {
             if let Some(c) = names.get(t.child) {
                 calls_of.entry(c).or_default().push(i);
             }
@@ -684,7 +782,7 @@ pub(super) fn settle(cx: &mut Ctx) {
     let mut in_order: HashSet<Sym> = order.iter().copied().collect();
     for m in &messages {
         if let Some(id) = names.get(m.session) {
-            let s = cx.scoped(id, m.at.file);
+            let s = cx.scoped(id, loc(cx, m.rec).file);
             if in_order.insert(s) {
                 order.push(s);
             }
@@ -696,12 +794,11 @@ pub(super) fn settle(cx: &mut Ctx) {
         let facts = session_of.get(&s).map(|&i| &sessions[i]);
         let parent_id = facts.and_then(|f| names.get(f.parent));
         let calls: Vec<usize> = calls_of.get(name.as_str()).cloned().unwrap_or_default();
-        let (end, end_at) = last_rec.get(&s).map_or((None, None), |&(r, at)| (Some(r), Some(at)));
-        let _ = end;
+        let end_at = last_rec.get(&s).map(|&r| loc(cx, r));
         let outcome = last_outcome.get(&s).copied().unwrap_or(Outcome::Open);
         if let Some(label) = calls
             .last()
-            .and_then(|&c| parts[c].task.as_ref().and_then(|t| names.get(t.agent)))
+            .and_then(|&c| parts[c].task(&tasks).and_then(|t| names.get(t.agent)))
             .or_else(|| parent_id.is_some().then(|| first_message_agent.get(&s).and_then(|a| names.get(*a))).flatten())
         {
             if parent_id.is_some() || !calls.is_empty() {
@@ -722,7 +819,7 @@ pub(super) fn settle(cx: &mut Ctx) {
             }
             // The run starts where the child's records do (the session row is a summary, kept
             // after the conversation in the store).
-            let start = first_rec.get(&s).map_or(at, |&(_, l)| l);
+            let start = first_rec.get(&s).map_or(at, |&r| loc(cx, r));
             cx.graph.set_place(at);
             let run = cx.graph.open_run(s, Some(parent), Some(start), Link::ParentId);
             let known = cx.graph.contains(parent);
@@ -734,15 +831,16 @@ pub(super) fn settle(cx: &mut Ctx) {
         }
         for (k, &c) in calls.iter().enumerate() {
             let call = &parts[c];
-            let Some(task) = call.task.as_deref() else { continue };
+            let Some(task) = call.task(&tasks) else { continue };
             let call_id = names.get(task.call);
-            let Some(caller) = names.get(call.session).map(|id| cx.scoped(id, call.at.file)) else { continue };
+            let call_at = loc(cx, call.rec);
+            let Some(caller) = names.get(task.session).map(|id| cx.scoped(id, call_at.file)) else { continue };
             if let Some(p) = parent_id {
                 if cx.ids.name(caller) != p {
                     let caller_name = cx.ids.name(caller).to_owned();
                     cx.findings.add(
                         Code::SubagentLinksDisagree,
-                        call.at,
+                        call_at,
                         Some(s),
                         format!("the task call `{}` of `{caller_name}` names `{name}`, whose parentID is `{p}`: the run is the caller's, the session's parent stays `{p}` for a reader of parentID", call_id.unwrap_or("")),
                     );
@@ -752,8 +850,8 @@ pub(super) fn settle(cx: &mut Ctx) {
                 cx.spawns.insert((caller, std::sync::Arc::from(id)), s);
             }
             spawned.insert(c);
-            cx.graph.set_place(call.at);
-            let run = cx.graph.open_run(s, Some(caller), Some(call.at), Link::ToolCall);
+            cx.graph.set_place(call_at);
+            let run = cx.graph.open_run(s, Some(caller), Some(call_at), Link::ToolCall);
             // A run ends at the child's last record before the next call that resumes it (its
             // whole life for the last call): a background call ends before its child.
             let next = calls.get(k + 1).map(|&n| parts[n].rec);
@@ -767,7 +865,7 @@ pub(super) fn settle(cx: &mut Ctx) {
                 Status::None | Status::Other => Outcome::Open,
             };
             let node = cx.graph.session(s);
-            node.runs[run].end = end_at.or(Some(call.at));
+            node.runs[run].end = end_at.or(Some(call_at));
             node.runs[run].outcome = if next.is_none() && call_outcome == Outcome::Open { outcome } else { call_outcome };
             // What the call received, against the child's reply when the run ended: its last
             // reply made before the call ended (a resumed task's earlier call, too), or, with no
@@ -783,7 +881,7 @@ pub(super) fn settle(cx: &mut Ctx) {
                     let caller_name = cx.ids.name(caller).to_owned();
                     cx.findings.add(
                         Code::SubagentReplyDiffers,
-                        call.at,
+                        call_at,
                         Some(s),
                         format!("what `{caller_name}` received from sub-agent `{name}` (task call `{}`) differs from the sub-agent's reply when that run ended (whitespace and the task wrapper the harness adds aside)", call_id.unwrap_or("")),
                     );
@@ -796,7 +894,7 @@ pub(super) fn settle(cx: &mut Ctx) {
                 cx.received.push(ReceivedRec {
                     session: s,
                     run: run as u32,
-                    at: TextRef { at: call.at, offset: cx.records.get(call.rec as usize).map_or(0, |r| r.offset()) },
+                    at: TextRef { at: call_at, offset: cx.records.get(call.rec as usize).map_or(0, |r| r.offset()) },
                     key: call_id.map(Box::from),
                 });
             }
@@ -804,11 +902,12 @@ pub(super) fn settle(cx: &mut Ctx) {
     }
     // Task calls whose child is not loaded.
     for (i, p) in parts.iter().enumerate() {
-        let (PartKind::Tool, Some(task)) = (p.kind, p.task.as_deref()) else { continue };
+        let Some(task) = p.task(&tasks) else { continue };
         if spawned.contains(&i) {
             continue;
         }
-        let Some(caller) = names.get(p.session).map(|id| cx.scoped(id, p.at.file)) else { continue };
+        let p_at = loc(cx, p.rec);
+        let Some(caller) = names.get(task.session).map(|id| cx.scoped(id, p_at.file)) else { continue };
         let child = names.get(task.child);
         let what = match child {
             Some(c) => format!("names the child session `{c}`, which is not loaded"),
@@ -817,7 +916,7 @@ pub(super) fn settle(cx: &mut Ctx) {
         if child.is_some() || task.status == Status::Completed {
             cx.findings.add(
                 Code::SubagentTranscriptMissing,
-                p.at,
+                p_at,
                 Some(caller),
                 format!("the task call `{}` {what}", names.get(task.call).unwrap_or("")),
             );
@@ -846,5 +945,43 @@ fn close(cx: &mut Ctx, o: &Open) {
                 span.set_end(Some(o.last));
             }
         }
+    }
+}
+
+/// Items grouped by a key in `0..n` (a part's message, a message's session): each group's items
+/// a range of one list, in the order given, then ordered within each group by `sort`.
+struct Groups {
+    starts: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl Groups {
+    fn of<I>(n: usize, keys: I, mut sort: impl FnMut(&mut [u32])) -> Groups
+    where
+        I: Iterator<Item = Option<usize>> + Clone,
+    {
+        let mut starts = vec![0u32; n + 1];
+        for k in keys.clone().flatten() {
+            starts[k + 1] += 1;
+        }
+        for g in 0..n {
+            starts[g + 1] += starts[g];
+        }
+        let mut next = starts[..n].to_vec();
+        let mut items = vec![0u32; starts[n] as usize];
+        for (i, k) in keys.enumerate() {
+            if let Some(k) = k {
+                items[next[k] as usize] = i as u32;
+                next[k] += 1;
+            }
+        }
+        for g in 0..n {
+            sort(&mut items[starts[g] as usize..starts[g + 1] as usize]);
+        }
+        Groups { starts, items }
+    }
+
+    fn get(&self, g: usize) -> &[u32] {
+        &self.items[self.starts[g] as usize..self.starts[g + 1] as usize]
     }
 }
