@@ -32,11 +32,13 @@ pub(super) struct Facts {
     /// Its last reply, as a loose hash (`reply`).
     pub(super) reply: Option<u64>,
     pub(super) subagent: bool,
-    pub(super) folder: Option<String>,
+    /// The folder it lies in (`Files::folders`): a tree's files share their root's.
+    pub(super) folder: Option<Sym>,
     pub(super) first: Option<Loc>,
     pub(super) last: Option<Loc>,
-    pub(super) start: Option<f64>,
-    pub(super) end: Option<f64>,
+    /// Its first and last times, NaN for none.
+    pub(super) start: f64,
+    pub(super) end: f64,
     /// How its history ends, when it says (a last reply without calls, an error notice).
     pub(super) outcome: Option<Outcome>,
     /// Its tool calls that ran a sub-agent (`agent`).
@@ -50,6 +52,8 @@ pub(super) struct Facts {
 pub(super) struct Files {
     /// Each session's facts in the order its file was (last) read.
     list: Vec<Facts>,
+    /// The folders the files lie in, each once.
+    pub(super) folders: crate::intern::Interner,
     /// Where each session's live facts are in `list`, and how many there are stale.
     at: HashMap<Sym, usize>,
     stale: usize,
@@ -126,7 +130,7 @@ pub(super) fn settle(cx: &mut Ctx) {
         }
         for (i, f) in st.list.iter().enumerate() {
             let call = ran.get(cx.ids.name(f.session)).filter(|(p, _)| *p != i).copied();
-            let folder_root = f.folder.as_deref().and_then(|d| by_name.get(d)).copied().filter(|&r| r != i);
+            let folder_root = f.folder.and_then(|d| by_name.get(st.folders.name(d))).copied().filter(|&r| r != i);
             if call.is_none() && !f.subagent && folder_root.is_none() {
                 continue;
             }
@@ -135,11 +139,11 @@ pub(super) fn settle(cx: &mut Ctx) {
                 (None, Some(r)) => (Some(r), Link::Folder),
                 (None, None) => {
                     // A flat sub-agent file: the main session running when it started, if one is.
-                    let t = f.start;
+                    let t = Some(f.start).filter(|t| !t.is_nan());
                     let host = st.list.iter().position(|m| {
                         !m.subagent
                             && m.session != f.session
-                            && t.is_some_and(|t| m.start.is_some_and(|s| s <= t) && m.end.is_some_and(|e| t <= e))
+                            && t.is_some_and(|t| m.start <= t && t <= m.end)
                     });
                     (host, Link::Inferred)
                 }

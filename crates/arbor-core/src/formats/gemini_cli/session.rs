@@ -371,11 +371,11 @@ impl SessionFile {
             session: s,
             reply,
             subagent: self.subagent,
-            folder: self.folder.clone(),
+            folder: None,
             first: self.first.map(|f| f.0),
             last: self.last.map(|l| l.0),
-            start: self.first.and_then(|f| f.1),
-            end: self.last.and_then(|l| l.1),
+            start: self.first.and_then(|f| f.1).unwrap_or(f64::NAN),
+            end: self.last.and_then(|l| l.1).unwrap_or(f64::NAN),
             outcome,
             // Only the calls that ran a sub-agent link anything (most calls run none).
             calls: self
@@ -388,6 +388,8 @@ impl SessionFile {
                 .collect(),
             gone: false,
         };
-        cx.ext::<Files>().put(facts);
+        let files = cx.ext::<Files>();
+        let folder = self.folder.as_deref().map(|d| files.folders.intern(d));
+        files.put(Facts { folder, ..facts });
     }
 }
