@@ -24,7 +24,7 @@ macro_rules! app_commands {
             transcript::{transcript_page, transcript_part, transcript_media, transcript_locate, transcript_find, changes_page},
             export::{export_otel, share_preview, export_share},
             library::{library_sessions, library_search, library_usage},
-            compare::{compare_runs, compare_transcript},
+            compare::{compare_pairs, compare_runs, compare_transcript},
         }
     };
 }

@@ -184,7 +184,7 @@ let pages = 0;
  * lists, paged here). Every call is kept, in order, in `window.__ipcCalls` as `[command, args]`
  * (channels left out). `answers` (command to a JSON value) override the default answers, for
  * example the settings or the open dialog's choice; `{ reject: error }` makes the command fail
- * with that error. `transcript` answers the transcript commands in Node (the view host holds a
+ * with that error; `{ pages: rows }` answers `{ offset, limit }` with that page of the rows. `transcript` answers the transcript commands in Node (the view host holds a
  * report, not the files a transcript is read back from): `{ page(session, from, limit),
  * part(session, row, part), locate(session, place), find(session, query, show) }`, as
  * `transcript_page`, `transcript_part`, `transcript_locate` and `transcript_find` answer (tests/transcript-fixture.mjs makes one);
@@ -335,7 +335,13 @@ export async function mockIpc(page, { report, build, paths, files, launch, hits,
             window.__ipcCalls.push([cmd, kept]);
           }
           if (Object.hasOwn(answers, cmd)) {
-            const a = structuredClone(answers[cmd]);
+            const given = answers[cmd];
+            // `{ pages: rows }`: a page of those rows, as the app's pages of rows answer.
+            if (given && typeof given === "object" && Array.isArray(given.pages)) {
+              const offset = Math.min(args.offset, given.pages.length);
+              return { total: given.pages.length, offset, revision: 0, rows: structuredClone(given.pages.slice(offset, offset + args.limit)) };
+            }
+            const a = structuredClone(given);
             if (a && typeof a === "object" && "reject" in a) throw a.reject;
             return a;
           }

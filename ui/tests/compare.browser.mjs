@@ -37,6 +37,13 @@ writeFileSync(
     .replace('"output_tokens":436', '"output_tokens":536'),
 );
 const comparison = JSON.parse(arbor([1], "diff", "--json", A, B));
+/** What the app answers for a comparison: its head (`compare_runs`), its pairs a window at a time
+ * (`compare_pairs`), as `Comparison::into_head` makes them. */
+function answered(c) {
+  const { pairs, ...rest } = c;
+  const differs = [...new Set([...c.totals.differs, ...pairs.flatMap((p) => p.delta.differs)])];
+  return { compare_runs: { ...rest, pairs: pairs.length, differs }, compare_pairs: { pages: pairs } };
+}
 // A child only in B, to show a one-sided pair (its label from a log: markup, kept as text).
 comparison.pairs.push({ ...comparison.pairs[0], a: null, b: "child-b", parent: 0, depth: 1, label: MARKUP, divergence: null, delta: { ...comparison.pairs[0].delta, differs: ["sessions"] } });
 const root = comparison.a.root;
@@ -65,7 +72,7 @@ await browserTest("compare browser test", async ({ ui, newPage }) => {
   await mockIpc(page1, {
     report: transcriptReport(4),
     launch: [],
-    answers: { library_sessions: { sessions: SESSIONS, notice: null }, compare_runs: comparison, compare_transcript: page, "plugin:dialog|open": [B] },
+    answers: { library_sessions: { sessions: SESSIONS, notice: null }, ...answered(comparison), compare_transcript: page, "plugin:dialog|open": [B] },
   });
   await page1.goto(ui.url);
   await page1.getByTestId("sessions").click();
@@ -127,7 +134,7 @@ await browserTest("compare browser test", async ({ ui, newPage }) => {
   assert.deepEqual(withAsked.b, { paths: [B], session: null });
 
   const dark = await newPage({ viewport: { width: 1280, height: 800 }, colorScheme: "dark" });
-  await mockIpc(dark, { report: transcriptReport(4), launch: [], answers: { compare_runs: comparison, compare_transcript: page, "plugin:dialog|open": [B] } });
+  await mockIpc(dark, { report: transcriptReport(4), launch: [], answers: { ...answered(comparison), compare_transcript: page, "plugin:dialog|open": [B] } });
   await dark.goto(ui.url);
   await dark.getByTestId("compare-with").click();
   await dark.getByTestId("compare-row-a").first().waitFor();
@@ -143,12 +150,16 @@ await browserTest("compare browser test", async ({ ui, newPage }) => {
   many.pairs[40_000] = { ...many.pairs[40_000], divergence: { ...comparison.divergence, pair: 40_000 } };
   many.divergence = many.pairs[40_000].divergence;
   const big = await newPage({ viewport: { width: 1280, height: 800 } });
-  await mockIpc(big, { report: transcriptReport(4), launch: [], answers: { compare_runs: many, compare_transcript: page, "plugin:dialog|open": [B] } });
+  await mockIpc(big, { report: transcriptReport(4), launch: [], answers: { ...answered(many), compare_transcript: page, "plugin:dialog|open": [B] } });
   await big.goto(ui.url);
   await big.getByTestId("compare-with").click();
   await big.locator("[data-testid=compare-pair].on").waitFor();
   const drawn = await big.getByTestId("compare-pair").count();
   assert.ok(drawn > 5 && drawn < 60, `a window of the pairs is drawn: ${drawn}`);
+  // The pairs stay with the engine: the page asked for a few blocks, the divergence's among them.
+  const pairAsks = await big.evaluate(() => window.__ipcCalls.filter(([c]) => c === "compare_pairs").map(([, a]) => a));
+  const pairsAsked = pairAsks.reduce((n, a) => n + a.limit, 0);
+  assert.ok(pairsAsked <= 1000 && pairAsks.some((a) => a.offset <= 40_000 && 40_000 < a.offset + a.limit), JSON.stringify(pairAsks));
   assert.match(await big.locator("[data-testid=compare-pair].on").textContent(), /agent 40000/);
   // Scrolled to its end, the last pair is drawn; chosen, its transcripts are asked for.
   await big.locator("[data-testid=compare] [aria-label='Aligned sessions']").evaluate((e) => (e.scrollTop = e.scrollHeight));

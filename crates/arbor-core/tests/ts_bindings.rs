@@ -58,6 +58,8 @@ fn engine_bindings() -> String {
         arbor_core::outputs::compare::ComparedPair::decl(&cfg),
         arbor_core::outputs::compare::ComparedRun::decl(&cfg),
         arbor_core::outputs::compare::Comparison::decl(&cfg),
+        arbor_core::outputs::compare::ComparisonHead::decl(&cfg),
+        arbor_core::outputs::compare::PairsPage::decl(&cfg),
     ];
     file_of("import type { Diagnostic, Outcome, Place, Usage } from \"./report\";\n\n", &decls)
 }

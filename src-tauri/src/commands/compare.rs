@@ -1,7 +1,9 @@
 //! Comparing two runs (SPEC 5 Compare, 6.3): the two trees aligned, each pair's deltas and the
-//! first place their conversations part, as `arbor diff` gives them (`arbor_core::compare`); and
-//! a page of either side's transcript, for the two shown side by side from the divergence. The
-//! two analyses are kept until the next comparison (the open log's is shared, not read again).
+//! first place their conversations part, as `arbor diff` gives them (`arbor_core::compare`):
+//! the comparison's head in one answer, its pairs a window at a time (a run of 235,000
+//! sub-agents was ~300 MB of JSON in one answer); and a page of either side's transcript, for the
+//! two shown side by side from the divergence. The two analyses and the pairs are kept until the
+//! next comparison (the open log's analysis is shared, not read again).
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -13,7 +15,7 @@ use ts_rs::TS;
 use super::opened::Opened;
 use crate::engine::{Analysis, TranscriptPage};
 use crate::open::{lock, CommandError, Open};
-use arbor_core::outputs::compare::{Comparison, Measure};
+use arbor_core::outputs::compare::{ComparedPair, ComparisonHead, Measure, PairsPage};
 
 /// One side of a comparison: files and folders to read (none: the open log), and the session
 /// its run starts at (none: the only root those files hold).
@@ -48,9 +50,16 @@ impl Held {
     }
 }
 
-/// The two analyses of the last comparison.
+/// The last comparison: its two analyses and its pairs.
+struct Kept {
+    a: Held,
+    b: Held,
+    pairs: Vec<ComparedPair>,
+}
+
+/// The last comparison.
 #[derive(Default)]
-pub struct Compared(Mutex<Option<Arc<(Held, Held)>>>);
+pub struct Compared(Mutex<Option<Arc<Kept>>>);
 
 /// How many characters of one part a compared transcript's page carries.
 const TEXT: usize = 4000;
@@ -122,7 +131,7 @@ pub async fn compare_runs(
     ignore: Vec<Measure>,
     opened: State<'_, Opened>,
     compared: State<'_, Compared>,
-) -> Result<Comparison, CommandError> {
+) -> Result<ComparisonHead, CommandError> {
     // Both sides read at once (one analysis routes on one thread); A's failure said first.
     let reading_a = read(&a, &opened);
     let reading_b = (a.paths != b.paths).then(|| read(&b, &opened));
@@ -131,19 +140,27 @@ pub async fn compare_runs(
         Some(b) => b.done().await?,
         None => held_a.clone(),
     };
-    let (cmp, pair) = tauri::async_runtime::spawn_blocking(move || {
+    let (head, kept) = tauri::async_runtime::spawn_blocking(move || {
         let ra = root(&held_a, a.session.as_deref(), "A")?;
         let rb = root(&held_b, b.session.as_deref(), "B")?;
         let cmp = held_a
             .analysis()
             .compare(&ra, held_b.analysis(), &rb, &ignore)
             .ok_or_else(|| CommandError::new("no-session", format!("no session {ra} in A, or {rb} in B")))?;
-        Ok::<_, CommandError>((cmp, Arc::new((held_a, held_b))))
+        let (head, pairs) = cmp.into_head();
+        Ok::<_, CommandError>((head, Arc::new(Kept { a: held_a, b: held_b, pairs })))
     })
     .await
     .map_err(CommandError::stopped)??;
-    *lock(&compared.0) = Some(pair);
-    Ok(cmp)
+    *lock(&compared.0) = Some(kept);
+    Ok(head)
+}
+
+/// Pairs `offset..offset + limit` (at most 500) of the last comparison.
+#[tauri::command]
+pub async fn compare_pairs(offset: u32, limit: u32, compared: State<'_, Compared>) -> Result<PairsPage, CommandError> {
+    let kept = lock(&compared.0).clone().ok_or_else(|| CommandError::new("not-compared", "nothing is compared"))?;
+    Ok(arbor_core::outputs::compare::pairs_page(&kept.pairs, offset, limit.min(500)))
 }
 
 /// Rows `from..from + limit` (at most 500) of `session`'s transcript on `side` of the last
@@ -156,9 +173,9 @@ pub async fn compare_transcript(
     limit: u32,
     compared: State<'_, Compared>,
 ) -> Result<TranscriptPage, CommandError> {
-    let pair = lock(&compared.0).clone().ok_or_else(|| CommandError::new("not-compared", "nothing is compared"))?;
+    let kept = lock(&compared.0).clone().ok_or_else(|| CommandError::new("not-compared", "nothing is compared"))?;
     tauri::async_runtime::spawn_blocking(move || {
-        let held = if side == Which::A { &pair.0 } else { &pair.1 };
+        let held = if side == Which::A { &kept.a } else { &kept.b };
         let a = held.analysis();
         let index = a
             .transcript_index(&session)

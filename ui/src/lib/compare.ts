@@ -3,7 +3,7 @@
 // mark and deltas as words, which way each changed, and the two transcripts' rows side by side
 // from the divergence.
 
-import type { AmountDelta, ComparedPair, Comparison, CountDelta, PairDelta, Row } from "./generated/engine";
+import type { AmountDelta, ComparedPair, ComparisonHead, CountDelta, PairDelta, Row } from "./generated/engine";
 import { durationLabel, tokensLabel } from "./library";
 
 /** `=` the same, `~` differs, `-` only in A, `+` only in B. */
@@ -79,12 +79,11 @@ export function toolChanges(d: PairDelta): string {
 /** Tokens in a count's words ("12.3K"). */
 export const tokenWords = tokensLabel;
 
-/** The verdict in a line: "the same by every measure", or what differs. */
-export function verdict(c: Comparison): string {
+/** The verdict in a line: "the same by every measure", or what differs (the totals' measures
+ * first, then each pair's, as the engine lists them in `differs`). */
+export function verdict(c: ComparisonHead): string {
   if (c.same) return "The same by every measure";
-  const names = new Set<string>(c.totals.differs);
-  for (const p of c.pairs) for (const m of p.delta.differs) names.add(m);
-  return `They differ: ${[...names].join(", ")}`;
+  return `They differ: ${c.differs.join(", ")}`;
 }
 
 /** Rows shown before the divergence, for its context. */

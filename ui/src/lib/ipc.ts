@@ -5,7 +5,7 @@ import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open, save } from "@tauri-apps/plugin-dialog";
 import type { LibraryHits, LibrarySessions, UsageBy, UsageLine } from "./library";
 import type { CommandError, CompareSide, CompareWhich, EngineInfo, Exported, FollowState, SharePreview, FoundLog, LoadEvent, RecentEntry, SettingsView, Theme, TranscriptSpot, TreeOf, ViewState } from "./generated/app";
-import type { ChangesPage, CompareMeasure, Comparison, Page as TranscriptPage, RecordPage, RecordView, ShareOptions, Shared } from "./generated/engine";
+import type { ChangesPage, CompareMeasure, ComparisonHead, Page as TranscriptPage, PairsPage, RecordPage, RecordView, ShareOptions, Shared } from "./generated/engine";
 import type {
   Axis,
   FindingsFilter,
@@ -35,7 +35,7 @@ import type { Diagnostic, Place } from "./report";
 // engine's in generated/engine.ts, generated/report.ts and generated/view.ts (what the page asks
 // of the open log: it holds only what it draws, and asks for the rest a page or a window at a time).
 export type { CompareSide, CompareWhich, EngineInfo, Exported, SharePreview, FollowState, Followed, FoundLog, RecentEntry, SettingsView, Theme, TranscriptSpot, TreeOf, ViewState } from "./generated/app";
-export type { ChangesPage, CompareMeasure, ComparedItem, ComparedPair, ComparedRun, Comparison, CountDelta, AmountDelta, Divergence, PairDelta, Edit, ShareOptions, Shared, Style as ShareStyle, Subagents as ShareSubagents, FormatInfo, Page as TranscriptPage, RecordView } from "./generated/engine";
+export type { ChangesPage, CompareMeasure, ComparedItem, ComparedPair, ComparedRun, Comparison, ComparisonHead, CountDelta, AmountDelta, Divergence, PairDelta, Edit, ShareOptions, Shared, Style as ShareStyle, Subagents as ShareSubagents, FormatInfo, Page as TranscriptPage, RecordView } from "./generated/engine";
 export type * from "./generated/view";
 
 /** How every command error reaches the UI (`open::CommandError`): a code and a sentence. */
@@ -101,7 +101,8 @@ interface Commands {
   export_otel: { args: { path: string }; answer: Exported };
   share_preview: { args: { session: string | null; options: ShareOptions }; answer: SharePreview };
   export_share: { args: { path: string; session: string | null; options: ShareOptions }; answer: Shared };
-  compare_runs: { args: { a: CompareSide; b: CompareSide; ignore: CompareMeasure[] }; answer: Comparison };
+  compare_runs: { args: { a: CompareSide; b: CompareSide; ignore: CompareMeasure[] }; answer: ComparisonHead };
+  compare_pairs: { args: { offset: number; limit: number }; answer: PairsPage };
   compare_transcript: { args: { side: CompareWhich; session: string; from: number; limit: number }; answer: TranscriptPage };
 }
 
@@ -427,9 +428,15 @@ export function exportShare(path: string, session: string | null, options: Share
   return call("export_share", { path, session, options });
 }
 
-/** Two runs compared (SPEC 6.3): a side with no paths is the open log. */
-export function compareRuns(a: CompareSide, b: CompareSide, ignore: CompareMeasure[] = []): Promise<Comparison> {
+/** Two runs compared (SPEC 6.3): a side with no paths is the open log. The answer holds how many
+ * aligned pairs there are; `comparePairs` gives them a window at a time. */
+export function compareRuns(a: CompareSide, b: CompareSide, ignore: CompareMeasure[] = []): Promise<ComparisonHead> {
   return call("compare_runs", { a, b, ignore });
+}
+
+/** Aligned pairs `offset..offset + limit` (at most 500) of the last comparison. */
+export function comparePairs(offset: number, limit: number): Promise<PairsPage> {
+  return call("compare_pairs", { offset, limit });
 }
 
 /** Rows of a session's transcript on one side of the last comparison. */

@@ -243,6 +243,69 @@ pub struct Comparison {
     pub ignored: Vec<Measure>,
 }
 
+/// A comparison without its pairs, as the app receives it (`Comparison::into_head`): a run of
+/// 235,000 sub-agents is as many pairs, ~300 MB of JSON in one answer, so the app asks for them a
+/// window at a time (`PairsPage`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
+pub struct ComparisonHead {
+    pub a: ComparedRun,
+    pub b: ComparedRun,
+    pub same: bool,
+    /// How many pairs there are.
+    pub pairs: u32,
+    pub divergence: Option<Divergence>,
+    pub totals: PairDelta,
+    pub ignored: Vec<Measure>,
+    /// Every measure that differs, the totals' first, then each pair's in the pairs' order, each
+    /// once (what the verdict names).
+    pub differs: Vec<Measure>,
+}
+
+/// Pairs `offset..offset + rows.len()` of a comparison's `total` (the shape of the app's other
+/// pages of rows; a comparison has one revision).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
+pub struct PairsPage {
+    pub total: u32,
+    pub offset: u32,
+    pub revision: u32,
+    pub rows: Vec<ComparedPair>,
+}
+
+impl Comparison {
+    /// Its head, and its pairs apart (moved, not copied).
+    pub fn into_head(self) -> (ComparisonHead, Vec<ComparedPair>) {
+        let mut differs: Vec<Measure> = Vec::new();
+        for m in self.totals.differs.iter().chain(self.pairs.iter().flat_map(|p| p.delta.differs.iter())) {
+            if !differs.contains(m) {
+                differs.push(*m);
+            }
+        }
+        let head = ComparisonHead {
+            a: self.a,
+            b: self.b,
+            same: self.same,
+            pairs: u32::try_from(self.pairs.len()).unwrap_or(u32::MAX),
+            divergence: self.divergence,
+            totals: self.totals,
+            ignored: self.ignored,
+            differs,
+        };
+        (head, self.pairs)
+    }
+}
+
+/// Pairs `offset..offset + limit` of `pairs`.
+pub fn pairs_page(pairs: &[ComparedPair], offset: u32, limit: u32) -> PairsPage {
+    let from = (offset as usize).min(pairs.len());
+    let to = from.saturating_add(limit as usize).min(pairs.len());
+    PairsPage {
+        total: u32::try_from(pairs.len()).unwrap_or(u32::MAX),
+        offset: from as u32,
+        revision: 0,
+        rows: pairs[from..to].to_vec(),
+    }
+}
+
 /// Characters of an item's text a divergence shows.
 pub const EXCERPT: usize = 400;
 
@@ -1063,6 +1126,27 @@ mod tests {
         let calls = |d: &PairDelta| d.tool_calls.iter().map(|(k, v)| (k.clone(), v.a)).collect::<Vec<_>>();
         assert_eq!(calls(&c.pairs[0].delta), [("subagent".to_owned(), Some(1))]);
         assert_eq!(calls(&c.totals), [("subagent".to_owned(), Some(2))]);
+    }
+
+    /// The app's head of a comparison counts its pairs and names every measure that differs once
+    /// (the totals' first, then each pair's in order); its pairs come a window at a time.
+    #[test]
+    fn a_head_names_what_differs_and_pairs_come_by_window() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/conformance/cases");
+        let a = crate::analyze(&[root.join("dsh-rpc-two-level/input/run.jsonl")], &mut ());
+        let mut c = a.compare("root", &a, "root", &[]).unwrap();
+        c.totals.differs = vec![Measure::Cost];
+        c.pairs[1].delta.differs = vec![Measure::Turns, Measure::Cost];
+        c.pairs[2].delta.differs = vec![Measure::Duration, Measure::Turns];
+        let whole = c.pairs.clone();
+        let (head, pairs) = c.into_head();
+        assert_eq!(head.pairs, 3);
+        assert_eq!(head.differs, [Measure::Cost, Measure::Turns, Measure::Duration]);
+        assert_eq!(pairs, whole);
+        let page = pairs_page(&pairs, 1, 5);
+        assert_eq!((page.total, page.offset, page.rows.as_slice()), (3, 1, &whole[1..]));
+        let past = pairs_page(&pairs, 9, 5);
+        assert_eq!((past.total, past.offset, past.rows.len()), (3, 3, 0));
     }
 
     #[test]

@@ -254,3 +254,16 @@ totals: PairDelta,
  * The measures left out of `same` and `differs`.
  */
 ignored: Array<CompareMeasure>, };
+
+export type ComparisonHead = { a: ComparedRun, b: ComparedRun, same: boolean, 
+/**
+ * How many pairs there are.
+ */
+pairs: number, divergence: Divergence | null, totals: PairDelta, ignored: Array<CompareMeasure>, 
+/**
+ * Every measure that differs, the totals' first, then each pair's in the pairs' order, each
+ * once (what the verdict names).
+ */
+differs: Array<CompareMeasure>, };
+
+export type PairsPage = { total: number, offset: number, revision: number, rows: Array<ComparedPair>, };
