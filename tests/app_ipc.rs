@@ -664,9 +664,20 @@ fn compare_runs_reads_both_sides_at_once_and_says_what_the_engine_says() {
     let x = arbor_core::analyze(std::slice::from_ref(&a), &mut ());
     let y = arbor_core::analyze(std::slice::from_ref(&b), &mut ());
     let (rx, ry) = (x.top_sessions()[0].to_owned(), y.top_sessions()[0].to_owned());
-    let want = serde_json::to_value(x.compare(&rx, &y, &ry, &[]).unwrap()).unwrap();
-    assert_eq!(got, want);
+    let (head, pairs) = x.compare(&rx, &y, &ry, &[]).unwrap().into_head();
+    assert_eq!(got, serde_json::to_value(&head).unwrap());
     assert_eq!(got["divergence"]["what"], "reply");
+    assert_eq!(got["pairs"], pairs.len());
+    // Its pairs, a window at a time: the engine's, in its order.
+    let mut paged = Vec::new();
+    for offset in (0..pairs.len() as u32).step_by(2) {
+        let page = invoke(&window, "compare_pairs", json!({"offset": offset, "limit": 2})).unwrap();
+        assert_eq!((page["total"].as_u64(), page["offset"].as_u64()), (Some(pairs.len() as u64), Some(offset as u64)));
+        paged.extend(page["rows"].as_array().unwrap().iter().cloned());
+    }
+    assert_eq!(serde_json::Value::Array(paged), serde_json::to_value(&pairs).unwrap());
+    let past = invoke(&window, "compare_pairs", json!({"offset": 99, "limit": 2})).unwrap();
+    assert_eq!(past["rows"], json!([]));
     // A missing side is said, A's first when both are.
     let gone = dir.path().join("gone.jsonl");
     let err = invoke(&window, "compare_runs", json!({"a": side(&a), "b": side(&gone), "ignore": []})).unwrap_err();
