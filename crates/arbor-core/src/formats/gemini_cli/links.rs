@@ -58,9 +58,10 @@ pub(super) struct Files {
     at: HashMap<Sym, usize>,
     stale: usize,
     linked: HashMap<Sym, (Option<Sym>, Link, usize)>,
-    /// Findings told already, by code, session, place and a hash of the message (a settle again
-    /// after more was read tells each once; the message itself is in the findings, not again here).
-    told: HashSet<(u32, Sym, Loc, u64)>,
+    /// Findings told already, as a hash of their code, session, place and message (a settle
+    /// again after more was read tells each once; the message itself is in the findings, not
+    /// again here; 8 bytes a finding where the tuple with the message's hash took 32).
+    told: HashSet<u64>,
 }
 
 impl Files {
@@ -88,10 +89,10 @@ impl Files {
         let said = {
             use std::hash::{Hash, Hasher};
             let mut h = std::collections::hash_map::DefaultHasher::new();
-            msg.hash(&mut h);
+            (code as u32, session, at, &msg).hash(&mut h);
             h.finish()
         };
-        if self.told.insert((code as u32, session, at, said)) {
+        if self.told.insert(said) {
             cx.findings.add(code, at, Some(session), msg);
         }
     }
@@ -109,8 +110,9 @@ fn outcome_of(status: Option<&str>) -> Outcome {
 pub(super) fn settle(cx: &mut Ctx) {
     let mut st = std::mem::take(cx.ext::<Files>());
     st.compact();
-    // What is received already (a settle again after more was read): each call once.
-    let mut received: HashSet<(Sym, Option<Box<str>>)> = cx.received.iter().map(|r| (r.session, r.key.clone())).collect();
+    // What is received already (a settle again after more was read): each call once. A settle
+    // links each session once, so what it adds needs no place here.
+    let received: HashSet<(Sym, Option<Box<str>>)> = cx.received.iter().map(|r| (r.session, r.key.clone())).collect();
     // Which file links to which, and the calls whose sub-agent's file is not loaded: each call as
     // (its file, its place in the file's calls), made into a `Call` one at a time below (the
     // links of a tree of 200,000 sub-agents held a copy of every call that ran one at once).
@@ -148,7 +150,7 @@ pub(super) fn settle(cx: &mut Ctx) {
                     (host, Link::Inferred)
                 }
             };
-            links.push((i, parent, link, call, folder_root));
+            links.push(Found::of(i, parent, link, call, folder_root));
         }
         for (i, f) in st.list.iter().enumerate() {
             for (k, c) in f.calls.iter().enumerate() {
@@ -166,7 +168,8 @@ pub(super) fn settle(cx: &mut Ctx) {
         outcome: Option<Outcome>,
         reply: Option<u64>,
     }
-    for (i, parent, link, call, folder_root) in links {
+    for found in links {
+        let (i, parent, link, call, folder_root) = found.get();
         let f = &st.list[i];
         let f = Linked { session: f.session, first: f.first, last: f.last, outcome: f.outcome, reply: f.reply };
         let call = call.map(|(p, k)| st.list[p].calls[k].clone());
@@ -195,7 +198,7 @@ pub(super) fn settle(cx: &mut Ctx) {
                 cx.spawns.insert((p, std::sync::Arc::from(&*c.id)), f.session);
                 if let Some(text) = cx.text_ref(c.record) {
                     let rec = ReceivedRec { session: f.session, run: run as u32, at: text, key: Some(c.id.clone()) };
-                    if received.insert((rec.session, rec.key.clone())) {
+                    if !received.contains(&(rec.session, rec.key.clone())) {
                         cx.received.push(rec);
                     }
                 }
@@ -241,3 +244,37 @@ pub(super) fn settle(cx: &mut Ctx) {
     *cx.ext::<Files>() = st;
 }
 
+
+/// One file's link as `settle` found it: the file, its parent's file, the call that ran it (its
+/// file and its place in that file's calls), the root its folder names (indices into
+/// `Files::list`, `NO` for none): 24 bytes, where a tuple of `usize`s and options took 72 (a tree
+/// of 200,000 sub-agents links each).
+struct Found {
+    file: u32,
+    parent: u32,
+    call: (u32, u32),
+    folder_root: u32,
+    link: Link,
+}
+
+const NO: u32 = u32::MAX;
+
+impl Found {
+    fn of(file: usize, parent: Option<usize>, link: Link, call: Option<(usize, usize)>, folder_root: Option<usize>) -> Found {
+        let ix = |i: usize| u32::try_from(i).unwrap_or(NO);
+        Found {
+            file: ix(file),
+            parent: parent.map_or(NO, ix),
+            call: call.map_or((NO, NO), |(p, k)| (ix(p), ix(k))),
+            folder_root: folder_root.map_or(NO, ix),
+            link,
+        }
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn get(&self) -> (usize, Option<usize>, Link, Option<(usize, usize)>, Option<usize>) {
+        let ix = |i: u32| (i != NO).then_some(i as usize);
+        let call = ix(self.call.0).zip(ix(self.call.1));
+        (self.file as usize, ix(self.parent), self.link, call, ix(self.folder_root))
+    }
+}
