@@ -30,32 +30,49 @@ pub struct UsageBook {
     late_calls: HashMap<u32, Call>,
 }
 
-/// A sum of `Usage`s as `Usage::add_costed` makes it, in 48 bytes where a `Usage` takes 80: a
-/// book holds one a session, one a turn and one a session and model (a Gemini CLI tree of 20,000
-/// sessions held 19 MB of them). A cost the logs never gave is NaN: a JSON number is never NaN,
-/// and a sum of them is NaN only when costs beyond ±1.8e308 of both signs overflow to both
-/// infinities (such a sum, written as JSON, is `null` either way). An unpriced part (a log's
-/// usage has none) is boxed.
-#[derive(Debug, Clone)]
-struct Tally {
+/// A `Usage`'s four counts and its cost in 40 bytes, where a `Usage` takes 80: the cost NaN for
+/// none (a JSON number is never NaN, and a sum of them is NaN only when costs beyond ±1.8e308 of
+/// both signs overflow to both infinities: such a sum, written as JSON, is `null` either way).
+/// What the book's tallies and calls hold, and what a format holds of tokens until it counts
+/// them (OpenCode's messages, until the store is settled).
+#[derive(Debug, Clone, Copy)]
+pub struct Counts {
     tokens: [u64; 4],
     cost: f64,
-    unpriced: Option<Box<crate::report::Unpriced>>,
 }
 
-impl Default for Tally {
+impl Default for Counts {
     fn default() -> Self {
-        Tally { tokens: [0; 4], cost: f64::NAN, unpriced: None }
+        Counts { tokens: [0; 4], cost: f64::NAN }
     }
+}
+
+impl Counts {
+    /// `u`'s counts and cost (its unpriced part aside).
+    pub fn of(u: &Usage) -> Counts {
+        Counts { tokens: [u.input, u.output, u.cache_read, u.cache_write], cost: u.cost.unwrap_or(f64::NAN) }
+    }
+
+    /// Its `Usage`, with no unpriced part.
+    pub fn usage(&self) -> Usage {
+        let [input, output, cache_read, cache_write] = self.tokens;
+        let cost = (!self.cost.is_nan()).then_some(self.cost);
+        Usage { input, output, cache_read, cache_write, cost, unpriced: None }
+    }
+}
+
+/// A sum of `Usage`s as `Usage::add_costed` makes it, in 48 bytes where a `Usage` takes 80: a
+/// book holds one a session, one a turn and one a session and model (a Gemini CLI tree of 20,000
+/// sessions held 19 MB of them). An unpriced part (a log's usage has none) is boxed.
+#[derive(Debug, Clone, Default)]
+struct Tally {
+    counts: Counts,
+    unpriced: Option<Box<crate::report::Unpriced>>,
 }
 
 impl Tally {
     fn of(u: Usage) -> Tally {
-        Tally {
-            tokens: [u.input, u.output, u.cache_read, u.cache_write],
-            cost: u.cost.unwrap_or(f64::NAN),
-            unpriced: u.unpriced.map(Box::new),
-        }
+        Tally { counts: Counts::of(&u), unpriced: u.unpriced.map(Box::new) }
     }
 
     /// `Usage::add_costed`, on the tally.
@@ -66,39 +83,22 @@ impl Tally {
     }
 
     fn usage(&self) -> Usage {
-        let [input, output, cache_read, cache_write] = self.tokens;
-        let cost = (!self.cost.is_nan()).then_some(self.cost);
-        Usage { input, output, cache_read, cache_write, cost, unpriced: self.unpriced.as_deref().cloned() }
+        Usage { unpriced: self.unpriced.as_deref().cloned(), ..self.counts.usage() }
     }
 }
 
 /// A model call's tokens, as `add_call` was given them (a log's usage has no `unpriced` part:
-/// that is made when the report prices it), and its model; the cost NaN for none, as a
-/// `Tally`'s (56 bytes).
+/// that is made when the report prices it), and its model (56 bytes).
 #[derive(Debug, Clone)]
 struct Call {
     record: u32,
     model: Sym,
-    tokens: [u64; 4],
-    cost: f64,
-    unpriced: Option<Box<crate::report::Unpriced>>,
+    usage: Tally,
 }
 
 impl Call {
     fn of(record: u32, model: Sym, usage: Usage) -> Call {
-        Call {
-            record,
-            model,
-            tokens: [usage.input, usage.output, usage.cache_read, usage.cache_write],
-            cost: usage.cost.unwrap_or(f64::NAN),
-            unpriced: usage.unpriced.map(Box::new),
-        }
-    }
-
-    fn usage(&self) -> Usage {
-        let [input, output, cache_read, cache_write] = self.tokens;
-        let cost = (!self.cost.is_nan()).then_some(self.cost);
-        Usage { input, output, cache_read, cache_write, cost, unpriced: self.unpriced.as_deref().cloned() }
+        Call { record, model, usage: Tally::of(usage) }
     }
 }
 
@@ -157,16 +157,13 @@ impl UsageBook {
     /// `add` of the call noted at `record` (`note_call`), for `model`: as `add_call` would have
     /// counted it. Its tokens, or `None` when none was noted there.
     pub fn count_call(&mut self, record: u32, session: Sym, turn: Option<usize>, model: Option<&str>) -> Option<Usage> {
-        let usage = self.call(record)?.0;
         let m = self.models.intern(model.filter(|m| !m.is_empty()).unwrap_or(UNKNOWN_MODEL));
-        match self.calls.binary_search_by_key(&record, |c| c.record) {
-            Ok(i) => self.calls[i].model = m,
-            Err(_) => {
-                if let Some(c) = self.late_calls.get_mut(&record) {
-                    c.model = m;
-                }
-            }
-        }
+        let call = match self.calls.binary_search_by_key(&record, |c| c.record) {
+            Ok(i) => &mut self.calls[i],
+            Err(_) => self.late_calls.get_mut(&record)?,
+        };
+        call.model = m;
+        let usage = call.usage.usage();
         self.add(session, turn, model, usage.clone());
         Some(usage)
     }
@@ -202,7 +199,7 @@ impl UsageBook {
             Err(_) => self.late_calls.get(&record)?,
         };
         let name = self.models.name(c.model);
-        Some((c.usage(), (name != UNKNOWN_MODEL).then_some(name)))
+        Some((c.usage.usage(), (name != UNKNOWN_MODEL).then_some(name)))
     }
 
     pub fn is_empty(&self) -> bool {

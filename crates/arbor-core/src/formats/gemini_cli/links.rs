@@ -169,7 +169,7 @@ pub(super) fn settle(cx: &mut Ctx) {
         reply: Option<u64>,
     }
     for found in links {
-        let (i, parent, link, call, folder_root) = found.get();
+        let (i, parent, link, call, folder_root) = (found.file as usize, found.parent(), found.link, found.call(), found.folder_root());
         let f = &st.list[i];
         let f = Linked { session: f.session, first: f.first, last: f.last, outcome: f.outcome, reply: f.reply };
         let call = call.map(|(p, k)| st.list[p].calls[k].clone());
@@ -198,7 +198,7 @@ pub(super) fn settle(cx: &mut Ctx) {
                 cx.spawns.insert((p, std::sync::Arc::from(&*c.id)), f.session);
                 if let Some(text) = cx.text_ref(c.record) {
                     let rec = ReceivedRec { session: f.session, run: run as u32, at: text, key: Some(c.id.clone()) };
-                    if !received.contains(&(rec.session, rec.key.clone())) {
+                    if received.is_empty() || !received.contains(&(rec.session, rec.key.clone())) {
                         cx.received.push(rec);
                     }
                 }
@@ -244,7 +244,6 @@ pub(super) fn settle(cx: &mut Ctx) {
     *cx.ext::<Files>() = st;
 }
 
-
 /// One file's link as `settle` found it: the file, its parent's file, the call that ran it (its
 /// file and its place in that file's calls), the root its folder names (indices into
 /// `Files::list`, `NO` for none): 24 bytes, where a tuple of `usize`s and options took 72 (a tree
@@ -271,10 +270,19 @@ impl Found {
         }
     }
 
-    #[allow(clippy::type_complexity)]
-    fn get(&self) -> (usize, Option<usize>, Link, Option<(usize, usize)>, Option<usize>) {
-        let ix = |i: u32| (i != NO).then_some(i as usize);
-        let call = ix(self.call.0).zip(ix(self.call.1));
-        (self.file as usize, ix(self.parent), self.link, call, ix(self.folder_root))
+    fn parent(&self) -> Option<usize> {
+        index(self.parent)
     }
+
+    fn call(&self) -> Option<(usize, usize)> {
+        index(self.call.0).zip(index(self.call.1))
+    }
+
+    fn folder_root(&self) -> Option<usize> {
+        index(self.folder_root)
+    }
+}
+
+fn index(i: u32) -> Option<usize> {
+    (i != NO).then_some(i as usize)
 }

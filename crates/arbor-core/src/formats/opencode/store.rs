@@ -14,6 +14,7 @@ use crate::formats::Machine;
 use crate::intern::{HashMap, HashSet, Sym};
 use crate::report::{Link, Outcome, Usage};
 use crate::turns::{StepSpan, TurnId, TurnRec};
+use crate::usage::Counts;
 
 use super::reply;
 use super::row::{Row, RowShape, What};
@@ -54,7 +55,7 @@ pub(super) struct Rows {
     parts: Vec<PartFacts>,
     /// The messages' own tokens (`MessageFacts::tokens`); a step-finish part's are noted in the
     /// usage book where it is read (`UsageBook::note_call`).
-    tokens: Vec<Tok>,
+    tokens: Vec<Counts>,
     /// What `task` tool calls say (`PartFacts::more`).
     tasks: Vec<TaskFacts>,
     /// Text parts' texts as loose hashes (`PartFacts::more`).
@@ -133,25 +134,6 @@ struct MessageFacts {
 
 /// No entry of `Rows::tokens` or `Rows::tasks`.
 const NONE: u32 = u32::MAX;
-
-/// A call's (or a message's) tokens as `usage_of` counts them: input, output, cache read and
-/// written, and the recorded cost (NaN for none), in 40 bytes where a boxed `Usage` took 96.
-#[derive(Debug, Clone, Copy)]
-struct Tok {
-    tokens: [u64; 4],
-    cost: f64,
-}
-
-impl Tok {
-    fn of(u: &Usage) -> Tok {
-        Tok { tokens: [u.input, u.output, u.cache_read, u.cache_write], cost: u.cost.unwrap_or(f64::NAN) }
-    }
-
-    fn usage(&self) -> Usage {
-        let [input, output, cache_read, cache_write] = self.tokens;
-        Usage { input, output, cache_read, cache_write, cost: (!self.cost.is_nan()).then_some(self.cost), unpriced: None }
-    }
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum PartKind {
@@ -317,7 +299,7 @@ impl Machine for Reader {
                 let tokens = doc.tokens.0.as_ref().map(|t| usage_of(t, doc.cost));
                 let rows = cx.ext::<Rows>();
                 let tokens = tokens.map_or(NONE, |u| {
-                    rows.tokens.push(Tok::of(&u));
+                    rows.tokens.push(Counts::of(&u));
                     (rows.tokens.len() - 1) as u32
                 });
                 let n = &mut rows.names;
@@ -699,7 +681,7 @@ pub(super) fn settle(cx: &mut Ctx) {
                 }
             }
             // A message with no step-finish part (older versions) counts its own tokens once.
-            let own = tokens.get(m.tokens as usize).map(Tok::usage);
+            let own = tokens.get(m.tokens as usize).map(Counts::usage);
             if calls == 0 {
                 if let Some(u) = own {
                     cx.usage.add(s, ix, names.get(m.model), u);
