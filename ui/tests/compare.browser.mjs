@@ -160,6 +160,9 @@ await browserTest("compare browser test", async ({ ui, newPage }) => {
   const pairAsks = await big.evaluate(() => window.__ipcCalls.filter(([c]) => c === "compare_pairs").map(([, a]) => a));
   const pairsAsked = pairAsks.reduce((n, a) => n + a.limit, 0);
   assert.ok(pairsAsked <= 1000 && pairAsks.some((a) => a.offset <= 40_000 && 40_000 < a.offset + a.limit), JSON.stringify(pairAsks));
+  // Opened at the divergence: the first block (drawn at the top before the list scrolled) is
+  // never asked for.
+  assert.ok(!pairAsks.some((a) => a.offset === 0), `no ask for the first pairs: ${JSON.stringify(pairAsks)}`);
   assert.match(await big.locator("[data-testid=compare-pair].on").textContent(), /agent 40000/);
   // Scrolled to its end, the last pair is drawn; chosen, its transcripts are asked for.
   await big.locator("[data-testid=compare] [aria-label='Aligned sessions']").evaluate((e) => (e.scrollTop = e.scrollHeight));

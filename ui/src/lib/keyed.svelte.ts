@@ -21,9 +21,10 @@ export class KeyedList<T> {
     );
   }
 
-  /** Shows the list of `key` at `revision` (call it untracked). */
-  show(key: string, revision: number, fetch: FetchRows<T>): void {
-    if (this.rows.show(key, revision, fetch) === "new") this.answered = false;
+  /** Shows the list of `key` at `revision` (call it untracked); with `at`, opened there
+   * (`KeyedRows.show`). */
+  show(key: string, revision: number, fetch: FetchRows<T>, at?: { first: number; last: number; total: number }): void {
+    if (this.rows.show(key, revision, fetch, at) === "new") this.answered = false;
   }
 
   ensure(revision: number, first: number, last: number): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RowCache, SETTLE, type RowPage } from "./pages";
+import { KeyedRows, RowCache, SETTLE, type RowPage } from "./pages";
 
 /** A list of `n` rows (row i is i) answered after the test releases each ask. */
 function source(n: number, revision = 1) {
@@ -185,5 +185,24 @@ describe("RowCache", () => {
     await s.release();
     cache.follow(80_090, 80_120);
     expect(s.asked.slice(1)).toEqual([[79_900, 100], [80_100, 100], [80_200, 100]]);
+  });
+});
+
+describe("KeyedRows", () => {
+  it("shows a new key where it is told, its length known: the first block is never asked for", async () => {
+    globalThis.requestAnimationFrame ??= (f: FrameRequestCallback) => setTimeout(() => f(0), 0) as unknown as number;
+    const s = source(50_000);
+    let total = 0;
+    const rows = new KeyedRows<number>((n) => (total = n), () => {});
+    rows.show("k", 0, s.fetch, { first: 40_000, last: 40_012, total: 50_000 });
+    await s.release();
+    expect(s.asked).toEqual([[39_900, 100], [40_000, 100], [40_100, 100]]);
+    expect([rows.get(40_000), rows.get(40_011), rows.get(0)]).toEqual([40_000, 40_011, undefined]);
+    expect(total).toBe(50_000);
+    // Without `at`, a list starts from its first rows, its length learnt from them.
+    const t = source(500);
+    new KeyedRows<number>(() => {}, () => {}).show("other", 0, t.fetch);
+    await t.release();
+    expect(t.asked[0]).toEqual([0, 100]);
   });
 });

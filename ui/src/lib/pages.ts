@@ -232,17 +232,22 @@ export class KeyedRows<T> {
     private readonly drawn: () => void = () => {},
   ) {}
 
-  /** Shows the list of `key` at `revision`, asking `fetch` for its rows when the key is new. */
-  show(key: string, revision: number, fetch: FetchRows<T>): "new" | "refreshed" {
+  /**
+   * Shows the list of `key` at `revision`, asking `fetch` for its rows when the key is new: those
+   * of `at` when given (where the list opens, its length known: a list opened at row 40,000 asks
+   * for that block, not for the first one and then that one), else the window it shows.
+   */
+  show(key: string, revision: number, fetch: FetchRows<T>, at?: { first: number; last: number; total: number }): "new" | "refreshed" {
+    const window: [number, number] = at ? [at.first, at.last] : this.window;
     if (this.cache && this.key === key) {
       this.cache.refresh();
-      this.ensure(revision, ...this.window, false);
+      this.ensure(revision, ...window, false);
       return "refreshed";
     }
     this.key = key;
-    const cache: RowCache<T> = new RowCache<T>(fetch, () => this.changed(cache.total));
+    const cache: RowCache<T> = new RowCache<T>(fetch, () => this.changed(cache.total), undefined, undefined, at?.total ?? 0);
     this.cache = cache;
-    this.ensure(revision, ...this.window);
+    this.ensure(revision, ...window);
     return "new";
   }
 
