@@ -92,7 +92,7 @@ py_venv() {
 # compiled twice (about 2 minutes). Building what the tests build leaves nothing to do after
 # scripts/test, and scripts/test nothing after scripts/start.
 build_app() {
-  cargo test --workspace --features custom-protocol --no-run
+  cargo test --workspace --features custom-protocol --no-run "$@"
 }
 
 # Chinese, Japanese and Korean text in logs needs a CJK font: installs Noto CJK (Debian/Ubuntu
@@ -106,7 +106,7 @@ ensure_cjk_font() {
 }
 
 BUILD_PACKAGES=(build-essential pkg-config libwebkit2gtk-4.1-dev)
-# shellcheck: actionlint checks the workflows' run: scripts with it when it is installed.
+# The shellcheck package: actionlint checks the workflows' run: scripts with it when it is installed.
 TEST_PACKAGES=(xvfb xauth webkit2gtk-driver imagemagick x11-utils xdotool strace python3-venv shellcheck)
 # The browser tests use $CHROMIUM when set (CI images ship Chrome; Ubuntu's chromium is a snap).
 [[ -n ${CHROMIUM:-} ]] || TEST_PACKAGES+=(chromium)
