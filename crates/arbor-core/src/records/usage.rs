@@ -157,12 +157,12 @@ impl UsageBook {
     /// `add` of the call noted at `record` (`note_call`), for `model`: as `add_call` would have
     /// counted it. Its tokens, or `None` when none was noted there.
     pub fn count_call(&mut self, record: u32, session: Sym, turn: Option<usize>, model: Option<&str>) -> Option<Usage> {
-        let m = self.models.intern(model.filter(|m| !m.is_empty()).unwrap_or(UNKNOWN_MODEL));
         let call = match self.calls.binary_search_by_key(&record, |c| c.record) {
             Ok(i) => &mut self.calls[i],
             Err(_) => self.late_calls.get_mut(&record)?,
         };
-        call.model = m;
+        // Interned only when a call was noted there: a record with none adds no model name.
+        call.model = self.models.intern(model.filter(|m| !m.is_empty()).unwrap_or(UNKNOWN_MODEL));
         let usage = call.usage.usage();
         self.add(session, turn, model, usage.clone());
         Some(usage)
