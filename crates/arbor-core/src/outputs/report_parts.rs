@@ -64,10 +64,14 @@ pub struct SessionRef<'a> {
     pub inferred_parent: bool,
     pub usage: Option<Usage>,
     pub subtree_usage: Option<Usage>,
+    /// The analysis's symbols of `id`, `parent` and `root` (a view keeps a name once by them).
+    pub(crate) syms: [Option<Sym>; 3],
 }
 
 pub struct RunRef<'a> {
     pub parent: Option<&'a str>,
+    /// The analysis's symbol of `parent`.
+    pub(crate) parent_sym: Option<Sym>,
     pub start: Option<PlaceRef<'a>>,
     pub end: Option<PlaceRef<'a>>,
     pub outcome: Outcome,
@@ -84,6 +88,8 @@ pub struct ReceivedRef<'a> {
 
 pub struct TurnRef<'a> {
     pub session: &'a str,
+    /// The analysis's symbol of `session`.
+    pub(crate) session_sym: Sym,
     pub turn: TurnIdRef<'a>,
     pub run: Option<u32>,
     pub start: Option<PlaceRef<'a>>,
@@ -107,6 +113,8 @@ pub struct StepSpanRef<'a> {
 #[derive(Clone, Copy)]
 pub struct ReplyRef<'a> {
     pub session: &'a str,
+    /// The analysis's symbol of `session`.
+    pub(crate) session_sym: Sym,
     pub root: bool,
     pub turn: TurnIdRef<'a>,
     pub run: Option<u32>,
@@ -303,10 +311,11 @@ impl<'a> ReportParts<'a> {
         let g = &self.a.cx.graph;
         let n = g.get(s)?;
         let p = self.placements.get(&n.id).copied();
+        let root = p.and_then(|p| p.root);
         Some(SessionRef {
             id: self.name(n.id),
             parent: n.parent.map(|s| self.name(s)),
-            root: p.and_then(|p| p.root).map(|s| self.name(s)),
+            root: root.map(|s| self.name(s)),
             depth: p.and_then(|p| p.depth),
             label: g.label(n),
             runs: n
@@ -315,6 +324,7 @@ impl<'a> ReportParts<'a> {
                 .enumerate()
                 .map(|(i, r)| RunRef {
                     parent: r.parent.map(|s| self.name(s)),
+                    parent_sym: r.parent,
                     start: r.start.map(|l| self.place(l)),
                     end: r.end.map(|l| self.place(l)),
                     outcome: r.outcome,
@@ -328,6 +338,7 @@ impl<'a> ReportParts<'a> {
             inferred_parent: n.inferred_parent,
             usage: self.own.get(&n.id).cloned(),
             subtree_usage: self.subtree.get(&n.id).cloned(),
+            syms: [Some(n.id), n.parent, root],
         })
     }
 
@@ -383,6 +394,7 @@ impl<'a> ReportParts<'a> {
         let t = &cx.turns.list[i];
         TurnRef {
             session: self.name(t.session),
+            session_sym: t.session,
             turn: self.turn_id(t),
             run: self.run_of(t),
             start: t.start().and_then(|r| self.record_place(r)),
@@ -460,6 +472,7 @@ impl<'a> ReportParts<'a> {
         Some((
             ReplyRef {
                 session: self.name(t.session),
+                session_sym: t.session,
                 root: self.is_root(t.session),
                 turn: self.turn_id(t),
                 run: self.run_of(t),
@@ -500,6 +513,7 @@ impl<'a> ReportParts<'a> {
         let r = &self.a.cx.loose_replies[j];
         let reply = ReplyRef {
             session: self.name(r.session),
+            session_sym: r.session,
             root: self.is_root(r.session),
             turn: TurnIdRef::Null,
             run: None,

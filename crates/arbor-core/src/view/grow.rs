@@ -422,6 +422,9 @@ impl View {
         let b = before.lineage.as_ref().expect("a followed log's snapshot");
         source.ids.truncate(b.ids);
         let store = &mut self.store;
+        // The rows below are made from `now`'s parts (its symbols, not those rows were made
+        // from before).
+        store.forget_syms();
         let mut g = Grow { before, now, b, parts, ids: std::mem::take(&mut source.ids), files: &source.files };
         let mut count = Count::default();
 
@@ -520,7 +523,7 @@ impl View {
                 } else {
                     parts.turn_reply(src as usize).expect("a turn with a reply")
                 };
-                store.reply_row(reply.into(), Some(offset))
+                store.reply_row_ref(reply, offset)
             },
             |_, _| {},
         );

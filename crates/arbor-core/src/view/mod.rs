@@ -247,7 +247,7 @@ impl View {
                 }),
                 replies: parts.replies_with_sources().map(|(source, r, offset)| {
                     rec.borrow_mut().replies.push(source);
-                    (r.into(), Some(offset))
+                    (r, offset)
                 }),
                 waits: parts.waits_with_sources().map(|(i, w)| {
                     rec.borrow_mut().waits.push(i);
@@ -324,7 +324,8 @@ impl View {
         S::Item: store::Keep,
         T: Iterator,
         T::Item: store::Keep,
-        R: Iterator<Item = (report::Reply, Option<u64>)>,
+        R: Iterator,
+        R::Item: store::Keep,
         W: Iterator<Item = report::Wait>,
         D: Iterator<Item = report::Diagnostic>,
         P: Iterator<Item = TextSource>,
@@ -337,7 +338,7 @@ impl View {
         feed(items.sessions, go_on, |s| store::Keep::keep_in(s, &mut store))?;
         feed(items.turns, go_on, |t| store::Keep::keep_in(t, &mut store))?;
         feed(items.diagnostics, go_on, |d| store.add_diagnostic(d))?;
-        feed(items.replies, go_on, |(r, at)| store.add_reply(r, at))?;
+        feed(items.replies, go_on, |r| store::Keep::keep_in(r, &mut store))?;
         feed(items.waits, go_on, |w| store.add_wait(w))?;
         store.finish();
         Some(store)

@@ -233,6 +233,12 @@ pub(crate) struct Store {
     pub paths: Vec<Option<std::path::PathBuf>>,
     /// Each input's format, by file index, which reads a reply's text from its line.
     pub formats: Vec<Option<&'static crate::formats::FormatInfo>>,
+    /// While rows are made from one analysis's parts: the symbol here of each of that
+    /// analysis's session symbols met so far (`NONE`: not yet), so that a name is looked up
+    /// once, not again at every run, turn and reply that names it (those lookups, each a few
+    /// cache misses in an interner of 235,000 ids, were a third of a 1 GiB log's view).
+    /// Emptied when the rows are made (`finish`, `forget_syms`).
+    memo: Vec<u32>,
     /// What rows made again when the view grew left behind in `texts`, `runs`, `steps` and
     /// `usages` (bytes, rows, rows, counts): once it is as much as what is kept, the view is made
     /// again whole instead.
@@ -297,8 +303,47 @@ impl Store {
         s.map_or(NONE, |s| self.ids.intern(s).0)
     }
 
+    /// `ids.intern(name)`, where `theirs` (when given) is the symbol of `name` in the analysis
+    /// whose parts the rows are made from (`memo`).
+    fn sym_of(&mut self, theirs: Option<Sym>, name: &str) -> Sym {
+        let Some(t) = theirs else { return self.ids.intern(name) };
+        let i = t.0 as usize;
+        if self.memo.len() <= i {
+            self.memo.resize(i + 1, NONE);
+        }
+        match self.memo[i] {
+            NONE => {
+                let s = self.ids.intern(name);
+                self.memo[i] = s.0;
+                s
+            }
+            s => Sym(s),
+        }
+    }
+
+    /// `id`, with the analysis's symbol (`sym_of`).
+    fn id_of(&mut self, theirs: Option<Sym>, s: Option<&str>) -> u32 {
+        s.map_or(NONE, |s| self.sym_of(theirs, s).0)
+    }
+
+    /// Forgets the symbols of the analysis rows were made from (`memo`): the next rows may come
+    /// from another.
+    pub fn forget_syms(&mut self) {
+        self.memo = Vec::new();
+    }
+
     fn word(&mut self, s: Option<&str>) -> u32 {
         s.map_or(NONE, |s| self.words.intern(s).0)
+    }
+
+    /// `turn_key` of a turn id as report parts lend it.
+    fn turn_key_ref(&mut self, t: crate::report_parts::TurnIdRef<'_>) -> TurnKey {
+        use crate::report_parts::TurnIdRef;
+        match t {
+            TurnIdRef::Num(n) => TurnKey::Num(n as f64),
+            TurnIdRef::Text(s) => TurnKey::Text(self.words.intern(s)),
+            TurnIdRef::Null => TurnKey::Null,
+        }
     }
 
     fn turn_key(&mut self, v: &serde_json::Value) -> TurnKey {
@@ -312,6 +357,7 @@ impl Store {
     pub fn add_session(&mut self, s: report::Session) {
         let runs = s.runs.iter().map(|r| RunIn {
             parent: r.parent.as_deref(),
+            parent_sym: None,
             start: r.start.as_ref().map(place),
             end: r.end.as_ref().map(place),
             outcome: r.outcome,
@@ -330,6 +376,7 @@ impl Store {
             inferred_parent: s.inferred_parent,
             usage: s.usage,
             subtree_usage: s.subtree_usage,
+            syms: [None; 3],
         };
         self.push_session(session, runs);
     }
@@ -345,6 +392,7 @@ impl Store {
     pub fn session_row_ref(&mut self, s: crate::report_parts::SessionRef<'_>) -> SessionRow {
         let runs = s.runs.iter().map(|r| RunIn {
             parent: r.parent,
+            parent_sym: r.parent_sym,
             start: r.start.as_ref().map(place_ref),
             end: r.end.as_ref().map(place_ref),
             outcome: r.outcome,
@@ -363,6 +411,7 @@ impl Store {
             inferred_parent: s.inferred_parent,
             usage: s.usage,
             subtree_usage: s.subtree_usage,
+            syms: s.syms,
         };
         self.session_row(session, runs)
     }
@@ -400,12 +449,13 @@ impl Store {
 
     /// A session's row, its runs added to `runs`.
     fn session_row<'a>(&mut self, s: SessionIn<'_>, runs: impl Iterator<Item = RunIn<'a>>) -> SessionRow {
-        let id = self.ids.intern(s.id);
+        let [id_sym, parent_sym, root_sym] = s.syms;
+        let id = self.sym_of(id_sym, s.id);
         let run_at = self.runs.len() as u32;
         let mut row = SessionRow {
             id,
-            parent: self.id(s.parent),
-            root: self.id(s.root),
+            parent: self.id_of(parent_sym, s.parent),
+            root: self.id_of(root_sym, s.root),
             depth: s.depth.unwrap_or(NONE),
             label: self.word(s.label),
             events: s.events,
@@ -421,7 +471,7 @@ impl Store {
                 None => (NONE, self.at_in(None)),
             };
             let run = RunRow {
-                parent: self.id(r.parent),
+                parent: self.id_of(r.parent_sym, r.parent),
                 start: self.at_in(r.start),
                 end: self.at_in(r.end),
                 outcome: r.outcome,
@@ -465,7 +515,15 @@ impl Store {
         let start = t.start.as_ref().map(place);
         let end = t.end.as_ref().map(place);
         self.push_turn(
-            TurnIn { session: &t.session, turn, start, end, start_time: t.start_time, end_time: t.end_time },
+            TurnIn {
+                session: &t.session,
+                session_sym: None,
+                turn,
+                start,
+                end,
+                start_time: t.start_time,
+                end_time: t.end_time,
+            },
             steps,
         );
     }
@@ -480,12 +538,7 @@ impl Store {
 
     /// `add_turn_ref`'s row, its steps kept, the row not.
     pub fn turn_row_ref(&mut self, t: crate::report_parts::TurnRef<'_>) -> TurnRow {
-        use crate::report_parts::TurnIdRef;
-        let turn = match t.turn {
-            TurnIdRef::Num(n) => TurnKey::Num(n as f64),
-            TurnIdRef::Text(s) => TurnKey::Text(self.words.intern(s)),
-            TurnIdRef::Null => TurnKey::Null,
-        };
+        let turn = self.turn_key_ref(t.turn);
         let steps = t.step_spans.iter().map(|s| StepIn {
             step: s.step,
             start: place_ref(&s.start),
@@ -496,7 +549,15 @@ impl Store {
         let start = t.start.as_ref().map(place_ref);
         let end = t.end.as_ref().map(place_ref);
         self.turn_row(
-            TurnIn { session: t.session, turn, start, end, start_time: t.start_time, end_time: t.end_time },
+            TurnIn {
+                session: t.session,
+                session_sym: Some(t.session_sym),
+                turn,
+                start,
+                end,
+                start_time: t.start_time,
+                end_time: t.end_time,
+            },
             steps,
         )
     }
@@ -510,7 +571,7 @@ impl Store {
     fn turn_row<'a>(&mut self, t: TurnIn<'_>, steps: impl Iterator<Item = StepIn<'a>>) -> TurnRow {
         let step_at = self.steps.len() as u32;
         let mut row = TurnRow {
-            session: self.ids.intern(t.session),
+            session: self.sym_of(t.session_sym, t.session),
             turn: t.turn,
             start: self.at_in(t.start),
             end: self.at_in(t.end),
@@ -550,6 +611,26 @@ impl Store {
             session: self.ids.intern(&r.session),
             root: r.root,
             turn: self.turn_key(&r.turn),
+            run: r.run.unwrap_or(NONE),
+            text,
+            at,
+            offset,
+        }
+    }
+
+    /// `reply_row` of a reply as an analysis's report parts lend it, its text read back from
+    /// the line that starts at `offset` where the input's path is known (nothing of it copied
+    /// but a text that is kept).
+    pub fn reply_row_ref(&mut self, r: crate::report_parts::ReplyRef<'_>, offset: u64) -> ReplyRow {
+        let at = self.at_in(Some(place_ref(&r.at)));
+        let (text, offset) = match self.paths.get(at.file as usize).is_some_and(Option::is_some) {
+            true => (NONE, offset),
+            false => (self.texts.push(r.text), u64::MAX),
+        };
+        ReplyRow {
+            session: self.sym_of(Some(r.session_sym), r.session),
+            root: r.root,
+            turn: self.turn_key_ref(r.turn),
             run: r.run.unwrap_or(NONE),
             text,
             at,
@@ -627,6 +708,7 @@ impl Store {
         self.replies.shrink_to_fit();
         self.waits.shrink_to_fit();
         self.diagnostics.shrink_to_fit();
+        self.forget_syms();
     }
 
     // -----------------------------------------------------------------------------------------
@@ -802,10 +884,13 @@ struct SessionIn<'a> {
     inferred_parent: bool,
     usage: Option<report::Usage>,
     subtree_usage: Option<report::Usage>,
+    /// The analysis's symbols of `id`, `parent` and `root`, when the session is its parts'.
+    syms: [Option<Sym>; 3],
 }
 
 struct RunIn<'a> {
     parent: Option<&'a str>,
+    parent_sym: Option<Sym>,
     start: Option<PlaceIn<'a>>,
     end: Option<PlaceIn<'a>>,
     outcome: Outcome,
@@ -817,6 +902,7 @@ struct RunIn<'a> {
 
 struct TurnIn<'a> {
     session: &'a str,
+    session_sym: Option<Sym>,
     turn: TurnKey,
     start: Option<PlaceIn<'a>>,
     end: Option<PlaceIn<'a>>,
@@ -846,6 +932,19 @@ impl Keep for report::Turn {
 impl Keep for crate::report_parts::TurnRef<'_> {
     fn keep_in(self, store: &mut Store) {
         store.add_turn_ref(self)
+    }
+}
+
+impl Keep for (report::Reply, Option<u64>) {
+    fn keep_in(self, store: &mut Store) {
+        store.add_reply(self.0, self.1)
+    }
+}
+
+impl Keep for (crate::report_parts::ReplyRef<'_>, u64) {
+    fn keep_in(self, store: &mut Store) {
+        let row = store.reply_row_ref(self.0, self.1);
+        store.replies.push(row);
     }
 }
 
