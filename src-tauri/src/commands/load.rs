@@ -56,6 +56,9 @@ fn read_pace() -> Option<f64> {
     })
 }
 
+/// How often the page is told how far the reading got.
+const PROGRESS_EVERY: Duration = Duration::from_millis(250);
+
 /// Forwards the engine's progress and deltas to the UI, and stops when the load is superseded.
 struct Forward<'a> {
     channel: &'a Channel<LoadEvent>,
@@ -103,8 +106,11 @@ impl Observer for Forward<'_> {
                 std::thread::sleep(due.saturating_duration_since(Instant::now()).min(Duration::from_millis(20)));
             }
         }
-        // A progress bar needs a few updates a second, not one per chunk.
-        if self.last_progress.is_none_or(|t| t.elapsed() >= Duration::from_millis(100)) {
+        // A progress bar needs a few updates a second, not one per chunk: four. Each is drawn
+        // by the webview (in software where there is no GPU, ~30 ms of its CPU an update while a
+        // 1 GiB log is read), and that CPU is taken from the reading: at ten a second the webview
+        // took 0.44 of a core throughout the read, at four 0.25 (BENCHMARKS.md).
+        if self.last_progress.is_none_or(|t| t.elapsed() >= PROGRESS_EVERY) {
             self.last_progress = Some(Instant::now());
             let _ = self.channel.send(LoadEvent::Progress(*p));
         }
