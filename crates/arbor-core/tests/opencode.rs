@@ -222,6 +222,38 @@ fn a_session_of_a_store_opens_as_its_own_tree() {
     assert!(!arbor_core::reader::exists(&dir.path().join("elsewhere/ses_a")));
 }
 
+/// A session that only messages name (its `session` row missing) is a tree of the store too: its
+/// path opens it, as the whole store's reading reports it (a session with no title or parent, and
+/// the finding that says so), and the store's roots list it, so the Library indexes its text.
+#[test]
+fn a_session_only_messages_name_opens_as_its_own_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = store("opencode-subagents", dir.path());
+    let w = rusqlite::Connection::open(&db).unwrap();
+    w.execute_batch(
+        r#"INSERT INTO message VALUES ('msg_g1', 'ses_ghost', 2500, 2500, '{"role":"user","time":{"created":2500},"agent":"build","model":{"providerID":"anthropic","modelID":"claude-sonnet-4-5"}}');
+           INSERT INTO part VALUES ('prt_g1', 'msg_g1', 'ses_ghost', 2500, 2500, '{"type":"text","text":"a row-less question"}');
+           INSERT INTO message VALUES ('msg_g2', 'ses_ghost', 2600, 2600, '{"role":"assistant","time":{"created":2600,"completed":2700},"parentID":"msg_g1","modelID":"claude-sonnet-4-5","providerID":"anthropic","agent":"build","finish":"stop","tokens":{"input":10,"output":5,"reasoning":0,"cache":{"read":0,"write":0}},"cost":0}');
+           INSERT INTO part VALUES ('prt_g2', 'msg_g2', 'ses_ghost', 2600, 2600, '{"type":"text","text":"a row-less answer"}');"#,
+    )
+    .unwrap();
+    drop(w);
+    assert!(arbor_core::bytes::rows::roots(&db).unwrap().contains(&"ses_ghost".to_string()));
+    let whole = json(&arbor_core::analyze(std::slice::from_ref(&db), &mut ()));
+    let tree = json(&arbor_core::analyze(&[db.join("ses_ghost")], &mut ()));
+    let ids: Vec<&str> = tree["sessions"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["ses_ghost"]);
+    for key in ["sessions", "turns", "replies"] {
+        assert_eq!(of_sessions(&tree, key, &ids), of_sessions(&whole, key, &ids), "{key}");
+    }
+    assert_eq!(tree["replies"][0]["text"], "a row-less answer");
+    assert!(
+        tree["diagnostics"].as_array().unwrap().iter().any(|d| d["code"] == "orphan-record"),
+        "the messages name no loaded session: {}",
+        tree["diagnostics"]
+    );
+}
+
 /// A followed tree of a store that OpenCode writes reads the store's changes to it; a change
 /// to another tree leaves its report as a fresh reading of it gives it.
 #[test]

@@ -1294,8 +1294,8 @@ const INDEX_BATCH: usize = 16;
 /// One entry analysed (`threads`) and its transcripts read back, each part an item. A store's
 /// are read tree by tree (`<store>/<root id>`), as its rows and hits open them: a tree's
 /// rendering is read back from memory, where the whole store's was rendered again for every
-/// transcript page (a 183 MB store did not finish in 13 minutes). Rows of no tree (a message
-/// whose session has no row) are not indexed.
+/// transcript page (a 183 MB store did not finish in 13 minutes). A session that only messages
+/// name (no `session` row) is a tree of its own (`rows::roots`).
 fn items(entry: &Entry, threads: arbor_core::Threads) -> Vec<Item> {
     if let [store] = &entry.paths[..] {
         if arbor_core::bytes::rows::is_sqlite(store) {

@@ -677,6 +677,35 @@ fn an_opencode_store_session_opens_as_its_own_tree() {
     }
 }
 
+/// A store's session that only messages name (no `session` row) is listed, opens as its own tree
+/// and has its text indexed, as every other session of the store.
+#[test]
+fn an_opencode_session_only_messages_name_is_listed_opened_and_searched() {
+    let dir = tempfile::tempdir().unwrap();
+    let sql = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/conformance/cases/opencode-subagents/input/opencode.sql");
+    let db = dir.path().join("opencode.db");
+    let c = rusqlite::Connection::open(&db).unwrap();
+    c.execute_batch(&fs::read_to_string(sql).unwrap()).unwrap();
+    c.execute_batch(
+        r#"INSERT INTO message VALUES ('msg_g1', 'ses_ghost', 2500, 2500, '{"role":"user","time":{"created":2500},"agent":"build","model":{"providerID":"anthropic","modelID":"claude-sonnet-4-5"}}');
+           INSERT INTO part VALUES ('prt_g1', 'msg_g1', 'ses_ghost', 2500, 2500, '{"type":"text","text":"where is the quokka config"}');"#,
+    )
+    .unwrap();
+    drop(c);
+    let mut lib = Library::in_memory().unwrap();
+    lib.update(&[Entry::one(db.clone(), "opencode".into())], 1).unwrap();
+    let tree = arbor_core::reader::path_text(&db.join("ses_ghost"));
+    let ghost = lib.summaries().unwrap().into_iter().find(|s| s.session.as_deref() == Some("ses_ghost"));
+    assert_eq!(ghost.map(|s| s.paths), Some(vec![tree.clone()]), "listed, opened as its tree");
+    let opened = arbor_core::analyze(&[PathBuf::from(&tree)], &mut ());
+    assert!(opened.report().sessions.iter().any(|s| s.id == "ses_ghost"));
+    lib.index(1).unwrap();
+    let hits = lib.search("quokka", 50).unwrap();
+    assert_eq!(hits.len(), 1, "its text is indexed");
+    assert_eq!((hits[0].session.as_str(), hits[0].paths.clone()), ("ses_ghost", vec![tree]));
+}
+
 /// An OpenCode `storage/` tree's session is titled and placed by its own session file, as a
 /// store's session is by its row.
 #[test]

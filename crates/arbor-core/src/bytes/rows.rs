@@ -155,14 +155,20 @@ pub fn file_of(path: &Path) -> &Path {
 }
 
 /// Every session of the tree `session` is in: its root first (found up the `parent_id`s), then
-/// every session below it; `None` when the store has no such session.
+/// every session below it; `None` when the store has no such session. A session that only
+/// messages name (no `session` row) is one, with no parent, as the whole store's reading makes it.
 fn tree(conn: &Connection, session: &str) -> rusqlite::Result<Option<(String, Vec<String>)>> {
     let mut parent = conn.prepare("SELECT parent_id FROM session WHERE id = ?1")?;
+    // No `message` table with a `session_id`: no session is named by messages alone.
+    let mut named = conn.prepare("SELECT 1 FROM message WHERE session_id = ?1 LIMIT 1").ok();
     let mut up = |id: &str| -> rusqlite::Result<Option<Option<String>>> {
         let mut rows = parent.query([id])?;
         match rows.next()? {
             Some(r) => Ok(Some(r.get::<_, Option<String>>(0)?.filter(|p| !p.is_empty()))),
-            None => Ok(None),
+            None => match named.as_mut() {
+                Some(st) => Ok(st.exists([id])?.then_some(None)),
+                None => Ok(None),
+            },
         }
     };
     let Some(root) = root_of(session, &mut up)? else { return Ok(None) };
@@ -204,7 +210,7 @@ fn root_of<E>(
 pub fn roots(store: &Path) -> io::Result<Vec<String>> {
     let conn = connect(store)?;
     conn.execute_batch("BEGIN").map_err(io_error)?;
-    let parents: HashMap<String, Option<String>> = {
+    let mut parents: HashMap<String, Option<String>> = {
         // No `session` table with these columns: no store of sessions.
         let Ok(mut st) = conn.prepare("SELECT id, parent_id FROM session") else { return Ok(Vec::new()) };
         let got = st
@@ -212,6 +218,13 @@ pub fn roots(store: &Path) -> io::Result<Vec<String>> {
             .map_err(io_error)?;
         got.collect::<Result<_, _>>().map_err(io_error)?
     };
+    // A session that only messages name (no `session` row) is one too, with no parent (`tree`).
+    if let Ok(mut st) = conn.prepare("SELECT DISTINCT session_id FROM message WHERE session_id IS NOT NULL") {
+        let named = st.query_map([], |r| r.get::<_, String>(0)).map_err(io_error)?;
+        for id in named {
+            parents.entry(id.map_err(io_error)?).or_insert(None);
+        }
+    }
     let mut out: Vec<String> = Vec::new();
     for id in parents.keys() {
         let mut up = |s: &str| -> Result<Option<Option<String>>, ()> { Ok(parents.get(s).cloned()) };
@@ -626,7 +639,9 @@ mod tests {
              INSERT INTO event VALUES ('e1', 'other'), ('e2', 'kid');
              INSERT INTO project VALUES ('p');
              INSERT INTO session VALUES ('other', NULL), ('kid', 'root'), ('root', ''), ('grand', 'kid'), ('loop1', 'loop2'), ('loop2', 'loop1');
-             INSERT INTO message VALUES ('m1', 'grand'), ('m2', 'other'), ('m3', 'root'), ('m4', 'kid'), ('m5', 'loop2');",
+             INSERT INTO message VALUES ('m1', 'grand'), ('m2', 'other'), ('m3', 'root'), ('m4', 'kid'), ('m5', 'loop2');
+             INSERT INTO session VALUES ('ghostkid', 'ghost');
+             INSERT INTO message VALUES ('m6', 'ghost'), ('m7', 'ghostkid');",
         )
         .unwrap();
         drop(c);
@@ -650,14 +665,18 @@ mod tests {
         assert_eq!(ids(&text(&db.join("other")).unwrap()), ["p", "other", "m2", "e1"]);
         assert_eq!(ids(&text(&db.join("loop1")).unwrap()), ["p", "loop1", "loop2", "m5"], "a loop of parents ends");
         assert_eq!(text(&db.join("nobody")).unwrap_err().kind(), io::ErrorKind::NotFound);
-        assert_eq!(text(&db).unwrap().lines().count(), 1 + 1 + 6 + 5 + 2, "the store itself is whole");
+        // A session only messages name is the root of its tree, and of the sessions under it.
+        let ghost = text(&db.join("ghostkid")).unwrap();
+        assert!(ghost.lines().next().unwrap().ends_with(r#","tree":"ghost"}"#), "{ghost}");
+        assert_eq!(ids(&ghost), ["p", "ghostkid", "m6", "m7"]);
+        assert_eq!(text(&db).unwrap().lines().count(), 1 + 1 + 7 + 7 + 2, "the store itself is whole");
         assert_eq!(scoped(&db.join("kid")), Some((db.as_path(), "kid")));
         assert_eq!(scoped(&db), None, "a file is itself");
         std::fs::write(dir.path().join("plain"), "{}\n").unwrap();
         assert_eq!(scoped(&dir.path().join("plain/kid")), None, "in no database");
         assert_eq!(file_of(&db.join("kid")), db.as_path());
 
-        assert_eq!(roots(&db).unwrap(), ["loop1", "other", "root"]);
+        assert_eq!(roots(&db).unwrap(), ["ghost", "loop1", "other", "root"]);
     }
 
     #[test]
