@@ -610,17 +610,25 @@ fn a_sub_agent_started_by_an_activity_is_read_with_its_parent() {
     assert_eq!(report.sessions.iter().find(|s| s.id == "o-1").unwrap().parent, None);
 }
 
+/// A store made from a conformance case's `opencode.sql`, in `dir`, and a connection to it.
+fn opencode_store(case: &str, dir: &Path) -> (PathBuf, rusqlite::Connection) {
+    let sql = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/conformance/cases")
+        .join(case)
+        .join("input/opencode.sql");
+    let db = dir.join("opencode.db");
+    let c = rusqlite::Connection::open(&db).unwrap();
+    c.execute_batch(&fs::read_to_string(sql).unwrap()).unwrap();
+    (db, c)
+}
+
 /// An OpenCode session whose title is still the placeholder OpenCode gives until a model names
 /// it (seen in a real store: a provider that made no title) is listed by its first prompt; a
 /// session with a title keeps it.
 #[test]
 fn an_opencode_placeholder_title_gives_way_to_the_first_prompt() {
     let dir = tempfile::tempdir().unwrap();
-    let sql = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/conformance/cases/opencode-turns-usage/input/opencode.sql");
-    let db = dir.path().join("opencode.db");
-    let c = rusqlite::Connection::open(&db).unwrap();
-    c.execute_batch(&fs::read_to_string(sql).unwrap()).unwrap();
+    let (db, c) = opencode_store("opencode-turns-usage", dir.path());
     let title =
         |lib: &Library| lib.summaries().unwrap().into_iter().map(|s| s.title.unwrap_or_default()).collect::<Vec<_>>();
     let mut lib = Library::in_memory().unwrap();
@@ -639,11 +647,7 @@ fn an_opencode_placeholder_title_gives_way_to_the_first_prompt() {
 #[test]
 fn an_opencode_store_session_opens_as_its_own_tree() {
     let dir = tempfile::tempdir().unwrap();
-    let sql = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/conformance/cases/opencode-subagents/input/opencode.sql");
-    let db = dir.path().join("opencode.db");
-    let c = rusqlite::Connection::open(&db).unwrap();
-    c.execute_batch(&fs::read_to_string(sql).unwrap()).unwrap();
+    let (db, c) = opencode_store("opencode-subagents", dir.path());
     drop(c);
     let mut lib = Library::in_memory().unwrap();
     lib.update(&[Entry::one(db.clone(), "opencode".into())], 1).unwrap();
@@ -682,11 +686,7 @@ fn an_opencode_store_session_opens_as_its_own_tree() {
 #[test]
 fn an_opencode_session_only_messages_name_is_listed_opened_and_searched() {
     let dir = tempfile::tempdir().unwrap();
-    let sql = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/conformance/cases/opencode-subagents/input/opencode.sql");
-    let db = dir.path().join("opencode.db");
-    let c = rusqlite::Connection::open(&db).unwrap();
-    c.execute_batch(&fs::read_to_string(sql).unwrap()).unwrap();
+    let (db, c) = opencode_store("opencode-subagents", dir.path());
     c.execute_batch(
         r#"INSERT INTO message VALUES ('msg_g1', 'ses_ghost', 2500, 2500, '{"role":"user","time":{"created":2500},"agent":"build","model":{"providerID":"anthropic","modelID":"claude-sonnet-4-5"}}');
            INSERT INTO part VALUES ('prt_g1', 'msg_g1', 'ses_ghost', 2500, 2500, '{"type":"text","text":"where is the quokka config"}');"#,
