@@ -596,41 +596,48 @@ impl Store {
 
     /// A reply; with `offset` (of its line in its file), its text is not kept but read back.
     pub fn add_reply(&mut self, r: report::Reply, offset: Option<u64>) {
-        let row = self.reply_row(r, offset);
+        let turn = self.turn_key(&r.turn);
+        let reply = ReplyIn {
+            session: &r.session,
+            session_sym: None,
+            root: r.root,
+            turn,
+            run: r.run,
+            text: &r.text,
+            at: place(&r.at),
+        };
+        let row = self.reply_row(reply, offset);
         self.replies.push(row);
     }
 
-    /// `add_reply`'s row, the row not kept.
-    pub fn reply_row(&mut self, r: report::Reply, offset: Option<u64>) -> ReplyRow {
-        let at = self.at(Some(&r.at));
-        let (text, offset) = match offset {
-            Some(o) if self.paths.get(at.file as usize).is_some_and(Option::is_some) => (NONE, o),
-            _ => (self.texts.push(&r.text), u64::MAX),
-        };
-        ReplyRow {
-            session: self.ids.intern(&r.session),
+    /// `add_reply`'s row of a reply as an analysis's report parts lend it, the row not kept
+    /// (nothing of the reply copied but a text that is kept).
+    pub fn reply_row_ref(&mut self, r: crate::report_parts::ReplyRef<'_>, offset: u64) -> ReplyRow {
+        let turn = self.turn_key_ref(r.turn);
+        let reply = ReplyIn {
+            session: r.session,
+            session_sym: Some(r.session_sym),
             root: r.root,
-            turn: self.turn_key(&r.turn),
-            run: r.run.unwrap_or(NONE),
-            text,
-            at,
-            offset,
-        }
+            turn,
+            run: r.run,
+            text: r.text,
+            at: place_ref(&r.at),
+        };
+        self.reply_row(reply, Some(offset))
     }
 
-    /// `reply_row` of a reply as an analysis's report parts lend it, its text read back from
-    /// the line that starts at `offset` where the input's path is known (nothing of it copied
-    /// but a text that is kept).
-    pub fn reply_row_ref(&mut self, r: crate::report_parts::ReplyRef<'_>, offset: u64) -> ReplyRow {
-        let at = self.at_in(Some(place_ref(&r.at)));
-        let (text, offset) = match self.paths.get(at.file as usize).is_some_and(Option::is_some) {
-            true => (NONE, offset),
-            false => (self.texts.push(r.text), u64::MAX),
+    /// A reply's row: its text read back from the line that starts at `offset` when there is
+    /// one and the input's path is known, else kept.
+    fn reply_row(&mut self, r: ReplyIn<'_>, offset: Option<u64>) -> ReplyRow {
+        let at = self.at_in(Some(r.at));
+        let (text, offset) = match offset {
+            Some(o) if self.paths.get(at.file as usize).is_some_and(Option::is_some) => (NONE, o),
+            _ => (self.texts.push(r.text), u64::MAX),
         };
         ReplyRow {
-            session: self.sym_of(Some(r.session_sym), r.session),
+            session: self.sym_of(r.session_sym, r.session),
             root: r.root,
-            turn: self.turn_key_ref(r.turn),
+            turn: r.turn,
             run: r.run.unwrap_or(NONE),
             text,
             at,
@@ -872,8 +879,8 @@ fn place_ref<'a>(p: &crate::report_parts::PlaceRef<'a>) -> PlaceIn<'a> {
     (p.file, p.line)
 }
 
-/// What the store reads of a session, a run, a turn and a step, borrowed from either the owned
-/// report or its parts.
+/// What the store reads of a session, a run, a turn, a reply and a step, borrowed from either
+/// the owned report or its parts.
 struct SessionIn<'a> {
     id: &'a str,
     parent: Option<&'a str>,
@@ -908,6 +915,16 @@ struct TurnIn<'a> {
     end: Option<PlaceIn<'a>>,
     start_time: Option<f64>,
     end_time: Option<f64>,
+}
+
+struct ReplyIn<'a> {
+    session: &'a str,
+    session_sym: Option<Sym>,
+    root: bool,
+    turn: TurnKey,
+    run: Option<u32>,
+    text: &'a str,
+    at: PlaceIn<'a>,
 }
 
 struct StepIn<'a> {
