@@ -137,14 +137,35 @@ export function stats(xs) {
 }
 
 /**
+ * The dev server and Chromium every test of one run shares (tests/run.mjs sets it; a test file
+ * run by itself starts its own). Starting both and compiling the UI's modules for the first page
+ * was ~4 s a test.
+ */
+let shared = null;
+
+/** Makes the browser tests that run after it in this process use `ui` and `browser` (tests/run.mjs). */
+export function shareAcrossTests(ui, browser) {
+  shared = { ui, browser, failed: false };
+}
+
+/** Whether a test failed since the last call (and resets it): tests/run.mjs asks after each file. */
+export function sharedTestFailed() {
+  const failed = shared?.failed ?? false;
+  if (shared) shared.failed = false;
+  return failed;
+}
+
+/**
  * Runs one browser test: the dev server and Chromium around `body`, which gets
  * `{ ui, browser, newPage, fail }`. `newPage(options)` opens a page whose uncaught errors fail the
  * test; `fail(...message)` fails it and goes on. A throw fails it too. Prints `PASS: name` or
- * `FAIL: name` and exits 1 on failure.
+ * `FAIL: name` and exits 1 on failure (or, in a shared run, says so to tests/run.mjs). In a shared
+ * run the pages the test opened are closed at its end, so that none keeps running into the next.
  */
 export async function browserTest(name, body) {
-  const ui = await startUi();
-  const browser = await launch();
+  const ui = shared?.ui ?? (await startUi());
+  const browser = shared?.browser ?? (await launch());
+  const before = new Set(browser.contexts());
   let failed = false;
   const fail = (...message) => {
     failed = true;
@@ -160,12 +181,20 @@ export async function browserTest(name, body) {
   } catch (e) {
     fail(e);
   } finally {
-    await browser.close();
-    await ui.close();
+    if (shared) {
+      for (const context of browser.contexts()) if (!before.has(context)) await context.close();
+    } else {
+      await browser.close();
+      await ui.close();
+    }
     host?.close();
   }
   if (failed) {
     console.error(`FAIL: ${name}`);
+    if (shared) {
+      shared.failed = true;
+      return;
+    }
     process.exit(1);
   }
   console.log(`PASS: ${name}`);
