@@ -400,7 +400,10 @@ impl Lineage {
 pub(crate) const MAX_WORKERS: usize = 3;
 
 /// Threads for a parallel stage (parsing, reading reply texts back, formatting the report): one
-/// per core, at most `MAX_WORKERS`.
+/// per core, at most `MAX_WORKERS`. Asked once a process: `available_parallelism` reads the
+/// cgroup's files each time (three opens and reads), and a folder's reply texts asked it once
+/// a file (a 20,000-file Gemini CLI tree: 60,000 system calls).
 pub(crate) fn worker_threads() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, MAX_WORKERS)
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, MAX_WORKERS))
 }

@@ -255,8 +255,7 @@ fn open_raw(path: &Path) -> io::Result<(Raw, u64)> {
     };
     let len = f.metadata().map_or(u64::MAX, |m| m.len());
     let mut magic = [0u8; 16];
-    let n = read_up_to(&mut f, &mut magic)?;
-    f.seek(SeekFrom::Start(0))?;
+    let n = read_magic(&mut f, &mut magic)?;
     if n >= 4 && magic[..4] == ZSTD_MAGIC {
         Ok((Raw::Zstd(f), len))
     } else if rows::is_sqlite_head(&magic[..n]) {
@@ -265,6 +264,31 @@ fn open_raw(path: &Path) -> io::Result<(Raw, u64)> {
     } else {
         Ok((Raw::Plain(f), len))
     }
+}
+
+/// The file's first bytes, read without moving its position: at its start still after. Where
+/// the system reads at an offset (`pread`), that is one call instead of a read and a seek back
+/// (a folder of 20,000 small files opens each two or three times).
+#[cfg(unix)]
+fn read_magic(f: &mut File, buf: &mut [u8]) -> io::Result<usize> {
+    use std::os::unix::fs::FileExt;
+    let mut n = 0;
+    while n < buf.len() {
+        match f.read_at(&mut buf[n..], n as u64) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+#[cfg(not(unix))]
+fn read_magic(f: &mut File, buf: &mut [u8]) -> io::Result<usize> {
+    let n = read_up_to(f, buf)?;
+    f.seek(SeekFrom::Start(0))?;
+    Ok(n)
 }
 
 fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {

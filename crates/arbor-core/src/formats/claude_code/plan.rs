@@ -155,7 +155,7 @@ fn originals_first(plan: &mut Plan) {
     for (i, f) in plan.files.iter().enumerate() {
         let d = &f.input.display;
         let name = name_of(d);
-        if f.skip.is_some() || name.starts_with("agent-") || !name.ends_with(".jsonl") {
+        if f.skip.is_some() || name.starts_with("agent-") || !name.ends_with(".jsonl") || other_harness(&f.input.path) {
             continue;
         }
         if let Some(span) = time_span(&f.input.path) {
@@ -180,6 +180,25 @@ fn originals_first(plan: &mut Plan) {
         placed[to] = old[from].take();
     }
     plan.files = placed.into_iter().zip(old).filter_map(|(p, o)| p.or(o)).collect();
+}
+
+/// Whether a file lies where another harness keeps its sessions, named as it names them: a Codex
+/// rollout (`rollout-*.jsonl`), or a file of a Gemini CLI chats folder (`tmp/<project>/chats/`,
+/// or a sub-agent folder in it). Claude Code writes neither, so `originals_first` does not open
+/// them for their times: opening every file of a 20,000-file Gemini CLI tree was a fifth of its
+/// CPU (most of it the system's).
+fn other_harness(path: &Path) -> bool {
+    fn name(p: Option<&Path>) -> Option<&str> {
+        p.and_then(Path::file_name).and_then(|n| n.to_str())
+    }
+    if name(Some(path)).is_some_and(|n| n.starts_with("rollout-")) {
+        return true;
+    }
+    let parent = path.parent();
+    let grandparent = parent.and_then(Path::parent);
+    [parent, grandparent].into_iter().any(|chats| {
+        name(chats) == Some("chats") && name(chats.and_then(Path::parent).and_then(Path::parent)) == Some("tmp")
+    })
 }
 
 /// The `timestamp` of a file's first and last Claude Code lines (within its first and last
@@ -244,6 +263,24 @@ fn keyed_lines(bytes: &[u8], rev: bool) -> impl Iterator<Item = &[u8]> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn other_harnesses_files_are_told_by_their_places_and_names() {
+        use std::path::Path;
+        let other = |p: &str| super::other_harness(Path::new(p));
+        // Gemini CLI: a session in a project's chats folder, a sub-agent in a session's folder.
+        assert!(other("/home/u/.gemini/tmp/0b7dfb12/chats/session-2026-01-01T10-00-abc.jsonl"));
+        assert!(other("gem/tmp/0b7dfb12/chats/89595dea-0001-431f-8ca2-000000000001/25c6828c.jsonl"));
+        // Codex: a rollout, wherever it lies.
+        assert!(other("/home/u/.codex/sessions/2026/01/01/rollout-2026-01-01T10-00-00-abc.jsonl"));
+        assert!(other("rollout-x.jsonl"));
+        // Claude Code's own places, and a folder named chats that is not Gemini CLI's.
+        assert!(!other("/home/u/.claude/projects/-home-u-app/1f0c2d7e-7e1a-4b7e-9a8e-2c1d3e4f5a6b.jsonl"));
+        assert!(!other("/home/u/.claude/projects/-home-u-tmp-chats/1f0c2d7e.jsonl"));
+        assert!(!other("/home/u/backup/chats/1f0c2d7e.jsonl"));
+        assert!(!other("chats/1f0c2d7e.jsonl"));
+        assert!(!other("/home/u/tmp/chats/a/b/1f0c2d7e.jsonl"));
+    }
+
     #[test]
     fn keyed_lines_are_the_lines_that_name_a_session_in_either_order() {
         let text = b"{\"sessionId\":\"a\"}\n{\"x\":1}\n\n{\"b\":2,\"sessionId\":\"b\",\"sessionId\":3}\r\n{\"sessionId\":\"c\"}";
