@@ -249,6 +249,10 @@ pub(crate) struct FlowState {
     pub(super) ended: bool,
     /// The router is done (or cancelled): workers free what is left and end.
     pub(super) closed: bool,
+    /// Threads waiting on `changed`: a change is signalled only when one is (a signal is a
+    /// system call, waiters or not, and a folder's small files, routed with no worker, made
+    /// three a file for no one).
+    pub(super) waiting: u32,
 }
 
 impl Flow {
@@ -256,8 +260,24 @@ impl Flow {
         self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    pub(super) fn wait<'g>(&self, st: std::sync::MutexGuard<'g, FlowState>) -> std::sync::MutexGuard<'g, FlowState> {
-        self.changed.wait(st).unwrap_or_else(std::sync::PoisonError::into_inner)
+    pub(super) fn wait<'g>(
+        &self,
+        mut st: std::sync::MutexGuard<'g, FlowState>,
+    ) -> std::sync::MutexGuard<'g, FlowState> {
+        st.waiting += 1;
+        let mut st = self.changed.wait(st).unwrap_or_else(std::sync::PoisonError::into_inner);
+        st.waiting -= 1;
+        st
+    }
+
+    /// Lets go of the state after a change, and signals it to the threads waiting, if any (they
+    /// counted themselves under the lock, so none that comes to wait after this misses it).
+    fn changed(&self, st: std::sync::MutexGuard<'_, FlowState>) {
+        let wake = st.waiting > 0;
+        drop(st);
+        if wake {
+            self.changed.notify_all();
+        }
     }
 
     /// Take the next chunk from the source and parse it into `ready`; `false` at the end.
@@ -270,8 +290,7 @@ impl Flow {
             let mut st = self.lock();
             st.taken = st.taken.max(taken);
             st.ended = true;
-            drop(st);
-            self.changed.notify_all();
+            self.changed(st);
             return false;
         };
         {
@@ -282,8 +301,9 @@ impl Flow {
             let arena = self.arenas.lock().unwrap_or_else(std::sync::PoisonError::into_inner).pop().unwrap_or_default();
             (self.parse)(ChunkArena { chunk, arena })
         });
-        self.lock().ready.insert(seq, parsed);
-        self.changed.notify_all();
+        let mut st = self.lock();
+        st.ready.insert(seq, parsed);
+        self.changed(st);
         true
     }
 
@@ -358,8 +378,7 @@ impl Flow {
         st.routed_to += 1;
         if workers {
             st.routed.push(done);
-            drop(st);
-            self.changed.notify_all();
+            self.changed(st);
         } else {
             drop(st);
             self.give_back(done);
@@ -368,8 +387,9 @@ impl Flow {
 
     /// No more routing: the workers free what is left and end.
     pub(super) fn close(&self) {
-        self.lock().closed = true;
-        self.changed.notify_all();
+        let mut st = self.lock();
+        st.closed = true;
+        self.changed(st);
     }
 }
 
