@@ -329,7 +329,7 @@ fn finding<'f>(json: bool, cx: &Ctx, file: &dyn Fn(u32) -> &'f str, f: &Finding)
         serde_json::json!({
             "event": "finding", "code": f.code.as_str(), "severity": severity,
             "at": {"file": file(f.at.file), "line": f.at.line},
-            "session": session, "message": f.message,
+            "session": session, "message": &*f.message,
         })
         .to_string()
     } else {

@@ -67,7 +67,7 @@ impl std::error::Error for LoadError {}
 pub fn analyze_paths(paths: &[PathBuf]) -> Result<Report, LoadError> {
     let analysis = analyze(paths, &mut ());
     if analysis.files.iter().all(|f| f.format.is_none()) {
-        let why: Vec<String> = analysis.cx.findings.list.iter().map(|f| f.message.clone()).collect();
+        let why: Vec<String> = analysis.cx.findings.list.iter().map(|f| f.message.to_string()).collect();
         return Err(LoadError {
             message: if why.is_empty() { "no log files found".to_owned() } else { why.join("; ") },
         });

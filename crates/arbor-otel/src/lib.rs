@@ -141,7 +141,7 @@ impl std::error::Error for FileError {}
 pub fn export_file(paths: &[PathBuf], file: &Path, options: &Options) -> Result<Summary, FileError> {
     let analysis = arbor_core::analyze(paths, &mut ());
     if analysis.files.iter().all(|f| f.format.is_none()) {
-        let why: Vec<&str> = analysis.cx.findings.list.iter().map(|f| f.message.as_str()).collect();
+        let why: Vec<&str> = analysis.cx.findings.list.iter().map(|f| &*f.message).collect();
         return Err(FileError::Unreadable(if why.is_empty() { "no log files found".into() } else { why.join("; ") }));
     }
     write_json_file(&analysis, file, options).map_err(FileError::Io)

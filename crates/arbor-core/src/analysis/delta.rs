@@ -120,7 +120,7 @@ impl DeltaMark {
                 severity: f.code.severity(),
                 at: Place { file: file(f.at.file as usize).unwrap_or_default().to_owned(), line: f.at.line },
                 session: f.session.map(name),
-                message: f.message.clone(),
+                message: f.message.to_string(),
                 time: None,
             })
             .collect::<Vec<_>>();

@@ -622,7 +622,7 @@ impl Ctx {
     /// file's `placeholder-ids` finding says that they cannot be told apart by id.
     pub fn placeholder_shared(&mut self, file: u32, placeholder: &str) {
         if let Some(f) = self.placeholder_files.get(&file).and_then(|&i| self.findings.list.get_mut(i)) {
-            f.message = format!("ids in this file are placeholders such as `{placeholder}` (a normalized snapshot): `{placeholder}` stands for several sessions, which their ids cannot tell apart (Arbor keeps them apart by file or by nesting)");
+            f.message = format!("ids in this file are placeholders such as `{placeholder}` (a normalized snapshot): `{placeholder}` stands for several sessions, which their ids cannot tell apart (Arbor keeps them apart by file or by nesting)").into();
         }
     }
 

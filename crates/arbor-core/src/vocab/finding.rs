@@ -239,21 +239,61 @@ pub struct Finding {
     pub code: Code,
     pub at: Loc,
     pub session: Option<Sym>,
-    pub message: String,
+    /// Shared with the findings added lately that say the same (`Findings::add`).
+    pub message: std::sync::Arc<str>,
 }
 
 #[derive(Debug, Default, Clone)]
 pub struct Findings {
     pub list: Vec<Finding>,
+    /// Messages added lately, a slot by their hash: a message that says what one of them says
+    /// is kept once (`add`).
+    recent: Vec<std::sync::Arc<str>>,
 }
 
+/// How many slots `Findings::recent` has.
+const RECENT_MESSAGES: usize = 256;
+
 impl Findings {
-    /// A finding, its message held in the bytes it has: a `format!`ted message is made with
-    /// room to grow (a Gemini CLI tree's 400,000 findings of ~210 bytes held ~90 bytes each
-    /// more).
+    /// A finding, its message held in the bytes it has (a `format!`ted message is made with
+    /// room to grow: a Gemini CLI tree's 400,000 findings of ~210 bytes held ~90 bytes each
+    /// more), and once for the findings that say the same: a Gemini CLI tree's
+    /// `message-rewritten`, one a file in words that differ only by a count, held 190 bytes each.
     pub fn add(&mut self, code: Code, at: Loc, session: Option<Sym>, message: impl Into<String>) {
-        let mut message = message.into();
-        message.shrink_to_fit();
+        let message: String = message.into();
+        if self.recent.is_empty() {
+            self.recent = vec![std::sync::Arc::from(""); RECENT_MESSAGES];
+        }
+        let hash = ahash::RandomState::with_seeds(1, 2, 3, 4).hash_one(message.as_str());
+        let slot = &mut self.recent[hash as usize % RECENT_MESSAGES];
+        if **slot != *message {
+            *slot = std::sync::Arc::from(message);
+        }
+        let message = slot.clone();
         self.list.push(Finding { code, at, session, message });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn findings_that_say_the_same_share_their_message_and_each_keeps_its_own_words() {
+        let mut f = Findings::default();
+        let at = |line| Loc { file: 0, line };
+        let said = ["2 line(s) rewrite", "4 line(s) rewrite", "2 line(s) rewrite", "", "4 line(s) rewrite"];
+        for (i, m) in said.iter().enumerate() {
+            f.add(Code::MessageRewritten, at(i as u64), None, *m);
+        }
+        // Another code that says the same words shares them too; other words are their own.
+        f.add(Code::FolderNamesRoot, at(9), None, "2 line(s) rewrite");
+        f.add(Code::FolderNamesRoot, at(10), None, "sub-agent `a` lies in the folder of `r`");
+        let words: Vec<&str> = f.list.iter().map(|x| &*x.message).collect();
+        assert_eq!(words[..5], said);
+        assert_eq!(words[5..], ["2 line(s) rewrite", "sub-agent `a` lies in the folder of `r`"]);
+        let same = |a: usize, b: usize| std::sync::Arc::ptr_eq(&f.list[a].message, &f.list[b].message);
+        assert!(same(0, 2) && same(1, 4) && same(0, 5));
+        assert!(!same(0, 1) && !same(5, 6));
     }
 }
