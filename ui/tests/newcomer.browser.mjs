@@ -155,6 +155,15 @@ await browserTest("newcomer browser test", async ({ ui, newPage }) => {
   await p.getByTestId("raw-line").waitFor();
   console.log(`ok: the restored selection (planner) shows ${start.file}:${start.line} in the inspector`);
 
+  // The inputs strip names each of the sample's two files apart from its format (Svelte drops
+  // the space written between them: they ran together as "delegation.jsonldsh-rpc").
+  const gaps = await p.locator("[data-testid=inputs] .input").evaluateAll((inputs) =>
+    inputs.map((i) => i.querySelector(".format").getBoundingClientRect().left - i.querySelector(".name").getBoundingClientRect().right),
+  );
+  assert.equal(gaps.length, sample.inputs.length, "each input named in the strip");
+  assert.ok(gaps.every((g) => g >= 3), `each file's name stands apart from its format (gaps ${gaps.map((g) => g.toFixed(1))} px)`);
+  console.log(`ok: the inputs strip's names stand apart from their formats (${gaps.map((g) => g.toFixed(1)).join(", ")} px)`);
+
   // 3 and 10. A finding's row: the message first, ids shortened, whole on hover; chosen, explained.
   const item = p.locator(".findings .item").filter({ hasText: "MESSAGE FIRST" });
   await item.scrollIntoViewIfNeeded();
