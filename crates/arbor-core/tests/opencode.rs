@@ -17,6 +17,16 @@ fn store(case: &str, dir: &Path) -> PathBuf {
     db
 }
 
+/// The rows of a user's prompt: message `msg` (`msg_…`) of `session` at `time` (ms), and its
+/// text part (`prt_…`, the message's id's).
+fn prompt_rows(msg: &str, session: &str, time: u64, text: &str) -> String {
+    let part = msg.replacen("msg_", "prt_", 1);
+    format!(
+        r#"INSERT INTO message VALUES ('{msg}', '{session}', {time}, {time}, '{{"role":"user","time":{{"created":{time}}},"agent":"build","model":{{"providerID":"anthropic","modelID":"claude-sonnet-4-5"}}}}');
+           INSERT INTO part VALUES ('{part}', '{msg}', '{session}', {time}, {time}, '{{"type":"text","text":"{text}"}}');"#
+    )
+}
+
 fn json(a: &arbor_core::Analysis) -> serde_json::Value {
     serde_json::to_value(a.report()).unwrap()
 }
@@ -230,10 +240,9 @@ fn a_session_only_messages_name_opens_as_its_own_tree() {
     let dir = tempfile::tempdir().unwrap();
     let db = store("opencode-subagents", dir.path());
     let w = rusqlite::Connection::open(&db).unwrap();
+    w.execute_batch(&prompt_rows("msg_g1", "ses_ghost", 2500, "a row-less question")).unwrap();
     w.execute_batch(
-        r#"INSERT INTO message VALUES ('msg_g1', 'ses_ghost', 2500, 2500, '{"role":"user","time":{"created":2500},"agent":"build","model":{"providerID":"anthropic","modelID":"claude-sonnet-4-5"}}');
-           INSERT INTO part VALUES ('prt_g1', 'msg_g1', 'ses_ghost', 2500, 2500, '{"type":"text","text":"a row-less question"}');
-           INSERT INTO message VALUES ('msg_g2', 'ses_ghost', 2600, 2600, '{"role":"assistant","time":{"created":2600,"completed":2700},"parentID":"msg_g1","modelID":"claude-sonnet-4-5","providerID":"anthropic","agent":"build","finish":"stop","tokens":{"input":10,"output":5,"reasoning":0,"cache":{"read":0,"write":0}},"cost":0}');
+        r#"INSERT INTO message VALUES ('msg_g2', 'ses_ghost', 2600, 2600, '{"role":"assistant","time":{"created":2600,"completed":2700},"parentID":"msg_g1","modelID":"claude-sonnet-4-5","providerID":"anthropic","agent":"build","finish":"stop","tokens":{"input":10,"output":5,"reasoning":0,"cache":{"read":0,"write":0}},"cost":0}');
            INSERT INTO part VALUES ('prt_g2', 'msg_g2', 'ses_ghost', 2600, 2600, '{"type":"text","text":"a row-less answer"}');"#,
     )
     .unwrap();
@@ -267,13 +276,11 @@ fn a_followed_tree_of_a_store_reads_its_own_rows() {
     let sessions = |v: &serde_json::Value| v["sessions"].as_array().unwrap().len();
     let before = json(&live.snapshot());
     assert_eq!(sessions(&before), 5);
-    w.execute_batch(
-        r#"INSERT INTO message VALUES ('msg_o9', 'ses_orphan', 2100, 2100, '{"role":"user","time":{"created":2100},"agent":"build","model":{"providerID":"anthropic","modelID":"claude-sonnet-4-5"}}');
-           INSERT INTO part VALUES ('prt_o9', 'msg_o9', 'ses_orphan', 2100, 2100, '{"type":"text","text":"elsewhere"}');
-           INSERT INTO message VALUES ('msg_r9', 'ses_root', 2200, 2200, '{"role":"user","time":{"created":2200},"agent":"build","model":{"providerID":"anthropic","modelID":"claude-sonnet-4-5"}}');
-           INSERT INTO part VALUES ('prt_r9', 'msg_r9', 'ses_root', 2200, 2200, '{"type":"text","text":"one more thing"}');"#,
-    )
-    .unwrap();
+    let rows = [
+        prompt_rows("msg_o9", "ses_orphan", 2100, "elsewhere"),
+        prompt_rows("msg_r9", "ses_root", 2200, "one more thing"),
+    ];
+    w.execute_batch(&rows.concat()).unwrap();
     assert!(!live.update(&mut ()).is_empty(), "a write to the store's -wal is a change of the tree");
     let followed = json(&live.snapshot());
     let fresh = json(&arbor_core::analyze(std::slice::from_ref(&tree), &mut ()));

@@ -272,16 +272,7 @@ fn open_raw(path: &Path) -> io::Result<(Raw, u64)> {
 #[cfg(unix)]
 fn read_magic(f: &mut File, buf: &mut [u8]) -> io::Result<usize> {
     use std::os::unix::fs::FileExt;
-    let mut n = 0;
-    while n < buf.len() {
-        match f.read_at(&mut buf[n..], n as u64) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
+    fill(buf, |rest, at| f.read_at(rest, at as u64))
 }
 
 #[cfg(not(unix))]
@@ -292,9 +283,15 @@ fn read_magic(f: &mut File, buf: &mut [u8]) -> io::Result<usize> {
 }
 
 fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    fill(buf, |rest, _| r.read(rest))
+}
+
+/// Fills `buf` by `read(the rest of it, how much is filled)` until it is full or a read gives
+/// nothing (the end), retrying an interrupted read; how much it filled.
+fn fill(buf: &mut [u8], mut read: impl FnMut(&mut [u8], usize) -> io::Result<usize>) -> io::Result<usize> {
     let mut n = 0;
     while n < buf.len() {
-        match r.read(&mut buf[n..]) {
+        match read(&mut buf[n..], n) {
             Ok(0) => break,
             Ok(k) => n += k,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
