@@ -17,6 +17,7 @@ use crate::intern::HashMap;
 use crate::intern::Sym;
 use crate::report::{self, Link, Outcome, Report, Severity, Usage, WaitOutcome};
 use crate::turns::TurnId;
+use crate::usage::{SessionTallies, Tally};
 
 /// A turn id as the report shows it: what `serde_json::Value` would write for it (`null` for a
 /// reply outside any turn).
@@ -169,8 +170,8 @@ pub struct ReportParts<'a> {
     placements: Placements,
     /// Each session's tokens summed over its subtree (empty when no log records tokens), and
     /// its own tokens, each with its cost where every model behind it has a price.
-    subtree: HashMap<Sym, Usage>,
-    own: HashMap<Sym, Usage>,
+    subtree: SessionTallies,
+    own: SessionTallies,
     prices: &'a crate::prices::PriceTable,
     /// What parents received, by (child, run): an index into `Ctx::received`; the texts are
     /// read back at the first one asked for.
@@ -336,8 +337,8 @@ impl<'a> ReportParts<'a> {
                 .collect(),
             events: n.events,
             inferred_parent: n.inferred_parent,
-            usage: self.own.get(&n.id).cloned(),
-            subtree_usage: self.subtree.get(&n.id).cloned(),
+            usage: self.own.get(n.id),
+            subtree_usage: self.subtree.get(n.id),
             syms: [Some(n.id), n.parent, root],
         })
     }
@@ -359,7 +360,7 @@ impl<'a> ReportParts<'a> {
 
     /// A session's own tokens and its subtree's.
     pub(crate) fn usage_of(&self, s: Sym) -> (Option<Usage>, Option<Usage>) {
-        (self.own.get(&s).cloned(), self.subtree.get(&s).cloned())
+        (self.own.get(s), self.subtree.get(s))
     }
 
     fn turn_id(&self, t: &crate::turns::TurnRec) -> TurnIdRef<'a> {
@@ -645,51 +646,44 @@ fn turn_order(a: &Analysis) -> Vec<u32> {
 
 /// Each session's tokens summed with those of every session under it (following the last parent
 /// each had); sessions in a cycle keep their own. Empty when no log records tokens.
-fn subtree_usage(
-    a: &Analysis,
-    placements: &Placements,
-    own: &HashMap<Sym, Usage>,
-    order: &[Sym],
-) -> HashMap<Sym, Usage> {
-    let mut sums: HashMap<Sym, Usage> = HashMap::default();
+fn subtree_usage(a: &Analysis, placements: &Placements, own: &SessionTallies, order: &[Sym]) -> SessionTallies {
     if a.cx.usage.is_empty() {
-        return sums;
+        return SessionTallies::default();
     }
+    let mut sums = SessionTallies::with_sessions(a.cx.ids.len());
     let g = &a.cx.graph;
     // Report order puts every session after its ancestors: backwards, children come first, and
     // the order is fixed, so costs add up the same way each time.
     for &s in order.iter().rev() {
         let total = {
-            let e = sums.entry(s).or_default();
-            if let Some(mine) = own.get(&s) {
-                e.add_costed(mine);
+            let e = sums.entry(s);
+            if let Some(mine) = own.get(s) {
+                e.add(&mine);
             }
-            e.clone()
+            e.usage()
         };
         let placed = placements.get(&s).is_some_and(|p| p.root.is_some());
         if let (true, Some(p)) = (placed, g.get(s).and_then(|n| n.parent)) {
-            sums.entry(p).or_default().add_costed(&total);
+            sums.entry(p).add(&total);
         }
     }
-    sums.retain(|_, u| !u.is_zero());
     sums
 }
 
 /// Each session's own tokens, with their cost where every model behind them has a price (summed
 /// model by model in name order, so the same report adds up the same way).
-fn own_usage(a: &Analysis, prices: &crate::prices::PriceTable) -> HashMap<Sym, Usage> {
+fn own_usage(a: &Analysis, prices: &crate::prices::PriceTable) -> SessionTallies {
     // One list sorted by session, then model name (a list for each session cost an allocation
     // each, for a quarter million sessions).
-    let mut rows: Vec<(Sym, &str, Usage)> = a.cx.usage.by_model().collect();
+    let mut rows: Vec<(Sym, &str, &Tally)> = a.cx.usage.by_model_tallies().collect();
     rows.sort_unstable_by(|x, y| x.0.cmp(&y.0).then_with(|| x.1.cmp(y.1)));
-    let mut out: HashMap<Sym, Usage> = HashMap::default();
-    out.reserve(rows.len());
+    let mut out = SessionTallies::with_sessions(if rows.is_empty() { 0 } else { a.cx.ids.len() });
     for group in rows.chunk_by(|x, y| x.0 == y.0) {
         let mut total = Usage::default();
         for (_, m, u) in group {
-            total.add_costed(&prices.costed(m, u.clone()));
+            total.add_costed(&prices.costed(m, u.usage()));
         }
-        out.insert(group[0].0, total);
+        *out.entry(group[0].0) = Tally::of(total);
     }
     out
 }

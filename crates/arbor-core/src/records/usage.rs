@@ -11,9 +11,11 @@ use crate::report::Usage;
 
 #[derive(Debug, Default, Clone)]
 pub struct UsageBook {
-    by_session: HashMap<Sym, Tally>,
-    /// By turn index (`Turns::list`), with the turn's model (`MIXED` when it used several).
-    by_turn: HashMap<u32, (Tally, Sym)>,
+    /// By turn index (`Turns::list`), with the turn's model (`MIXED` when it used several,
+    /// `NO_TURN` for a turn that counted nothing): a list, since a turn is counted soon after
+    /// it starts and most turns count (56 bytes a turn, where a map's entries took 90 to 180).
+    /// A session's own tokens are its models' (`by_model`): no tally of its own.
+    by_turn: Vec<(Tally, Sym)>,
     /// The turns that used several models: each model's share, so each is priced at its own.
     /// A list held in the bytes it has (a `Vec` grown from one share to four: a generated Gemini
     /// CLI tree's 213,000 turns of two models held 72 MB of shares, 30 now); a turn's models are
@@ -65,25 +67,59 @@ impl Counts {
 /// book holds one a session, one a turn and one a session and model (a Gemini CLI tree of 20,000
 /// sessions held 19 MB of them). An unpriced part (a log's usage has none) is boxed.
 #[derive(Debug, Clone, Default)]
-struct Tally {
+pub(crate) struct Tally {
     counts: Counts,
     unpriced: Option<Box<crate::report::Unpriced>>,
 }
 
 impl Tally {
-    fn of(u: Usage) -> Tally {
+    pub(crate) fn of(u: Usage) -> Tally {
         Tally { counts: Counts::of(&u), unpriced: u.unpriced.map(Box::new) }
     }
 
     /// `Usage::add_costed`, on the tally.
-    fn add(&mut self, u: &Usage) {
+    pub(crate) fn add(&mut self, u: &Usage) {
         let mut sum = self.usage();
         sum.add_costed(u);
         *self = Tally::of(sum);
     }
 
-    fn usage(&self) -> Usage {
+    pub(crate) fn usage(&self) -> Usage {
         Usage { unpriced: self.unpriced.as_deref().cloned(), ..self.counts.usage() }
+    }
+
+    /// `Usage::is_zero`: no tokens (whatever its cost).
+    fn is_zero(&self) -> bool {
+        self.counts.tokens == [0; 4]
+    }
+}
+
+/// A tally for each session, by symbol (a session's symbol is its place in the analysis's
+/// interner, so the list is as long as the sessions are many): what a report holds of each
+/// session's own tokens and its subtree's. A tally with no tokens is none, as a report shows
+/// none: 48 bytes a session where a map of `Usage`s took 90 to 180 (a quarter million Copilot
+/// sessions held 90 MB in the two maps).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SessionTallies(Vec<Tally>);
+
+impl SessionTallies {
+    /// Room for the sessions below `n`.
+    pub(crate) fn with_sessions(n: usize) -> SessionTallies {
+        SessionTallies(vec![Tally::default(); n])
+    }
+
+    /// The usage of `s`, `None` when it has no tokens.
+    pub(crate) fn get(&self, s: Sym) -> Option<Usage> {
+        self.0.get(s.0 as usize).filter(|t| !t.is_zero()).map(Tally::usage)
+    }
+
+    /// The tally of `s`, made when `s` is beyond the list.
+    pub(crate) fn entry(&mut self, s: Sym) -> &mut Tally {
+        let i = s.0 as usize;
+        if self.0.len() <= i {
+            self.0.resize(i + 1, Tally::default());
+        }
+        &mut self.0[i]
     }
 }
 
@@ -109,10 +145,12 @@ impl UsageBook {
         if usage.is_zero() {
             return;
         }
-        self.by_session.entry(session).or_default().add(&usage);
         let m = self.models.intern(model.filter(|m| !m.is_empty()).unwrap_or(UNKNOWN_MODEL));
         if let Some(t) = turn.and_then(|t| u32::try_from(t).ok()) {
-            let e = self.by_turn.entry(t).or_insert((Tally::default(), m));
+            let e = turn_entry(&mut self.by_turn, t);
+            if e.1 == NO_TURN {
+                e.1 = m;
+            }
             if e.1 != m && e.1 != MIXED {
                 // What the turn counted so far was all its first model's.
                 self.mixed.insert(t, Box::new([(e.1, e.0.clone())]));
@@ -202,22 +240,32 @@ impl UsageBook {
         Some((c.usage.usage(), (name != UNKNOWN_MODEL).then_some(name)))
     }
 
+    /// The tally of turn `t`, made (counting nothing, `NO_TURN`) when it is not yet: the list
+    /// grows by a quarter, not doubled, as turns come in order.
     pub fn is_empty(&self) -> bool {
-        self.by_session.is_empty()
+        self.by_model.is_empty()
     }
 
+    /// A session's tokens: its models' summed, in model name order.
     pub fn session(&self, s: Sym) -> Option<Usage> {
-        self.by_session.get(&s).map(Tally::usage)
+        let mut models: Vec<(&str, &Tally)> =
+            self.by_model_tallies().filter(|&(x, _, _)| x == s).map(|(_, m, u)| (m, u)).collect();
+        models.sort_by(|a, b| a.0.cmp(b.0));
+        models.into_iter().map(|(_, u)| u.usage()).reduce(|mut sum, u| {
+            sum.add_costed(&u);
+            sum
+        })
     }
 
     pub fn turn(&self, turn: usize) -> Option<Usage> {
-        self.by_turn.get(&u32::try_from(turn).ok()?).map(|e| e.0.usage())
+        self.by_turn.get(turn).filter(|e| e.1 != NO_TURN).map(|e| e.0.usage())
     }
 
     /// A turn's tokens by model, each model once, in name order (to be priced each at its own).
     pub fn turn_models(&self, turn: usize) -> Vec<(&str, Usage)> {
         let Some(t) = u32::try_from(turn).ok() else { return Vec::new() };
-        let mut out: Vec<(&str, Usage)> = match (self.by_turn.get(&t), self.mixed.get(&t)) {
+        let mut out: Vec<(&str, Usage)> = match (self.by_turn.get(turn).filter(|e| e.1 != NO_TURN), self.mixed.get(&t))
+        {
             (Some((u, m)), _) if *m != MIXED => vec![(self.models.name(*m), u.usage())],
             (_, Some(shares)) => shares.iter().map(|(m, u)| (self.models.name(*m), u.usage())).collect(),
             _ => Vec::new(),
@@ -228,12 +276,36 @@ impl UsageBook {
 
     /// Every (session, model, usage), in no order.
     pub fn by_model(&self) -> impl Iterator<Item = (Sym, &str, Usage)> + '_ {
-        self.by_model.iter().map(|(&(s, m), u)| (s, self.models.name(m), u.usage()))
+        self.by_model_tallies().map(|(s, m, u)| (s, m, u.usage()))
+    }
+
+    /// `by_model`, each usage as the book holds it (32 bytes a row to sort, where a `Usage`
+    /// takes 80).
+    pub(crate) fn by_model_tallies(&self) -> impl Iterator<Item = (Sym, &str, &Tally)> + '_ {
+        self.by_model.iter().map(|(&(s, m), u)| (s, self.models.name(m), u))
     }
 }
 
 /// A turn whose tokens came from several models.
 const MIXED: Sym = Sym(u32::MAX);
+
+/// The tally of turn `t` in `by_turn`, made (counting nothing, `NO_TURN`) when it is not yet:
+/// the list grows by a quarter, not doubled, as turns come in order.
+fn turn_entry(by_turn: &mut Vec<(Tally, Sym)>, t: u32) -> &mut (Tally, Sym) {
+    let i = t as usize;
+    if by_turn.len() <= i {
+        let want = i + 1;
+        if want > by_turn.capacity() {
+            let cap = by_turn.capacity();
+            by_turn.reserve_exact(want.max(cap + cap / 4).max(64) - by_turn.len());
+        }
+        by_turn.resize(want, (Tally::default(), NO_TURN));
+    }
+    &mut by_turn[i]
+}
+
+/// A turn that counted nothing (`by_turn`).
+const NO_TURN: Sym = Sym(u32::MAX - 1);
 
 /// What a count whose log names no model is filed under.
 pub const UNKNOWN_MODEL: &str = "(unknown model)";
