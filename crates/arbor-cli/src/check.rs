@@ -126,7 +126,7 @@ fn owners(analysis: &Analysis, report: &Report) -> Vec<Option<usize>> {
                 .find(|f| {
                     f.code.as_str() == d.code
                         && f.at.line == d.at.line
-                        && *f.message == *d.message
+                        && f.message == *d.message.as_str()
                         && name(f) == Some(d.at.file.as_str())
                 })
                 .map(|f| f.at.file as usize)

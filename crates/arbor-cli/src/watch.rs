@@ -329,7 +329,7 @@ fn finding<'f>(json: bool, cx: &Ctx, file: &dyn Fn(u32) -> &'f str, f: &Finding)
         serde_json::json!({
             "event": "finding", "code": f.code.as_str(), "severity": severity,
             "at": {"file": file(f.at.file), "line": f.at.line},
-            "session": session, "message": &*f.message,
+            "session": session, "message": &*f.message.text(),
         })
         .to_string()
     } else {
@@ -340,7 +340,7 @@ fn finding<'f>(json: bool, cx: &Ctx, file: &dyn Fn(u32) -> &'f str, f: &Finding)
         };
         // Log text is untrusted: control characters and bidi controls are shown, not sent to
         // the terminal (tabs too: a message is one line).
-        let message = crate::summary::visible(&f.message).replace('\t', "\u{fffd}");
+        let message = crate::summary::visible(&f.message.text()).replace('\t', "\u{fffd}");
         let at = crate::summary::visible(file(f.at.file));
         format!("{at}:{}  {sev}  {}  {message}", f.at.line, f.code.as_str())
     };

@@ -141,7 +141,7 @@ impl std::error::Error for FileError {}
 pub fn export_file(paths: &[PathBuf], file: &Path, options: &Options) -> Result<Summary, FileError> {
     let analysis = arbor_core::analyze(paths, &mut ());
     if analysis.files.iter().all(|f| f.format.is_none()) {
-        let why: Vec<&str> = analysis.cx.findings.list.iter().map(|f| &*f.message).collect();
+        let why: Vec<String> = analysis.cx.findings.list.iter().map(|f| f.message.to_string()).collect();
         return Err(FileError::Unreadable(if why.is_empty() { "no log files found".into() } else { why.join("; ") }));
     }
     write_json_file(&analysis, file, options).map_err(FileError::Io)
@@ -940,7 +940,7 @@ fn finding(d: &DiagnosticRef<'_>, time: u64) -> Event {
         attributes: vec![
             string("arbor.finding.code", d.code),
             string("arbor.finding.severity", severity(d.severity)),
-            string("arbor.finding.message", d.message),
+            string("arbor.finding.message", d.message.as_ref()),
             string("arbor.place", place(&d.at)),
         ],
         dropped_attributes_count: 0,

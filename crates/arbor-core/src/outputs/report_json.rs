@@ -432,7 +432,7 @@ impl Pretty for DiagnosticRef<'_> {
         w.key("session");
         w.opt_str(self.session);
         w.key("message");
-        w.str(self.message);
+        w.str(&self.message);
         w.opt_f64_field("time", self.time);
         w.close(b'}');
     }

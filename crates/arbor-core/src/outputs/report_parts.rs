@@ -147,7 +147,7 @@ pub struct DiagnosticRef<'a> {
     pub severity: Severity,
     pub at: PlaceRef<'a>,
     pub session: Option<&'a str>,
-    pub message: &'a str,
+    pub message: std::borrow::Cow<'a, str>,
     pub time: Option<f64>,
     /// Made when a followed log's snapshot was finished (`Analysis::provisional`): it may change
     /// as the log grows.
@@ -595,7 +595,7 @@ impl<'a> ReportParts<'a> {
             severity: f.code.severity(),
             at: self.place(f.at),
             session: f.session.map(|s| self.name(s)),
-            message: &f.message,
+            message: f.message.text(),
             time: self.a.time_at(f.at),
         }
     }
@@ -809,7 +809,7 @@ impl From<DiagnosticRef<'_>> for report::Diagnostic {
             severity: d.severity,
             at: d.at.into(),
             session: d.session.map(str::to_owned),
-            message: d.message.to_owned(),
+            message: d.message.into_owned(),
             time: d.time,
         }
     }

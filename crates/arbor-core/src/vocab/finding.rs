@@ -239,8 +239,98 @@ pub struct Finding {
     pub code: Code,
     pub at: Loc,
     pub session: Option<Sym>,
-    /// Shared with the findings added lately that say the same (`Findings::add`).
-    pub message: std::sync::Arc<str>,
+    /// Shared with the findings added lately that say the same (`Findings::add`), or a
+    /// template's words with the log's own between them (`Findings::add_filled`).
+    pub message: Said,
+}
+
+/// A message's fixed words, with a place for a word of the log's between each two
+/// (`Findings::add_filled`): `Template(&["sub-agent `", "` lies in the folder of `", "`"])`.
+#[derive(Debug)]
+pub struct Template(pub &'static [&'static str]);
+
+/// What a finding says. A format that tells the same thing of every session of a large log (an
+/// OpenCode store's `message-tokens-last-step`, a Gemini CLI tree's `folder-names-root`) keeps
+/// only the words that differ (`Filled`: the template and those words, each ended by a NUL),
+/// where a whole message of ~250 bytes a finding was most of what its findings held (66,629 of
+/// them, 17 MB, at a 1 GiB store's peak). Read as a text (`text`, `Display`): the words are the
+/// same either way.
+#[derive(Debug, Clone)]
+pub enum Said {
+    Text(std::sync::Arc<str>),
+    Filled(&'static Template, Box<str>),
+}
+
+impl Said {
+    /// Its words.
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            Said::Text(t) => std::borrow::Cow::Borrowed(t),
+            Said::Filled(..) => std::borrow::Cow::Owned(self.to_string()),
+        }
+    }
+
+    /// `fill`'s words in `template`'s places; `None` when a word holds a NUL (their ends) or
+    /// the count is not the template's.
+    fn filled(template: &'static Template, fill: &[&str]) -> Option<Said> {
+        if fill.len() + 1 != template.0.len() || fill.iter().any(|w| w.contains('\0')) {
+            return None;
+        }
+        let mut words = String::with_capacity(fill.iter().map(|w| w.len() + 1).sum());
+        for w in fill {
+            words.push_str(w);
+            words.push('\0');
+        }
+        Some(Said::Filled(template, words.into_boxed_str()))
+    }
+}
+
+impl std::fmt::Display for Said {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Said::Text(t) => f.write_str(t),
+            Said::Filled(template, words) => {
+                let mut words = words.split_terminator('\0');
+                for (i, piece) in template.0.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(words.next().unwrap_or(""))?;
+                    }
+                    f.write_str(piece)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl PartialEq for Said {
+    fn eq(&self, other: &Said) -> bool {
+        match (self, other) {
+            (Said::Text(a), Said::Text(b)) => a == b,
+            _ => self.text() == other.text(),
+        }
+    }
+}
+
+impl PartialEq<str> for Said {
+    fn eq(&self, other: &str) -> bool {
+        match self {
+            Said::Text(a) => **a == *other,
+            Said::Filled(..) => self.text() == other,
+        }
+    }
+}
+
+impl From<&str> for Said {
+    fn from(t: &str) -> Said {
+        Said::Text(t.into())
+    }
+}
+
+impl From<String> for Said {
+    fn from(t: String) -> Said {
+        Said::Text(t.into())
+    }
 }
 
 #[derive(Debug, Default, Clone)]
@@ -269,9 +359,37 @@ impl Findings {
         if **slot != *message {
             *slot = std::sync::Arc::from(message);
         }
-        let message = slot.clone();
+        let message = Said::Text(slot.clone());
         self.list.push(Finding { code, at, session, message });
     }
+
+    /// A finding whose message is `template`'s words with `fill`'s between them, holding only
+    /// `fill`'s (`Said::Filled`): for what a format may tell of each of a log's sessions.
+    pub fn add_filled(
+        &mut self,
+        code: Code,
+        at: Loc,
+        session: Option<Sym>,
+        template: &'static Template,
+        fill: &[&str],
+    ) {
+        match Said::filled(template, fill) {
+            Some(message) => self.list.push(Finding { code, at, session, message }),
+            None => self.add(code, at, session, filled_text(template, fill)),
+        }
+    }
+}
+
+/// `template`'s words with `fill`'s between them, as a whole text.
+pub fn filled_text(template: &Template, fill: &[&str]) -> String {
+    let mut out = String::new();
+    for (i, piece) in template.0.iter().enumerate() {
+        if i > 0 {
+            out.push_str(fill.get(i - 1).copied().unwrap_or(""));
+        }
+        out.push_str(piece);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -289,11 +407,41 @@ mod tests {
         // Another code that says the same words shares them too; other words are their own.
         f.add(Code::FolderNamesRoot, at(9), None, "2 line(s) rewrite");
         f.add(Code::FolderNamesRoot, at(10), None, "sub-agent `a` lies in the folder of `r`");
-        let words: Vec<&str> = f.list.iter().map(|x| &*x.message).collect();
+        let words: Vec<String> = f.list.iter().map(|x| x.message.to_string()).collect();
         assert_eq!(words[..5], said);
         assert_eq!(words[5..], ["2 line(s) rewrite", "sub-agent `a` lies in the folder of `r`"]);
-        let same = |a: usize, b: usize| std::sync::Arc::ptr_eq(&f.list[a].message, &f.list[b].message);
+        let same = |a: usize, b: usize| match (&f.list[a].message, &f.list[b].message) {
+            (Said::Text(x), Said::Text(y)) => std::sync::Arc::ptr_eq(x, y),
+            _ => false,
+        };
         assert!(same(0, 2) && same(1, 4) && same(0, 5));
         assert!(!same(0, 1) && !same(5, 6));
+    }
+
+    /// A filled message reads as the whole text would (its words in their places, a place
+    /// left empty when a word is); one whose words would hold a NUL is kept whole.
+    #[test]
+    fn a_filled_message_reads_as_its_whole_text() {
+        static T: Template = Template(&["sub-agent `", "` lies in `", "`, the root"]);
+        let mut f = Findings::default();
+        let at = Loc { file: 0, line: 1 };
+        f.add_filled(Code::FolderNamesRoot, at, None, &T, &["a", "r"]);
+        f.add_filled(Code::FolderNamesRoot, at, None, &T, &["", "r"]);
+        f.add_filled(Code::FolderNamesRoot, at, None, &T, &["a\0b", "r"]);
+        let words: Vec<String> = f.list.iter().map(|x| x.message.to_string()).collect();
+        assert_eq!(
+            words,
+            [
+                "sub-agent `a` lies in `r`, the root",
+                "sub-agent `` lies in `r`, the root",
+                "sub-agent `a\0b` lies in `r`, the root"
+            ]
+        );
+        assert!(matches!(f.list[0].message, Said::Filled(..)) && matches!(f.list[2].message, Said::Text(_)));
+        assert_eq!(f.list[0].message.text(), words[0]);
+        assert!(f.list[0].message == *"sub-agent `a` lies in `r`, the root");
+        let text: Said = words[1].as_str().into();
+        assert_eq!(f.list[1].message, text, "a filled message equals the text that says the same");
+        assert_eq!(filled_text(&T, &["a", "r"]), words[0]);
     }
 }

@@ -6,7 +6,7 @@
 //! whose last reply differs from what that call received is `subagent-reply-differs` (`reply`).
 
 use crate::ctx::{Ctx, ReceivedRec};
-use crate::finding::{Code, Loc};
+use crate::finding::{Code, Loc, Template};
 use crate::intern::{HashMap, HashSet, Sym};
 use crate::report::{Link, Outcome};
 
@@ -85,18 +85,43 @@ impl Files {
         }
     }
 
-    fn tell(&mut self, cx: &mut Ctx, code: Code, at: Loc, session: Sym, msg: String) {
+    /// A finding told once a settle (`told`), its message `template`'s words with `fill`'s:
+    /// a tree tells most of these of every sub-agent, so only their own words are kept.
+    fn tell(&mut self, cx: &mut Ctx, code: Code, at: Loc, session: Sym, template: &'static Template, fill: &[&str]) {
         let said = {
             use std::hash::{Hash, Hasher};
             let mut h = std::collections::hash_map::DefaultHasher::new();
-            (code as u32, session, at, &msg).hash(&mut h);
+            (code as u32, session, at, std::ptr::from_ref(template), fill).hash(&mut h);
             h.finish()
         };
         if self.told.insert(said) {
-            cx.findings.add(code, at, Some(session), msg);
+            cx.findings.add_filled(code, at, Some(session), template, fill);
         }
     }
 }
+
+/// The words of what `settle` tells, each with a place for the log's own between two.
+static REPLY_DIFFERS: Template = Template(&[
+    "what `",
+    "` received from sub-agent `",
+    "` (call `",
+    "`) differs from the sub-agent's last reply (whitespace and the lines the harness puts before it aside)",
+]);
+static FOLDER_NAMES_ROOT: Template = Template(&[
+    "sub-agent `",
+    "` lies in the folder of `",
+    "`, the root, but its parent is `",
+    "` (the call that ran it): a reader that takes the folder for the parent hangs it one level too high",
+]);
+static HUNG_UNDER_HOST: Template = Template(&[
+    "no tool call names sub-agent `",
+    "` and its file lies in no folder of a loaded session: hung under `",
+    "`, the main session running when it started",
+]);
+static STANDS_ALONE: Template =
+    Template(&["no tool call or folder links sub-agent `", "` to its parent: it stands alone"]);
+static NOT_LOADED: Template =
+    Template(&["`", "` ran sub-agent `", "` (call `", "`), whose session file is not loaded"]);
 
 fn outcome_of(status: Option<&str>) -> Outcome {
     match status {
@@ -204,33 +229,22 @@ pub(super) fn settle(cx: &mut Ctx) {
                 }
                 if let (Some(got), Some(said)) = (c.received, f.reply) {
                     if got != said {
-                        let msg = format!(
-                            "what `{}` received from sub-agent `{child}` (call `{}`) differs from the sub-agent's last reply (whitespace and the lines the harness puts before it aside)",
-                            cx.ids.name(p),
-                            c.id
-                        );
-                        st.tell(cx, Code::SubagentReplyDiffers, c.at, f.session, msg);
+                        let parent = cx.ids.name(p).to_owned();
+                        st.tell(cx, Code::SubagentReplyDiffers, c.at, f.session, &REPLY_DIFFERS, &[&parent, &child, &c.id]);
                     }
                 }
                 if let Some(r) = folder_root.filter(|&r| Some(r) != parent) {
-                    let msg = format!(
-                        "sub-agent `{child}` lies in the folder of `{}`, the root, but its parent is `{}` (the call that ran it): a reader that takes the folder for the parent hangs it one level too high",
-                        cx.ids.name(st.list[r].session),
-                        cx.ids.name(p)
-                    );
-                    st.tell(cx, Code::FolderNamesRoot, at, f.session, msg);
+                    let (root, parent) = (cx.ids.name(st.list[r].session).to_owned(), cx.ids.name(p).to_owned());
+                    st.tell(cx, Code::FolderNamesRoot, at, f.session, &FOLDER_NAMES_ROOT, &[&child, &root, &parent]);
                 }
             }
-            (None, _) if link == Link::Inferred => {
-                let msg = match parent_sym {
-                    Some(p) => format!(
-                        "no tool call names sub-agent `{child}` and its file lies in no folder of a loaded session: hung under `{}`, the main session running when it started",
-                        cx.ids.name(p)
-                    ),
-                    None => format!("no tool call or folder links sub-agent `{child}` to its parent: it stands alone"),
-                };
-                st.tell(cx, Code::SubagentLinkInferred, at, f.session, msg);
-            }
+            (None, _) if link == Link::Inferred => match parent_sym {
+                Some(p) => {
+                    let host = cx.ids.name(p).to_owned();
+                    st.tell(cx, Code::SubagentLinkInferred, at, f.session, &HUNG_UNDER_HOST, &[&child, &host]);
+                }
+                None => st.tell(cx, Code::SubagentLinkInferred, at, f.session, &STANDS_ALONE, &[&child]),
+            },
             _ => {}
         }
     }
@@ -238,8 +252,8 @@ pub(super) fn settle(cx: &mut Ctx) {
         let s = st.list[i].session;
         let c = st.list[i].calls[k].clone();
         let a = c.agent.as_deref().unwrap_or_default();
-        let msg = format!("`{}` ran sub-agent `{a}` (call `{}`), whose session file is not loaded", cx.ids.name(s), c.name);
-        st.tell(cx, Code::SubagentTranscriptMissing, c.at, s, msg);
+        let caller = cx.ids.name(s).to_owned();
+        st.tell(cx, Code::SubagentTranscriptMissing, c.at, s, &NOT_LOADED, &[&caller, a, &c.name]);
     }
     *cx.ext::<Files>() = st;
 }

@@ -169,6 +169,14 @@ struct PartFacts {
 }
 
 /// Text that only the harness wrote (a synthetic or ignored text part).
+/// `message-tokens-last-step`'s words: a count of messages, the session, the tokens missed.
+static TOKENS_LAST_STEP: crate::finding::Template = crate::finding::Template(&[
+    "",
+    " assistant message(s) of `",
+    "` made several model calls, and each message's `tokens` are only its last call's: a reader that adds up messages' tokens misses ",
+    " tokens (Arbor counts each call's step-finish)",
+]);
+
 const SYNTHETIC: u8 = 1;
 /// A text that is not only whitespace.
 const HAS_TEXT: u8 = 2;
@@ -734,13 +742,10 @@ pub(super) fn settle(cx: &mut Ctx) {
     cx.usage.forget_calls(&uncounted);
     drop(counted);
     for (s, (count, missed, at)) in partial_tokens {
-        let name = cx.ids.name(s).to_owned();
-        cx.findings.add(
-            Code::MessageTokensLastStep,
-            at,
-            Some(s),
-            format!("{count} assistant message(s) of `{name}` made several model calls, and each message's `tokens` are only its last call's: a reader that adds up messages' tokens misses {missed} tokens (Arbor counts each call's step-finish)"),
-        );
+        let (count, missed) = (count.to_string(), missed.to_string());
+        // Told of each session whose messages made several calls: only its words are kept.
+        let fill = [count.as_str(), cx.ids.name(s), missed.as_str()];
+        cx.findings.add_filled(Code::MessageTokensLastStep, at, Some(s), &TOKENS_LAST_STEP, &fill);
     }
 
     // Runs: each task call that names a child is a run of it under the calling session

@@ -328,7 +328,7 @@ impl Render for Html {
                 d.code,
                 escape(d.at.file),
                 d.at.line,
-                escape(d.message)
+                escape(&d.message)
             ));
         }
         s.push_str("</ul>\n");
