@@ -63,6 +63,10 @@ pub(super) struct Rows {
     /// Each id and name the facts hold, once: a store's rows repeat their message's and
     /// session's ids, tool names and states.
     names: Names,
+    /// The messages' ids (`MessageFacts::id`, `PartFacts::message`), apart from `names`: one a
+    /// message, they join parts to messages and order a session's messages, and go once those
+    /// are done (half the names' bytes and map of a 1 GiB store, held through `settle`).
+    message_ids: Names,
     /// The parts' own ids, end to end (`PartFacts::id`): each is said once, so a map to hold it
     /// once would cost more than the text.
     part_ids: Vec<u8>,
@@ -310,9 +314,10 @@ impl Machine for Reader {
                     rows.tokens.push(Counts::of(&u));
                     (rows.tokens.len() - 1) as u32
                 });
+                let id = rows.message_ids.put(Some(id));
                 let n = &mut rows.names;
                 let m = MessageFacts {
-                    id: n.put(Some(id)),
+                    id,
                     session: n.put(session),
                     rec,
                     user: doc.role.as_str() == Some("user"),
@@ -404,7 +409,7 @@ impl Machine for Reader {
                     }
                     _ => NONE,
                 };
-                let message = rows.names.put(row.message().or(self.folder_message.as_deref()));
+                let message = rows.message_ids.put(row.message().or(self.folder_message.as_deref()));
                 rows.parts.push(PartFacts { id_at, id_len, kind, flags, message, rec, more });
                 if kind == PartKind::StepFinish {
                     let u = doc.tokens.0.as_ref().map(|t| usage_of(t, doc.cost)).unwrap_or_default();
@@ -464,7 +469,8 @@ pub(super) fn settle(cx: &mut Ctx) {
     // The facts are used up here: a settled context is not settled again (`settled`), and a
     // followed store's next snapshot is read afresh, so nothing is kept (a copy of every row's
     // facts was half of the peak memory).
-    let Rows { sessions, messages, parts, tokens, mut tasks, said: part_said, names, part_ids, .. } = std::mem::take(rows);
+    let Rows { sessions, messages, parts, tokens, mut tasks, said: part_said, names, message_ids, part_ids, .. } =
+        std::mem::take(rows);
     // A record's place (the facts do not keep it: 16 bytes a part).
     let loc = |cx: &Ctx, rec: u32| cx.loc_of(rec).unwrap_or(Loc { file: 0, line: 0 });
 
@@ -475,7 +481,7 @@ pub(super) fn settle(cx: &mut Ctx) {
 
     // Messages by id (the last message of an id, as a map's insert), by a list indexed by name;
     // a part without its session takes its message's.
-    let mut message_ix = vec![NONE; names.0.len()];
+    let mut message_ix = vec![NONE; message_ids.0.len()];
     for (i, m) in messages.iter().enumerate() {
         message_ix[m.id.0 as usize] = i as u32;
     }
@@ -571,11 +577,13 @@ pub(super) fn settle(cx: &mut Ctx) {
         |list| {
             list.sort_by(|&a, &b| {
                 let (x, y) = (&messages[a as usize], &messages[b as usize]);
-                x.created.partial_cmp(&y.created).unwrap_or(std::cmp::Ordering::Equal).then(names.get(x.id).cmp(&names.get(y.id)))
+                x.created.partial_cmp(&y.created).unwrap_or(std::cmp::Ordering::Equal).then(message_ids.get(x.id).cmp(&message_ids.get(y.id)))
             })
         },
     );
     drop(session_ix);
+    // The messages' ids were only for joining and that order.
+    drop(message_ids);
 
     // Turns, steps, replies, kinds and tokens, session by session (in the order sessions were
     // first seen, so that the report's turns are in a stable order).
