@@ -172,7 +172,6 @@ struct PartFacts {
     more: u32,
 }
 
-/// Text that only the harness wrote (a synthetic or ignored text part).
 /// `message-tokens-last-step`'s words: a count of messages, the session, the tokens missed.
 static TOKENS_LAST_STEP: crate::finding::Template = crate::finding::Template(&[
     "",
@@ -181,11 +180,43 @@ static TOKENS_LAST_STEP: crate::finding::Template = crate::finding::Template(&[
     " tokens (Arbor counts each call's step-finish)",
 ]);
 
+/// Text that only the harness wrote (a synthetic or ignored text part).
 const SYNTHETIC: u8 = 1;
 /// A text that is not only whitespace.
 const HAS_TEXT: u8 = 2;
 /// Its row named its session (else it takes its message's).
 const HAS_SESSION: u8 = 4;
+/// Its id is OpenCode's own shape, held packed (`pack_id`).
+const PACKED_ID: u8 = 8;
+
+/// A part id as OpenCode makes them (`prt_`, 12 lowercase hex digits of its time and counter,
+/// then 14 random characters: 30 bytes), held in 20: the prefix left out and the hex digits two
+/// to a byte, which order as the digits do (the ids are only for ordering a message's parts, and
+/// a 1 GiB store's 1.75 M of them were 52 MB at the read's end, its peak). False, and nothing
+/// written, for an id of another shape: it is held as it is.
+fn pack_id(id: &[u8], out: &mut Vec<u8>) -> bool {
+    let Some(hex) = id.strip_prefix(b"prt_").and_then(|rest| rest.get(..12)) else { return false };
+    let digit = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    };
+    let Some(digits) = hex.iter().map(|&c| digit(c)).collect::<Option<Vec<u8>>>() else { return false };
+    out.extend(digits.chunks(2).map(|d| d[0] << 4 | d[1]));
+    out.extend_from_slice(&id[16..]);
+    true
+}
+
+/// A packed id (`pack_id`) as it was.
+fn unpack_id(packed: &[u8]) -> Vec<u8> {
+    let (hex, rest) = packed.split_at(packed.len().min(6));
+    let mut id = b"prt_".to_vec();
+    for b in hex {
+        id.extend_from_slice(format!("{b:02x}").as_bytes());
+    }
+    id.extend_from_slice(rest);
+    id
+}
 
 #[derive(Debug, Clone)]
 struct TaskFacts {
@@ -215,6 +246,17 @@ enum Status {
 impl PartFacts {
     fn id<'a>(&self, ids: &'a [u8]) -> &'a [u8] {
         ids.get(self.id_at as usize..self.id_at as usize + self.id_len as usize).unwrap_or_default()
+    }
+
+    /// Its id against `other`'s, as the ids' bytes order (a packed id, `pack_id`, as it was).
+    fn cmp_id(&self, other: &PartFacts, ids: &[u8]) -> std::cmp::Ordering {
+        let (x, y) = (self.id(ids), other.id(ids));
+        match (self.flags & PACKED_ID != 0, other.flags & PACKED_ID != 0) {
+            // Both packed: the same prefix, then the digits (as their bytes order), then the rest.
+            (true, true) | (false, false) => x.cmp(y),
+            (true, false) => unpack_id(x).as_slice().cmp(y),
+            (false, true) => x.cmp(unpack_id(y).as_slice()),
+        }
     }
 
     /// A text part's text, as a loose hash.
@@ -377,15 +419,19 @@ impl Machine for Reader {
                 });
                 let id = row.id().or(doc.id.non_empty()).unwrap_or("").as_bytes();
                 let id = &id[..id.len().min(u16::MAX as usize)];
+                let mut flags = 0;
                 let (id_at, id_len) = match u32::try_from(rows.part_ids.len() + id.len()) {
                     Ok(_) => {
-                        let at = rows.part_ids.len() as u32;
-                        rows.part_ids.extend_from_slice(id);
-                        (at, id.len() as u16)
+                        let at = rows.part_ids.len();
+                        if pack_id(id, &mut rows.part_ids) {
+                            flags |= PACKED_ID;
+                        } else {
+                            rows.part_ids.extend_from_slice(id);
+                        }
+                        (at as u32, (rows.part_ids.len() - at) as u16)
                     }
                     Err(_) => (0, 0),
                 };
-                let mut flags = 0;
                 if doc.synthetic.0 == Some(true) || doc.ignored.0 == Some(true) {
                     flags |= SYNTHETIC;
                 }
@@ -555,7 +601,7 @@ pub(super) fn settle(cx: &mut Ctx) {
     let by_message = Groups::of(messages.len(), parts.iter().map(message_of), |list| {
         list.sort_unstable_by(|&a, &b| {
             let (x, y) = (&parts[a as usize], &parts[b as usize]);
-            x.id(&part_ids).cmp(y.id(&part_ids)).then(x.rec.cmp(&y.rec))
+            x.cmp_id(y, &part_ids).then(x.rec.cmp(&y.rec))
         })
     });
     drop(message_ix);
@@ -978,5 +1024,49 @@ impl Groups {
 
     fn get(&self, g: usize) -> &[u32] {
         &self.items[self.starts[g] as usize..self.starts[g + 1] as usize]
+    }
+}
+
+#[cfg(test)]
+mod id_tests {
+    use super::*;
+
+    /// Packed or not, part ids order as their bytes do.
+    #[test]
+    fn part_ids_order_as_their_bytes_packed_or_not() {
+        let ids: [&[u8]; 12] = [
+            b"prt_1a092e9f429003d0d1848ecc96cd",
+            b"prt_1a092e9f429003d0d1848ecc96cc",
+            b"prt_1a092e9f4290",
+            b"prt_1a092e9f42900",
+            b"prt_1a092e9f4291",
+            b"prt_1A092e9f429003d0d1848ecc96cd",
+            b"prt_1a092e9f429",
+            b"prt_ffffffffffffzz",
+            b"prt_000000000000",
+            b"part-1",
+            b"prt_1a092e9f4290\xff",
+            b"",
+        ];
+        let mut buf = Vec::new();
+        let parts: Vec<PartFacts> = ids
+            .iter()
+            .map(|id| {
+                let at = buf.len();
+                let packed = pack_id(id, &mut buf);
+                if !packed {
+                    buf.extend_from_slice(id);
+                }
+                let flags = if packed { PACKED_ID } else { 0 };
+                PartFacts { id_at: at as u32, id_len: (buf.len() - at) as u16, kind: PartKind::Other, flags, message: Nm::NONE, rec: 0, more: NONE }
+            })
+            .collect();
+        assert_eq!(parts.iter().filter(|p| p.flags & PACKED_ID != 0).count(), 8, "OpenCode's shape is packed");
+        assert!(parts[0].id_len < ids[0].len() as u16);
+        for (i, x) in parts.iter().enumerate() {
+            for (j, y) in parts.iter().enumerate() {
+                assert_eq!(x.cmp_id(y, &buf), ids[i].cmp(ids[j]), "{:?} against {:?}", ids[i], ids[j]);
+            }
+        }
     }
 }
