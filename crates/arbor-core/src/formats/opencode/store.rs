@@ -259,6 +259,23 @@ impl PartFacts {
         }
     }
 
+}
+
+/// What `settle` reads of a part once each message's parts are in order: its facts but its id
+/// and message.
+#[derive(Debug, Clone, Copy)]
+struct Part {
+    rec: u32,
+    more: u32,
+    kind: PartKind,
+    flags: u8,
+}
+
+impl Part {
+    fn of(p: PartFacts) -> Part {
+        Part { rec: p.rec, more: p.more, kind: p.kind, flags: p.flags }
+    }
+
     /// A text part's text, as a loose hash.
     fn said(&self, said: &[u64]) -> Option<u64> {
         (self.kind == PartKind::Text).then(|| said.get(self.more as usize).copied()).flatten()
@@ -605,8 +622,13 @@ pub(super) fn settle(cx: &mut Ctx) {
         })
     });
     drop(message_ix);
-    // The ids were only for that order.
+    // The ids were only for that order; what the rest reads of a part is `Part` (12 bytes of
+    // its 20: a 1 GiB store's 1.75 M parts held 14 MB less through the rest of `settle`, where
+    // its peak is).
     drop(part_ids);
+    let mut parts: Vec<Part> = parts.into_iter().map(Part::of).collect();
+    // Made in the facts' own allocation: what it does not hold now goes back.
+    parts.shrink_to_fit();
     // Messages by session, by creation time then id (a stable sort of each session's messages
     // in the order read, as before).
     let mut session_ix = vec![NONE; names.0.len()];
