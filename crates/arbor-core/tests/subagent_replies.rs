@@ -1,7 +1,8 @@
 //! `subagent-reply-differs` for the formats whose producers wrap a sub-agent's reply in lines of
 //! their own (SPEC 2.6, 2.7, compared as 2.4 says): Gemini CLI's call result and OpenCode's
 //! `task` output. Each test reads a conformance case as it is, or with one text changed, and
-//! asserts every such finding: where (the parent's call line), whom (the child) and which call.
+//! asserts every such finding: where (the parent's call line), whom (the child) and which call;
+//! and a Gemini CLI call whose sub-agent's file is not loaded (`subagent-transcript-missing`).
 //! The conformance checker allows extra info findings, so the cases whose texts agree are
 //! asserted to give none here.
 
@@ -71,6 +72,18 @@ fn gemini_a_reply_that_says_more_than_the_parent_received_is_found_at_the_call()
     assert!(
         messages[0].contains("`gen-1`") && messages[0].contains("`5e1f0a2b-1111-4aaa-8bbb-000000000001`"),
         "{messages:?}"
+    );
+}
+
+/// A sub-agent whose file is not loaded is told by the call that ran it, its id and its tool.
+#[test]
+fn gemini_a_sub_agent_not_loaded_is_told_by_its_call_and_tool() {
+    let r = common::report(&[case("gemini-cli-subagents")]);
+    let missing: Vec<&str> =
+        r.diagnostics.iter().filter(|d| d.code == "subagent-transcript-missing").map(|d| d.message.as_str()).collect();
+    assert_eq!(
+        missing,
+        ["`a1111111-1111-4111-8111-111111111111` ran sub-agent `a4444444-4444-4444-8444-444444444444` (call `inv-4`, tool `codebase_investigator`), whose session file is not loaded"]
     );
 }
 

@@ -121,7 +121,7 @@ static HUNG_UNDER_HOST: Template = Template(&[
 static STANDS_ALONE: Template =
     Template(&["no tool call or folder links sub-agent `", "` to its parent: it stands alone"]);
 static NOT_LOADED: Template =
-    Template(&["`", "` ran sub-agent `", "` (call `", "`), whose session file is not loaded"]);
+    Template(&["`", "` ran sub-agent `", "` (call `", "`, tool `", "`), whose session file is not loaded"]);
 
 fn outcome_of(status: Option<&str>) -> Outcome {
     match status {
@@ -253,7 +253,7 @@ pub(super) fn settle(cx: &mut Ctx) {
         let c = st.list[i].calls[k].clone();
         let a = c.agent.as_deref().unwrap_or_default();
         let caller = cx.ids.name(s).to_owned();
-        st.tell(cx, Code::SubagentTranscriptMissing, c.at, s, &NOT_LOADED, &[&caller, a, &c.name]);
+        st.tell(cx, Code::SubagentTranscriptMissing, c.at, s, &NOT_LOADED, &[&caller, a, &c.id, &c.name]);
     }
     *cx.ext::<Files>() = st;
 }
