@@ -240,8 +240,6 @@ impl UsageBook {
         Some((c.usage.usage(), (name != UNKNOWN_MODEL).then_some(name)))
     }
 
-    /// The tally of turn `t`, made (counting nothing, `NO_TURN`) when it is not yet: the list
-    /// grows by a quarter, not doubled, as turns come in order.
     pub fn is_empty(&self) -> bool {
         self.by_model.is_empty()
     }
@@ -258,14 +256,18 @@ impl UsageBook {
     }
 
     pub fn turn(&self, turn: usize) -> Option<Usage> {
-        self.by_turn.get(turn).filter(|e| e.1 != NO_TURN).map(|e| e.0.usage())
+        self.counted_turn(turn).map(|e| e.0.usage())
+    }
+
+    /// Turn `turn`'s tally and model, when it counted anything.
+    fn counted_turn(&self, turn: usize) -> Option<&(Tally, Sym)> {
+        self.by_turn.get(turn).filter(|e| e.1 != NO_TURN)
     }
 
     /// A turn's tokens by model, each model once, in name order (to be priced each at its own).
     pub fn turn_models(&self, turn: usize) -> Vec<(&str, Usage)> {
         let Some(t) = u32::try_from(turn).ok() else { return Vec::new() };
-        let mut out: Vec<(&str, Usage)> = match (self.by_turn.get(turn).filter(|e| e.1 != NO_TURN), self.mixed.get(&t))
-        {
+        let mut out: Vec<(&str, Usage)> = match (self.counted_turn(turn), self.mixed.get(&t)) {
             (Some((u, m)), _) if *m != MIXED => vec![(self.models.name(*m), u.usage())],
             (_, Some(shares)) => shares.iter().map(|(m, u)| (self.models.name(*m), u.usage())).collect(),
             _ => Vec::new(),

@@ -249,6 +249,19 @@ pub struct Finding {
 #[derive(Debug)]
 pub struct Template(pub &'static [&'static str]);
 
+impl Template {
+    /// Its words with `words` between them (a place left empty when `words` run out).
+    fn write<'w>(&self, out: &mut impl std::fmt::Write, mut words: impl Iterator<Item = &'w str>) -> std::fmt::Result {
+        for (i, piece) in self.0.iter().enumerate() {
+            if i > 0 {
+                out.write_str(words.next().unwrap_or(""))?;
+            }
+            out.write_str(piece)?;
+        }
+        Ok(())
+    }
+}
+
 /// What a finding says. A format that tells the same thing of every session of a large log (an
 /// OpenCode store's `message-tokens-last-step`, a Gemini CLI tree's `folder-names-root`) keeps
 /// only the words that differ (`Filled`: the template and those words, each ended by a NUL),
@@ -289,16 +302,7 @@ impl std::fmt::Display for Said {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Said::Text(t) => f.write_str(t),
-            Said::Filled(template, words) => {
-                let mut words = words.split_terminator('\0');
-                for (i, piece) in template.0.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(words.next().unwrap_or(""))?;
-                    }
-                    f.write_str(piece)?;
-                }
-                Ok(())
-            }
+            Said::Filled(template, words) => template.write(f, words.split_terminator('\0')),
         }
     }
 }
@@ -383,12 +387,8 @@ impl Findings {
 /// `template`'s words with `fill`'s between them, as a whole text.
 pub fn filled_text(template: &Template, fill: &[&str]) -> String {
     let mut out = String::new();
-    for (i, piece) in template.0.iter().enumerate() {
-        if i > 0 {
-            out.push_str(fill.get(i - 1).copied().unwrap_or(""));
-        }
-        out.push_str(piece);
-    }
+    // Writing into a `String` does not fail.
+    let _ = template.write(&mut out, fill.iter().copied());
     out
 }
 

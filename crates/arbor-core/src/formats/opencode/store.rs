@@ -186,28 +186,41 @@ const SYNTHETIC: u8 = 1;
 const HAS_TEXT: u8 = 2;
 /// Its row named its session (else it takes its message's).
 const HAS_SESSION: u8 = 4;
-/// Its id is OpenCode's own shape, held packed (`pack_id`).
+/// Its id is OpenCode's own shape, held packed (`put_id`).
 const PACKED_ID: u8 = 8;
 
-/// A part id as OpenCode makes them (`prt_`, 12 lowercase hex digits of its time and counter,
-/// then 14 random characters: 30 bytes), held in 20: the prefix left out and the hex digits two
-/// to a byte, which order as the digits do (the ids are only for ordering a message's parts, and
-/// a 1 GiB store's 1.75 M of them were 52 MB at the read's end, its peak). False, and nothing
-/// written, for an id of another shape: it is held as it is.
-fn pack_id(id: &[u8], out: &mut Vec<u8>) -> bool {
-    let Some(hex) = id.strip_prefix(b"prt_").and_then(|rest| rest.get(..12)) else { return false };
+/// Puts a part's id at the end of `out`: an id as OpenCode makes them (`prt_`, 12 lowercase hex
+/// digits of its time and counter, then 14 random characters: 30 bytes) in 20, the prefix left
+/// out and the hex digits two to a byte, which order as the digits do (the ids are only for
+/// ordering a message's parts, and a 1 GiB store's 1.75 M of them were 52 MB at the read's end,
+/// its peak); an id of another shape as it is. True when it was packed.
+fn put_id(id: &[u8], out: &mut Vec<u8>) -> bool {
     let digit = |c: u8| match c {
         b'0'..=b'9' => Some(c - b'0'),
         b'a'..=b'f' => Some(c - b'a' + 10),
         _ => None,
     };
-    let Some(digits) = hex.iter().map(|&c| digit(c)).collect::<Option<Vec<u8>>>() else { return false };
-    out.extend(digits.chunks(2).map(|d| d[0] << 4 | d[1]));
-    out.extend_from_slice(&id[16..]);
-    true
+    let mut packed = [0u8; 6];
+    let hex = id.strip_prefix(b"prt_").and_then(|rest| rest.get(..12));
+    let is_packed = hex.is_some_and(|hex| {
+        hex.chunks(2).zip(&mut packed).all(|(pair, byte)| match (digit(pair[0]), digit(pair[1])) {
+            (Some(high), Some(low)) => {
+                *byte = high << 4 | low;
+                true
+            }
+            _ => false,
+        })
+    });
+    if is_packed {
+        out.extend_from_slice(&packed);
+        out.extend_from_slice(&id[16..]);
+    } else {
+        out.extend_from_slice(id);
+    }
+    is_packed
 }
 
-/// A packed id (`pack_id`) as it was.
+/// A packed id (`put_id`) as it was.
 fn unpack_id(packed: &[u8]) -> Vec<u8> {
     let (hex, rest) = packed.split_at(packed.len().min(6));
     let mut id = b"prt_".to_vec();
@@ -248,7 +261,7 @@ impl PartFacts {
         ids.get(self.id_at as usize..self.id_at as usize + self.id_len as usize).unwrap_or_default()
     }
 
-    /// Its id against `other`'s, as the ids' bytes order (a packed id, `pack_id`, as it was).
+    /// Its id against `other`'s, as the ids' bytes order (a packed id, `put_id`, as it was).
     fn cmp_id(&self, other: &PartFacts, ids: &[u8]) -> std::cmp::Ordering {
         let (x, y) = (self.id(ids), other.id(ids));
         match (self.flags & PACKED_ID != 0, other.flags & PACKED_ID != 0) {
@@ -258,7 +271,6 @@ impl PartFacts {
             (false, true) => x.cmp(unpack_id(y).as_slice()),
         }
     }
-
 }
 
 /// What `settle` reads of a part once each message's parts are in order: its facts but its id
@@ -440,10 +452,8 @@ impl Machine for Reader {
                 let (id_at, id_len) = match u32::try_from(rows.part_ids.len() + id.len()) {
                     Ok(_) => {
                         let at = rows.part_ids.len();
-                        if pack_id(id, &mut rows.part_ids) {
+                        if put_id(id, &mut rows.part_ids) {
                             flags |= PACKED_ID;
-                        } else {
-                            rows.part_ids.extend_from_slice(id);
                         }
                         (at as u32, (rows.part_ids.len() - at) as u16)
                     }
@@ -1075,11 +1085,7 @@ mod id_tests {
             .iter()
             .map(|id| {
                 let at = buf.len();
-                let packed = pack_id(id, &mut buf);
-                if !packed {
-                    buf.extend_from_slice(id);
-                }
-                let flags = if packed { PACKED_ID } else { 0 };
+                let flags = if put_id(id, &mut buf) { PACKED_ID } else { 0 };
                 PartFacts { id_at: at as u32, id_len: (buf.len() - at) as u16, kind: PartKind::Other, flags, message: Nm::NONE, rec: 0, more: NONE }
             })
             .collect();
