@@ -1,7 +1,7 @@
 //! The app's own IPC types (what its commands take and answer, beyond the engine's report and
 //! payloads) are generated for the UI by ts-rs into `ui/src/lib/generated/app.ts`, committed. This
 //! test fails when the committed file differs from what the Rust types generate;
-//! `ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-app --test app_ts_bindings` rewrites it.
+//! `ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-app --test app app_ts_bindings::` rewrites it.
 
 use arbor_app::commands::compare::{CompareSide, Which};
 use arbor_app::commands::export::{Exported, SharePreview};
@@ -20,7 +20,7 @@ mod ts_file;
 const FILE: &str = "ui/src/lib/generated/app.ts";
 
 const HEADER: &str = "// Generated from arbor-app's Rust types by ts-rs (tests/app_ts_bindings.rs).\n\
-     // Do not edit: change the Rust types, then ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-app --test app_ts_bindings\n\n";
+     // Do not edit: change the Rust types, then ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-app --test app app_ts_bindings::\n\n";
 
 fn bindings() -> String {
     let cfg = Config::new();
@@ -52,7 +52,7 @@ fn bindings() -> String {
 #[test]
 fn the_committed_typescript_app_types_are_generated_from_the_rust_ones() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(FILE);
-    ts_file::check(&path, &bindings(), "ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-app --test app_ts_bindings");
+    ts_file::check(&path, &bindings(), "ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-app --test app app_ts_bindings::");
 }
 
 #[test]

@@ -5,7 +5,7 @@
 //! and every line accounted for; and, as properties, link precedence whatever the order of files
 //! and lines.
 
-mod common;
+use crate::common;
 
 use arbor_core::report::{Link, Outcome, Report, Session};
 use proptest::prelude::*;

@@ -3,7 +3,7 @@
 //! of mixed formats); and the property that link precedence holds whatever the order of files
 //! and lines.
 
-mod common;
+use crate::common;
 
 use arbor_core::report::{Link, Outcome, Report, Session};
 use proptest::prelude::*;

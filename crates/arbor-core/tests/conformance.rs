@@ -1,7 +1,7 @@
 //! Runs every conformance case under `tests/conformance/cases` through the engine in-process, with
 //! the matching rules of `../shared/conformance/check` (one data-driven helper for all cases).
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::collections::HashSet;

@@ -1,7 +1,7 @@
 //! Every log of `tests/corpus` (real logs from public projects) loads without a panic, and each
 //! test asserts something true of what it shows.
 
-mod common;
+use crate::common;
 
 use arbor_core::report::{Outcome, Report, Severity};
 use std::path::PathBuf;

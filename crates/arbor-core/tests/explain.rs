@@ -1,21 +1,21 @@
 //! The findings catalog (`arbor_core::explain`) as others read it: the TypeScript type the app
 //! receives it as (`ui/src/lib/generated/explain.ts`), the catalog itself as the app bundles it
 //! (`ui/src/lib/generated/catalog.ts`: the app explains a finding without asking the engine) and
-//! the page made from it (`docs/findings.md`). All are committed; these tests fail when either differs from what the
-//! catalog makes, and `ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test explain` rewrites
-//! both (`cargo run -p arbor-cli -- explain --markdown > docs/findings.md` rewrites the page).
+//! the page made from it (`docs/findings.md`). All are committed; these tests fail when either
+//! differs from what the catalog makes, and `ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core
+//! --test integration explain::` rewrites both (`cargo run -p arbor-cli -- explain --markdown >
+//! docs/findings.md` rewrites the page).
 
 use arbor_core::explain::{self, Explanation};
 use std::path::{Path, PathBuf};
 use ts_rs::{Config, TS};
 
-#[path = "support/ts_file.rs"]
-mod ts_file;
+use crate::ts_file;
 
-const UPDATE: &str = "ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test explain";
+const UPDATE: &str = "ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test integration explain::";
 
 const HEADER: &str = "// Generated from arbor-core's Rust types by ts-rs (crates/arbor-core/tests/explain.rs).\n\
-     // Do not edit: change the Rust types, then ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test explain\n\n";
+     // Do not edit: change the Rust types, then ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test integration explain::\n\n";
 
 fn repo_file(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(path)
@@ -36,7 +36,7 @@ fn the_committed_typescript_catalog_is_the_rust_one() {
     let mut want = String::from(
         "// Generated from arbor-core's findings catalog (crates/arbor-core/src/vocab/explain.rs) by\n\
          // crates/arbor-core/tests/explain.rs. Do not edit: change the catalog, then\n\
-         // ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test explain\n\n\
+         // ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test integration explain::\n\n\
          import type { Explanation } from \"./explain\";\n\n\
          /** Every finding code's explanation, by code. */\n\
          export const CATALOG: Record<string, Explanation> = {\n",

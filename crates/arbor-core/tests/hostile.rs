@@ -1,7 +1,7 @@
 //! Hostile and broken inputs: each gives findings or a clear error, never a panic, and the rest of
 //! the input still loads.
 
-mod common;
+use crate::common;
 
 use arbor_core::report::Outcome;
 use std::fmt::Write;
@@ -675,14 +675,16 @@ fn each_engine_map_hashes_an_id_with_its_own_keys() {
 /// its own binary again and checks that the two runs hash an id differently.
 #[test]
 fn the_process_wide_hash_keys_differ_between_runs_of_the_same_binary() {
-    let name = "the_process_wide_hash_keys_differ_between_runs_of_the_same_binary";
+    // The test's full name in the binary: its module path without the crate, then its own name.
+    let module = module_path!().split_once("::").map_or("", |(_, rest)| rest);
+    let name = format!("{module}::the_process_wide_hash_keys_differ_between_runs_of_the_same_binary");
     let probe = ahash::RandomState::with_seed(0).hash_one("session-1");
     if std::env::var_os("ARBOR_HASH_PROBE").is_some() {
         println!("\nprobe={probe}");
         return;
     }
     let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .args(["--exact", &name, "--nocapture", "--test-threads=1"])
         .env("ARBOR_HASH_PROBE", "1")
         .output()
         .unwrap();

@@ -2,7 +2,7 @@
 //! transcript read back from rows, the edits its tools made, and a database that cannot be read
 //! (corrupt, locked) reported as a finding, never a panic and never a write.
 
-mod common;
+use crate::common;
 
 use arbor_core::live::Live;
 use arbor_core::transcript::PartKind;

@@ -1,7 +1,7 @@
 //! What the app asks of an analysis: deltas while it runs (first sessions early, cancel), and
 //! record windows and search once it is done.
 
-mod common;
+use crate::common;
 
 use arbor_core::{Delta, Hit, Observer, Progress};
 use std::fmt::Write;

@@ -2,7 +2,7 @@
 //! (`wire::parse_line_serde`): the same `Line`, or the same refusal, for every line of every
 //! shipped log and for many variations of them that break them in the ways logs break.
 
-mod common;
+use crate::common;
 
 use arbor_core::formats::{
     claude_code_line_readings, codex_line_readings, gemini_cli_line_readings, gemini_cli_received_readings,

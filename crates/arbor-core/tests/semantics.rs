@@ -1,6 +1,6 @@
 //! Routing, waits and boundaries on small inline logs: one helper, an input and what it must give.
 
-mod common;
+use crate::common;
 
 fn ev(s: &str, t: &str, seq: i64, data: &str) -> String {
     format!(

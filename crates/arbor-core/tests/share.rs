@@ -5,7 +5,7 @@
 //! markup of the log left as markup in either style; and the app's policy allowing the export's
 //! style block, so that its preview is drawn with it.
 
-mod common;
+use crate::common;
 
 use arbor_core::share::{ShareOptions, Style, Subagents};
 use std::path::PathBuf;

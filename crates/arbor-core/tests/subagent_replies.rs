@@ -6,7 +6,7 @@
 //! The conformance checker allows extra info findings, so the cases whose texts agree are
 //! asserted to give none here.
 
-mod common;
+use crate::common;
 
 use arbor_core::report::Report;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! Transcripts (SPEC 5): each session's rows and parts, read back from the files, checked item by
 //! item for a session of each format, and paging that agrees with reading the whole.
 
-mod common;
+use crate::common;
 
 use arbor_core::transcript::Page;
 use std::path::PathBuf;

@@ -11,12 +11,11 @@ const ENGINE_FILE: &str = "ui/src/lib/generated/engine.ts";
 const VIEW_FILE: &str = "ui/src/lib/generated/view.ts";
 
 const HEADER: &str = "// Generated from arbor-core's Rust types by ts-rs (crates/arbor-core/tests/ts_bindings.rs).\n\
-     // Do not edit: change the Rust types, then ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test ts_bindings\n\n";
+     // Do not edit: change the Rust types, then ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test integration ts_bindings::\n\n";
 
-#[path = "support/ts_file.rs"]
-mod ts_file;
+use crate::ts_file;
 
-const UPDATE: &str = "ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test ts_bindings";
+const UPDATE: &str = "ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test integration ts_bindings::";
 
 fn file_of(imports: &str, decls: &[String]) -> String {
     ts_file::file_of(HEADER, imports, decls)

@@ -532,7 +532,7 @@ pub fn markdown() -> String {
         "# Findings\n\n\
          <!-- Generated from crates/arbor-core/src/vocab/explain.rs; do not edit. Rewrite it with\n     \
          `cargo run -p arbor-cli -- explain --markdown > docs/findings.md`; the test\n     \
-         `cargo test -p arbor-core --test explain` fails when it is out of date. -->\n\n\
+         `cargo test -p arbor-core --test integration explain::` fails when it is out of date. -->\n\n\
          Every finding Arbor reports has a code, a severity (error, warning, info) and a place: a file and a \
          1-based line (line 0 for a path that could not be read). Each code below says why it matters, what a \
          naive reader of the log does, and how to fix it. `arbor explain CODE` prints the same text; \

@@ -1,5 +1,5 @@
 // Generated from arbor-app's Rust types by ts-rs (tests/app_ts_bindings.rs).
-// Do not edit: change the Rust types, then ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-app --test app_ts_bindings
+// Do not edit: change the Rust types, then ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-app --test app app_ts_bindings::
 
 import type { FormatInfo, Progress } from "./engine";
 import type { Summary } from "./view";

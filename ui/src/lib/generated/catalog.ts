@@ -1,6 +1,6 @@
 // Generated from arbor-core's findings catalog (crates/arbor-core/src/vocab/explain.rs) by
 // crates/arbor-core/tests/explain.rs. Do not edit: change the catalog, then
-// ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test explain
+// ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test integration explain::
 
 import type { Explanation } from "./explain";
 

@@ -1,5 +1,5 @@
 // Generated from arbor-core's Rust types by ts-rs (crates/arbor-core/tests/explain.rs).
-// Do not edit: change the Rust types, then ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test explain
+// Do not edit: change the Rust types, then ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test integration explain::
 
 import type { Severity } from "./report";
 

@@ -1,5 +1,5 @@
 // Generated from arbor-core's Rust types by ts-rs (crates/arbor-core/tests/ts_bindings.rs).
-// Do not edit: change the Rust types, then ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test ts_bindings
+// Do not edit: change the Rust types, then ARBOR_UPDATE_BINDINGS=1 cargo test -p arbor-core --test integration ts_bindings::
 
 export type Place = { file: string, line: number, };
 

@@ -1,0 +1,11 @@
+//! arbor-cli's integration tests in one binary: each file beside this one is a module of it
+//! (`cargo test -p arbor-cli --test integration NAME::` runs one file's). One compile and one link
+//! instead of one a file: crates/arbor-core/tests/integration.rs says why.
+
+mod changes;
+mod cli;
+mod diff;
+mod export;
+mod sessions;
+mod share;
+mod watch;
