@@ -92,7 +92,49 @@ py_venv() {
 # compiled twice (about 2 minutes). Building what the tests build leaves nothing to do after
 # scripts/test, and scripts/test nothing after scripts/start.
 build_app() {
-  cargo test --workspace --features custom-protocol --no-run "$@"
+  cargo_ws test --workspace --features custom-protocol --no-run "$@"
+}
+
+# Cargo for the workspace's builds, with clippy's lints in them: clippy-driver (rustup's clippy
+# component) compiles the workspace's own crates in rustc's place (cargo's RUSTC_WORKSPACE_WRAPPER;
+# the dependencies are compiled by rustc as always), so the build that makes the binaries also
+# lints them. `cargo clippy` after the build checked the ~580 dependencies again in check mode to
+# lint what had just been compiled: 2.5-3 minutes of a 2-core machine, where the lints in the
+# build add 40 s. Cargo keeps a wrapper's artifacts apart from rustc's, so every command that
+# builds the workspace or runs its tests in the scripts goes through here (a plain `cargo test`
+# after them compiles the workspace's crates once more, not the dependencies). Without clippy
+# installed it is plain cargo; scripts/test needs clippy (need_clippy).
+cargo_ws() {
+  local driver
+  driver=$(clippy_driver)
+  if [[ -n $driver ]]; then
+    RUSTC_WORKSPACE_WRAPPER=$driver cargo "$@"
+  else
+    cargo "$@"
+  fi
+}
+
+# The toolchain's clippy-driver, or nothing when clippy is not installed.
+clippy_driver() {
+  local driver
+  driver="$(rustc --print sysroot)/bin/clippy-driver"
+  [[ -x $driver ]] && echo "$driver"
+  return 0
+}
+
+need_clippy() {
+  [[ -n $(clippy_driver) ]] || { echo "clippy is not installed: rustup component add clippy" >&2; return 1; }
+}
+
+# Fails when a build's output (file $1) has a warning of the workspace's crates, rustc's or
+# clippy's: what `cargo clippy -- -D warnings` fails on. Cargo ends each crate's warnings with a
+# "generated N warnings" line, and prints them again when a crate was built before.
+no_warnings_in() {
+  if grep -E '^warning: `[^`]+` \(.*\) generated [0-9]+ warnings?' "$1"; then
+    echo "the build has warnings (above, and in $1): fix them, or run cargo clippy --workspace --all-targets --features custom-protocol to see them alone" >&2
+    return 1
+  fi
+  echo "ok: no warning from rustc or clippy in the workspace's crates"
 }
 
 # Chinese, Japanese and Korean text in logs needs a CJK font: installs Noto CJK (Debian/Ubuntu
